@@ -1,0 +1,45 @@
+# Two commands set up everything on a fresh machine:  make run  (the app)  and  make test  (the tests).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+MODEL  ?= resources/models/opus-mt-en-zh
+
+.PHONY: run test test-slow bench model fixture lint clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+# The app. Builds the real model first when it is missing (needs internet once); offline, the app still opens and
+# explains where the model goes.
+run: $(BIN)/.installed
+	@[ -f $(MODEL)/manifest.json ] || $(BIN)/qiao model build --from Helsinki-NLP/opus-mt-en-zh --out $(MODEL) \
+		|| echo "Could not build the model (offline?). Starting without it; see README 'Getting the model'."
+	$(BIN)/qiao
+
+# The test suite CI runs (fast tier: everything except the full-size model and benchmarks).
+test: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+test-slow: $(BIN)/.installed
+	$(BIN)/python -m pytest -m slow
+
+model: $(BIN)/.installed
+	$(BIN)/qiao model build --from Helsinki-NLP/opus-mt-en-zh --out $(MODEL)
+
+fixture: $(BIN)/.installed
+	$(BIN)/python tests/fixtures/tiny_marian/make.py
+
+bench: $(BIN)/.installed
+	$(BIN)/python bench/run.py
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check engine tests/engine
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

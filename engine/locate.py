@@ -1,0 +1,58 @@
+"""Where Qiao looks for its model bundle, in order, so the CLI and the app agree."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from engine.errors import ModelNotFoundError
+
+BUNDLE_NAME = "opus-mt-en-zh"
+ENV_VAR = "QIAO_MODEL_DIR"
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def expected_bundle_dir() -> Path:
+    """Where a user should put a model: the per-user data folder (platformdirs)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("Qiao", appauthor=False)) / "models" / BUNDLE_NAME
+
+
+def bundle_search_paths(explicit: str | None = None) -> list[Path]:
+    paths: list[Path] = []
+    if explicit:
+        paths.append(Path(explicit).expanduser())
+    env = os.environ.get(ENV_VAR)
+    if env:
+        paths.append(Path(env).expanduser())
+    if getattr(sys, "frozen", False):
+        exe_dir = Path(sys.executable).resolve().parent
+        paths += [exe_dir / "models" / BUNDLE_NAME, exe_dir / "_internal" / "models" / BUNDLE_NAME]
+        meipass = getattr(sys, "_MEIPASS", None)
+        if meipass:
+            paths.append(Path(meipass) / "models" / BUNDLE_NAME)
+    paths.append(SOURCE_ROOT / "resources" / "models" / BUNDLE_NAME)
+    paths.append(expected_bundle_dir())
+    unique: list[Path] = []
+    for p in paths:
+        if p not in unique:
+            unique.append(p)
+    return unique
+
+
+def find_bundle(explicit: str | None = None) -> Path:
+    """The first bundle found (a folder with manifest.json). An explicit path or QIAO_MODEL_DIR is final: if it
+    has no bundle, that is the error (no silent fallback to another model)."""
+    searched = bundle_search_paths(explicit)
+    if explicit or os.environ.get(ENV_VAR):
+        chosen = searched[0]
+        if (chosen / "manifest.json").is_file():
+            return chosen
+        how = "--model" if explicit else ENV_VAR
+        raise ModelNotFoundError(f"no model bundle at {chosen} (given by {how})", [str(chosen)])
+    for path in searched:
+        if (path / "manifest.json").is_file():
+            return path
+    raise ModelNotFoundError("no model bundle found", [str(p) for p in searched])

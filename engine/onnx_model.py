@@ -1,0 +1,90 @@
+"""One precision of a bundle loaded into ONNX Runtime: encoder, decoder step, and the shared embedding table."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.manifest import Manifest
+from engine.sessions import create_session
+
+
+def sinusoidal_positions(n_pos: int, dim: int) -> np.ndarray:
+    """Marian's static position table, computed exactly as transformers does (float64, then float32)."""
+    pos = np.arange(n_pos, dtype=np.float64)[:, None]
+    j = np.arange(dim)
+    position_enc = pos / np.power(10000, 2 * (j // 2) / dim)
+    out = np.empty((n_pos, dim), dtype=np.float32)
+    sentinel = dim // 2 if dim % 2 == 0 else dim // 2 + 1
+    out[:, :sentinel] = np.sin(position_enc[:, 0::2])
+    out[:, sentinel:] = np.cos(position_enc[:, 1::2])
+    return out
+
+
+@dataclass
+class EncoderState:
+    """Per-batch encoder results the decoder reads at every step."""
+
+    cross: list[np.ndarray]  # cross_k.0, cross_v.0, ... [B,H,S,Dh]
+    mask: np.ndarray  # [B,S] int64
+
+
+class OnnxMarian:
+    """Runs the bundle's graphs for one precision. Sessions are created once and kept."""
+
+    def __init__(self, manifest: Manifest, precision: str, threads: int | None = None) -> None:
+        self.precision = precision
+        spec = manifest.precisions[precision]
+        cfg = manifest.config
+        self.d_model = int(cfg["d_model"])
+        self.layers = int(cfg["decoder_layers"])
+        self.heads = int(cfg["decoder_attention_heads"])
+        self.max_positions = int(cfg["max_position_embeddings"])
+        self.embed_scale = float(cfg.get("embed_scale", math.sqrt(self.d_model)))
+        self.encoder = create_session(manifest.path(spec["encoder"]), threads)
+        self.decoder = create_session(manifest.path(spec["decoder"]), threads)
+        graphs = manifest.graphs
+        self._enc_out = list(graphs["encoder"]["outputs"])
+        self._dec_in = list(graphs["decoder"]["inputs"])
+        self._dec_out = list(graphs["decoder"]["outputs"])
+        self._past_names = [n for n in self._dec_in if n.startswith("past_")]
+        self._cross_names = [n for n in self._dec_in if n.startswith("cross_")]
+        emb = spec["embedding"]
+        rows, vocab = emb["shape"]
+        path = manifest.path(emb["file"])
+        self._table = np.memmap(path, dtype=np.dtype(emb["dtype"]), mode="r", offset=emb["offset"], shape=(rows, vocab))
+        if emb.get("scales_offset") is not None:
+            self._scales = np.memmap(path, dtype=np.float32, mode="r", offset=emb["scales_offset"], shape=(vocab,))
+        else:
+            self._scales = None
+        self.vocab_size = vocab
+        self.positions = sinusoidal_positions(self.max_positions, self.d_model)
+
+    # -- embeddings -------------------------------------------------------------------------------------------
+    def embed(self, ids: np.ndarray, start: int = 0) -> np.ndarray:
+        """Token embeddings × embed_scale + positions [start, start+T), like Marian's embedding layers."""
+        cols = np.asarray(self._table[:, ids.reshape(-1)], dtype=np.float32).T
+        if self._scales is not None:
+            cols *= np.asarray(self._scales[ids.reshape(-1)])[:, None]
+        emb = cols.reshape(*ids.shape, self.d_model) * np.float32(self.embed_scale)
+        t = ids.shape[-1]
+        return emb + self.positions[start : start + t]
+
+    # -- graphs -----------------------------------------------------------------------------------------------
+    def encode(self, ids: np.ndarray, mask: np.ndarray) -> EncoderState:
+        outputs = self.encoder.run(self._enc_out, {"inputs_embeds": self.embed(ids), "attention_mask": mask})
+        return EncoderState(cross=outputs, mask=mask)
+
+    def empty_past(self, batch: int) -> list[np.ndarray]:
+        dh = self.d_model // self.heads
+        return [np.zeros((batch, self.heads, 0, dh), dtype=np.float32) for _ in self._past_names]
+
+    def step(self, tokens: np.ndarray, position: int, past: list[np.ndarray], enc: EncoderState):
+        """One decoder step for tokens [B] at `position`; returns (logits [B,V], new past)."""
+        feeds = {"inputs_embeds": self.embed(tokens[:, None], position), "encoder_attention_mask": enc.mask}
+        feeds.update(zip(self._past_names, past))
+        feeds.update(zip(self._cross_names, enc.cross))
+        logits, *present = self.decoder.run(self._dec_out, feeds)
+        return logits, present

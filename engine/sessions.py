@@ -1,0 +1,57 @@
+"""ONNX Runtime session options, set explicitly (never left to defaults that differ between versions and machines)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import onnxruntime as ort
+
+
+def physical_cores() -> int:
+    """Cores this process may use, counting each physical core once where the OS tells us."""
+    try:
+        usable = len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
+    except AttributeError:
+        usable = os.cpu_count() or 1
+    siblings = _threads_per_core()
+    return max(1, usable // siblings) if siblings > 1 and usable >= 2 * siblings else max(1, usable)
+
+
+def _threads_per_core() -> int:
+    try:
+        text = Path("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list").read_text()
+    except OSError:
+        return 1
+    count = 0
+    for part in text.strip().split(","):
+        lo, _, hi = part.partition("-")
+        count += int(hi) - int(lo) + 1 if hi else 1
+    return max(1, count)
+
+
+def default_threads() -> int:
+    """Intra-op threads when the user chose "auto": one per physical core, at most 8 (batch-1 decoding is bound by
+    streaming weights; more threads mostly add synchronisation)."""
+    return min(physical_cores(), 8)
+
+
+def session_options(threads: int | None = None) -> ort.SessionOptions:
+    opts = ort.SessionOptions()
+    n = threads or default_threads()
+    opts.intra_op_num_threads = n
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Input lengths vary per request: a memory pattern planned for one shape is wasted on the next.
+    opts.enable_mem_pattern = False
+    opts.enable_cpu_mem_arena = True
+    # Spinning intra-op threads burn the other core between steps and fight Qt and Python on small machines.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    opts.log_severity_level = 3
+    return opts
+
+
+def create_session(path: Path, threads: int | None = None) -> ort.InferenceSession:
+    return ort.InferenceSession(str(path), sess_options=session_options(threads), providers=["CPUExecutionProvider"])

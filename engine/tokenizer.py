@@ -1,0 +1,191 @@
+"""MarianTokenizer, id for id, on top of the `tokenizers` library (no sentencepiece, no transformers).
+
+`tokenizer.json` (written by `engine.build.tokenizer_json`) does SentencePiece's normalisation and Unigram
+segmentation and emits vocab.json ids. This wrapper adds the three things MarianTokenizer does around
+SentencePiece that `tokenizers` cannot express:
+
+* special tokens (`</s>`, `<unk>`, `<pad>`) typed in the text are split out first, and a chunk that starts with a
+  language code (`>>cmn_Hans<<`) keeps it as one token;
+* SentencePiece fuses a run of unknown characters into one piece, which MarianTokenizer then looks up by its surface
+  string in the joint vocabulary (so Chinese inside English input keeps its real ids);
+* decoding follows the target side: control pieces vanish, `▁` becomes a space, the result is stripped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from tokenizers import Tokenizer
+
+
+class MarianTokenizer:
+    """Source-side encoding and target-side decoding for one model bundle."""
+
+    def __init__(self, tokenizer_json: str | Path, info: dict) -> None:
+        self._tok = Tokenizer.from_file(str(tokenizer_json))
+        self._tok.no_padding()
+        self._tok.no_truncation()
+        self.marker: str = info["marker"]
+        self.vocab_size: int = int(info["vocab_size"])
+        self.unk_id: int = int(info["unk_id"])
+        self.eos_id: int = int(info["eos_id"])
+        self.pad_id: int = int(info["pad_id"])
+        self.language_tokens: list[str] = list(info.get("language_tokens", []))
+        self._special = {s["content"]: s for s in info["special_tokens"]}
+        self._skip_ids = {int(s["id"]) for s in info["special_tokens"]} | {self.unk_id, self.eos_id, self.pad_id}
+        self._control = set(info.get("control_pieces", []))
+        self._clean_up = bool(info.get("clean_up_tokenization_spaces", False))
+        contents = sorted(self._special, key=len, reverse=True)
+        self._split_re = re.compile("(" + "|".join(map(re.escape, contents)) + ")") if contents else None
+        self._pieces: list[str] | None = None
+        self._ids: dict[str, int] | None = None
+
+    @property
+    def cleans_up(self) -> bool:
+        """Whether decoding applies transformers' English clean-up (then text can change at sentence end)."""
+        return self._clean_up
+
+    # -- vocabulary -------------------------------------------------------------------------------------------
+    def _load_vocab(self) -> None:
+        """Build piece<->id tables lazily: only decoding, unknown runs and language codes need them."""
+        vocab = self._tok.get_vocab(with_added_tokens=False)
+        pieces = [""] * self.vocab_size
+        ids: dict[str, int] = {}
+        marker = self.marker
+        for piece, idx in vocab.items():
+            if idx >= self.vocab_size:
+                continue  # a source piece missing from vocab.json: MarianTokenizer maps it to <unk>
+            if piece.startswith(marker):
+                piece = piece[len(marker) :]
+            pieces[idx] = piece
+            ids[piece] = idx
+        self._pieces, self._ids = pieces, ids
+
+    def token_to_id(self, piece: str) -> int:
+        """The vocab.json id of `piece`, or `<unk>`'s id, like MarianTokenizer's lookup."""
+        if self._ids is None:
+            self._load_vocab()
+        return self._ids.get(piece, self.unk_id)  # type: ignore[union-attr]
+
+    def id_to_piece(self, idx: int) -> str:
+        if self._pieces is None:
+            self._load_vocab()
+        return self._pieces[idx]  # type: ignore[index]
+
+    def language_id(self, token: str) -> int:
+        """Id of a target-language token such as `>>cmn_Hans<<`; raises KeyError if the model lacks it."""
+        if token not in self.language_tokens:
+            raise KeyError(f"this model has no language token {token}")
+        return self.token_to_id(token)
+
+    # -- encoding ---------------------------------------------------------------------------------------------
+    def _chunks(self, text: str) -> list[tuple[str, bool]]:
+        """Split on special tokens the way transformers' PreTrainedTokenizer.tokenize does."""
+        if self._split_re is None:
+            return [(text, False)]
+        parts = self._split_re.split(text)
+        chunks: list[tuple[str, bool]] = [(p, i % 2 == 1) for i, p in enumerate(parts)]
+        for i, (part, is_special) in enumerate(chunks):
+            if not is_special:
+                continue
+            spec = self._special[part]
+            if spec["rstrip"] and i + 1 < len(chunks) and chunks[i + 1][0]:
+                chunks[i + 1] = (chunks[i + 1][0].lstrip(), False)
+            if spec["lstrip"] and i > 0 and chunks[i - 1][0]:
+                chunks[i - 1] = (chunks[i - 1][0].rstrip(), False)
+        return [c for c in chunks if c[0]]
+
+    def encode_batch(self, texts: Sequence[str], add_eos: bool = True) -> list[list[int]]:
+        """Ids exactly as `MarianTokenizer(text).input_ids` (with `add_eos`)."""
+        plans: list[list[tuple[str, object]]] = []
+        pending: list[str] = []
+        for text in texts:
+            plan: list[tuple[str, object]] = []
+            for chunk, is_special in self._chunks(text):
+                if is_special:
+                    plan.append(("id", self._special[chunk]["id"]))
+                    continue
+                if chunk.startswith(">>"):
+                    end = chunk.find("<<")
+                    if end != -1:
+                        plan.append(("id", self.token_to_id(chunk[: end + 2])))
+                        chunk = chunk[end + 2 :]
+                plan.append(("spm", len(pending)))
+                pending.append(chunk)
+            plans.append(plan)
+        encodings = self._tok.encode_batch(pending, add_special_tokens=False) if pending else []
+        out: list[list[int]] = []
+        for plan in plans:
+            ids: list[int] = []
+            for kind, value in plan:
+                if kind == "id":
+                    ids.append(value)  # type: ignore[arg-type]
+                else:
+                    ids.extend(self._map_ids(encodings[value]))  # type: ignore[index]
+            if add_eos:
+                ids.append(self.eos_id)
+            out.append(ids)
+        return out
+
+    def encode(self, text: str, add_eos: bool = True) -> list[int]:
+        return self.encode_batch([text], add_eos=add_eos)[0]
+
+    def _map_ids(self, encoding) -> list[int]:
+        ids = encoding.ids
+        size, unk = self.vocab_size, self.unk_id
+        if all(i < size and i != unk for i in ids):
+            return ids
+        tokens = encoding.tokens
+        mapped = []
+        for i, tok in zip(ids, tokens):
+            if i >= size:
+                mapped.append(unk)
+            elif i == unk:
+                mapped.append(self.token_to_id(tok))  # fused unknown run: look its surface up, as Marian does
+            else:
+                mapped.append(i)
+        return mapped
+
+    # -- decoding ---------------------------------------------------------------------------------------------
+    def pieces_text(self, ids: Iterable[int]) -> str:
+        """Unstripped text of target ids (specials skipped); the streaming detokeniser builds on this."""
+        if self._pieces is None:
+            self._load_vocab()
+        pieces = self._pieces
+        skip, control = self._skip_ids, self._control
+        parts = []
+        for i in ids:
+            i = int(i)
+            if i in skip or i < 0 or i >= self.vocab_size:
+                continue
+            piece = pieces[i]  # type: ignore[index]
+            if piece not in control:
+                parts.append(piece)
+        return "".join(parts).replace("▁", " ")
+
+    def finish_text(self, text: str) -> str:
+        """Final clean-up MarianTokenizer applies to decoded text."""
+        text = text.strip()
+        return clean_up_tokenization(text) if self._clean_up else text
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """`MarianTokenizer.decode(ids, skip_special_tokens=True)`."""
+        return self.finish_text(self.pieces_text(ids))
+
+
+def clean_up_tokenization(text: str) -> str:
+    """transformers' `clean_up_tokenization` (applied only when the checkpoint asks for it)."""
+    return (
+        text.replace(" .", ".")
+        .replace(" ?", "?")
+        .replace(" !", "!")
+        .replace(" ,", ",")
+        .replace(" ' ", "'")
+        .replace(" n't", "n't")
+        .replace(" 'm", "'m")
+        .replace(" 's", "'s")
+        .replace(" 've", "'ve")
+        .replace(" 're", "'re")
+    )

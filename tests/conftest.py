@@ -1,0 +1,36 @@
+"""Shared fixtures: the committed tiny model, and no network for any test."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+FIXTURE_DIR = Path(__file__).parent / "fixtures" / "tiny_marian"
+CHECKPOINT = FIXTURE_DIR / "checkpoint"
+BUNDLE = FIXTURE_DIR / "bundle"
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch):
+    """Qiao works offline; a test that tries to reach the network fails loudly."""
+    real_connect = socket.socket.connect
+
+    def guarded(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            raise OSError(f"network access attempted in a test: {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    monkeypatch.setattr(socket, "create_connection", lambda *a, **k: guarded(socket.socket(), a[0]))
+
+
+@pytest.fixture(scope="session")
+def bundle_dir() -> Path:
+    return BUNDLE
+
+
+@pytest.fixture(scope="session")
+def checkpoint_dir() -> Path:
+    return CHECKPOINT
