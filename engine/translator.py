@@ -205,6 +205,7 @@ class Translator:
         """Lazily translate `text`: yields StreamEvents as tokens are decoded, then the final Translation."""
         if not isinstance(text, str):
             raise InputError("text must be a string")
+        text = _valid_unicode(text)
         if len(text) > MAX_CHARS:
             raise InputError(
                 f"the text has {len(text):,} characters; Qiao translates at most {MAX_CHARS:,} per request. "
@@ -213,7 +214,7 @@ class Translator:
         params = self.params(beams)
         lang = self.language_token(script) if self.manifest.scripts else None
         start = time.perf_counter()
-        segments = segment_text(text)
+        segments = segment_text(text) if text.strip() else []  # whitespace only: an empty result, not an error
         with self._lock:
             yield from self._stream(segments, params, lang, cancel, start)
 
@@ -248,8 +249,9 @@ class Translator:
                     finished[j] = update.done[j] or (params.num_beams == 1 and repeating_tail(toks))
                     if finished[j]:
                         tokens_out[i] = list(toks)
+                    before = out.sentences_done
                     delta = out.update(i, list(toks), finished[j])
-                    if delta:
+                    if delta or out.sentences_done != before:  # progress counts even when no new text
                         pieces.append(delta)
                         yield StreamEvent(delta, out.sentences_done, total)
                 if all(finished) or (cancel is not None and cancel.is_set()):
@@ -295,6 +297,15 @@ class Translator:
                 on_event(item)
         assert result is not None
         return result
+
+
+def _valid_unicode(text: str) -> str:
+    """Lone surrogates (from broken clipboards or binary junk) cannot be encoded; make them U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _batches(sentences: list[_Sentence], max_sentences: int, max_tokens: int) -> Iterator[list[int]]:

@@ -1,0 +1,96 @@
+"""Find a Marian checkpoint: a local directory (no network at all) or a Hugging Face model id (downloaded)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import CheckpointError
+
+REQUIRED = ("config.json", "source.spm", "target.spm", "vocab.json")
+WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+OPTIONAL = ("generation_config.json", "tokenizer_config.json", "special_tokens_map.json", "README.md", "LICENSE")
+# What we know about opus-mt models: CC-BY-4.0, by the Language Technology Research Group at the University of
+# Helsinki. Used when the checkpoint's model card does not say otherwise.
+OPUS_LICENSE = "CC-BY-4.0"
+OPUS_ATTRIBUTION = (
+    "Translation model: opus-mt-en-zh by Helsinki-NLP (Language Technology Research Group, University of Helsinki), "
+    "trained on OPUS data, licensed under CC-BY-4.0 (https://creativecommons.org/licenses/by/4.0/). "
+    "Converted to ONNX and quantized by Qiao."
+)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    path: Path
+    model_id: str
+    revision: str
+    license: str
+    attribution: str
+
+
+def _check_dir(path: Path) -> None:
+    missing = [name for name in REQUIRED if not (path / name).is_file()]
+    if not any((path / w).is_file() for w in WEIGHTS):
+        missing.append(" or ".join(WEIGHTS))
+    if missing:
+        raise CheckpointError(
+            f"{path} is not a complete Marian checkpoint: missing {', '.join(missing)}. "
+            "A checkpoint directory needs config.json, the weights, source.spm, target.spm and vocab.json."
+        )
+
+
+def _local_revision(path: Path) -> str:
+    weights = next(path / w for w in WEIGHTS if (path / w).is_file())
+    digest = hashlib.sha256()
+    with open(weights, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return f"local-sha256:{digest.hexdigest()[:16]}"
+
+
+def _card_license(path: Path) -> str | None:
+    card = path / "README.md"
+    if not card.is_file():
+        return None
+    for line in card.read_text(encoding="utf-8", errors="replace").splitlines()[:40]:
+        if line.strip().lower().startswith("license:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def resolve_checkpoint(source: str, model_id: str | None = None) -> Checkpoint:
+    """A local directory is used as is; anything else is treated as a Hugging Face model id and downloaded."""
+    path = Path(source).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise CheckpointError(f"{path} is a file; pass the checkpoint directory")
+        _check_dir(path)
+        license_ = _card_license(path) or OPUS_LICENSE
+        return Checkpoint(path.resolve(), model_id or path.name, _local_revision(path), license_, OPUS_ATTRIBUTION)
+    if source.count("/") != 1 or source.startswith((".", "/", "~")):
+        raise CheckpointError(f"{source}: no such directory, and not a Hugging Face model id (owner/name)")
+    return _download(source)
+
+
+def _download(repo_id: str) -> Checkpoint:
+    try:
+        from huggingface_hub import snapshot_download
+        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+    except ImportError as exc:  # pragma: no cover - huggingface_hub comes with transformers
+        raise CheckpointError("downloading needs huggingface_hub (pip install 'qiao[build]')") from exc
+    patterns = [*REQUIRED, *WEIGHTS, *OPTIONAL]
+    try:
+        local = Path(snapshot_download(repo_id, allow_patterns=patterns))
+    except LocalEntryNotFoundError as exc:
+        raise CheckpointError(
+            f"cannot download {repo_id}: no network connection and it is not in the local Hugging Face cache. "
+            "Run this on a machine with internet, or pass a local checkpoint directory to --from."
+        ) from exc
+    except (HfHubHTTPError, OSError) as exc:
+        raise CheckpointError(f"cannot download {repo_id}: {exc}") from exc
+    _check_dir(local)
+    revision = local.name  # snapshot folders are named by commit hash
+    license_ = _card_license(local) or OPUS_LICENSE
+    return Checkpoint(local, repo_id, revision, license_, OPUS_ATTRIBUTION)

@@ -1,0 +1,238 @@
+"""`qiao model build`: checkpoint → ONNX graphs → FP32 + INT8 files → tokenizer.json → manifest → validation."""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from engine import __version__
+from engine.build.checkpoint import resolve_checkpoint
+from engine.errors import BuildError, CheckpointError
+from engine.manifest import FORMAT_VERSION, MANIFEST, sha256_file
+
+SCRIPTS = {"hans": ">>cmn_Hans<<", "hant": ">>cmn_Hant<<"}
+SUPPORTED_GENERATION = {
+    "repetition_penalty": 1.0,
+    "no_repeat_ngram_size": 0,
+    "encoder_no_repeat_ngram_size": 0,
+    "num_beam_groups": 1,
+    "diversity_penalty": 0.0,
+    "do_sample": False,
+}
+
+
+class Progress:
+    """Numbered steps on stderr, so a long build says what it is doing."""
+
+    def __init__(self, steps: int, quiet: bool = False) -> None:
+        self.steps, self.n, self.quiet = steps, 0, quiet
+        self.t0 = time.perf_counter()
+
+    def step(self, message: str) -> None:
+        self.n += 1
+        if not self.quiet:
+            elapsed = time.perf_counter() - self.t0
+            print(f"[{self.n}/{self.steps}] {message} (+{elapsed:.0f} s)", file=sys.stderr, flush=True)
+
+    def bar(self, total: int, desc: str):
+        from tqdm import tqdm
+
+        return tqdm(total=total, desc=desc, unit="sent", disable=self.quiet, file=sys.stderr, leave=False)
+
+
+def _generation_defaults(model) -> dict:
+    gen = model.generation_config
+    cfg = gen.to_dict()
+    for key, neutral in SUPPORTED_GENERATION.items():
+        value = cfg.get(key)
+        if value is not None and value != neutral:
+            raise BuildError(f"the checkpoint's generation config sets {key}={value!r}, which Qiao does not implement")
+    eos = gen.eos_token_id
+    return {
+        "num_beams": int(gen.num_beams or 1),
+        "max_length": int(gen.max_length or 512),
+        "min_length": int(gen.min_length or 0),
+        "bad_words_ids": [list(map(int, w)) for w in (gen.bad_words_ids or [])],
+        "decoder_start_token_id": int(gen.decoder_start_token_id if gen.decoder_start_token_id is not None
+                                      else model.config.decoder_start_token_id),
+        "eos_token_id": eos if isinstance(eos, list) else int(eos if eos is not None else model.config.eos_token_id),
+        "pad_token_id": int(gen.pad_token_id if gen.pad_token_id is not None else model.config.pad_token_id),
+        "forced_eos_token_id": gen.forced_eos_token_id,
+        "length_penalty": float(gen.length_penalty),
+        "early_stopping": gen.early_stopping,
+        "renormalize_logits": bool(gen.renormalize_logits),
+    }
+
+
+def _check_shared_embedding(model) -> None:
+    """The bundle stores the embedding once; refuse checkpoints whose three copies actually differ."""
+    import torch
+
+    enc = model.model.encoder.embed_tokens.weight
+    dec = model.model.decoder.embed_tokens.weight
+    head = model.get_output_embeddings().weight
+    if not (torch.equal(enc, dec) and torch.equal(dec, head)):
+        raise BuildError("encoder/decoder embeddings and the output projection differ; Qiao needs them shared")
+
+
+def _versions() -> dict:
+    import onnx
+    import onnxruntime
+    import torch
+    import transformers
+
+    return {
+        "qiao": __version__,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "onnx": onnx.__version__,
+        "onnxruntime": onnxruntime.__version__,
+        "python": platform.python_version(),
+    }
+
+
+def build_bundle(
+    source: str,
+    out_dir: Path,
+    eval_tsv: Path | None = None,
+    model_id: str | None = None,
+    bleu_margin: float = 1.0,
+    eval_limit: int = 500,
+    quiet: bool = False,
+    overwrite: bool = False,
+) -> dict:
+    """Build a verified bundle in `out_dir`; returns the manifest. Raises CheckpointError / BuildError."""
+    import torch
+    from transformers import MarianMTModel
+
+    from engine.build import export, quantize, validate
+    from engine.build.tokenizer_json import build_tokenizer_json
+    from engine.onnx_model import sinusoidal_positions
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
+        raise BuildError(f"{out_dir} exists and is not empty (use --force to replace it)")
+    progress = Progress(7, quiet)
+    progress.step(f"Resolving checkpoint {source}")
+    ckpt = resolve_checkpoint(source, model_id)
+    progress.step(f"Loading {ckpt.model_id} ({ckpt.revision})")
+    torch.manual_seed(0)
+    try:
+        model = MarianMTModel.from_pretrained(str(ckpt.path)).eval().float()
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(f"cannot load the checkpoint at {ckpt.path}: {exc}") from exc
+    cfg = model.config
+    if cfg.model_type != "marian" or getattr(cfg, "normalize_before", False):
+        raise BuildError("only post-norm MarianMT checkpoints are supported")
+    _check_shared_embedding(model)
+    table = model.model.encoder.embed_positions.weight.detach().numpy()
+    if not (table == sinusoidal_positions(*table.shape)).all():
+        raise BuildError("the checkpoint's position table differs from Marian's sinusoidal formula")
+    generation = _generation_defaults(model)
+
+    staging = Path(tempfile.mkdtemp(prefix="qiao-bundle-"))
+    try:
+        progress.step("Exporting encoder and decoder-step graphs to ONNX")
+        with tempfile.TemporaryDirectory() as tmp:
+            exported = Path(tmp)
+            graphs = export.export_graphs(model, exported)
+            progress.step("Writing FP32 model and quantizing INT8")
+            fp32 = quantize.write_fp32(exported, staging / "fp32")
+            int8 = quantize.write_int8(exported, staging / "int8")
+        progress.step("Converting the tokenizer")
+        tok_info = build_tokenizer_json(ckpt.path, staging / "tokenizer.json")
+        languages = tok_info.language_tokens
+        scripts = {k: v for k, v in SCRIPTS.items() if v in languages}
+        license_text = (
+            f"{ckpt.attribution}\n\nModel: {ckpt.model_id} (revision {ckpt.revision})\nLicense: {ckpt.license}\n"
+        )
+        (staging / "MODEL_LICENSE.txt").write_text(license_text, encoding="utf-8")
+        manifest = {
+            "format_version": FORMAT_VERSION,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "model": {
+                "id": ckpt.model_id,
+                "revision": ckpt.revision,
+                "architecture": "MarianMTModel",
+                "license": ckpt.license,
+                "attribution": ckpt.attribution,
+            },
+            "tools": _versions(),
+            "config": {
+                "d_model": cfg.d_model,
+                "encoder_layers": cfg.encoder_layers,
+                "decoder_layers": cfg.decoder_layers,
+                "encoder_attention_heads": cfg.encoder_attention_heads,
+                "decoder_attention_heads": cfg.decoder_attention_heads,
+                "ffn_dim": cfg.decoder_ffn_dim,
+                "vocab_size": cfg.vocab_size,
+                "max_position_embeddings": cfg.max_position_embeddings,
+                "activation": cfg.activation_function,
+                "embed_scale": export.embed_scale(cfg),
+            },
+            "generation": generation,
+            "tokenizer": {"file": "tokenizer.json", **tok_info.as_dict()},
+            "scripts": scripts,
+            "sentence_joiner": "" if scripts else " ",
+            "graphs": {name: {"inputs": io.inputs, "outputs": io.outputs} for name, io in graphs.items()},
+            "precisions": {
+                "fp32": {"encoder": "fp32/encoder.onnx", "decoder": "fp32/decoder.onnx",
+                         "embedding": {**fp32.as_dict(), "file": "fp32/" + fp32.file}},
+                "int8": {"encoder": "int8/encoder.onnx", "decoder": "int8/decoder.onnx",
+                         "embedding": {**int8.as_dict(), "file": "int8/" + int8.file},
+                         "quantization": "dynamic, MatMul weights per-tensor int8, lm_head per-token int8"},
+            },
+        }
+        _write_manifest(staging, manifest)
+
+        progress.step("Validating ONNX FP32 and INT8 against PyTorch")
+        eval_set = (
+            validate.read_eval_tsv(eval_tsv, eval_limit) if eval_tsv else validate.tatoeba_or_builtin(eval_limit)
+        )
+        with progress.bar(len(eval_set.sources) * 2, f"validating on {eval_set.name}") as bar:
+            report = validate.validate(ckpt.path, staging, eval_set, bleu_margin, progress=bar.update)
+        (staging / "validation.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+        manifest["validation"] = {
+            "file": "validation.json",
+            "eval_set": report["eval_set"],
+            "passed": report["passed"],
+            "scores": report.get("scores"),
+        }
+        _write_manifest(staging, manifest)
+        if not report["passed"]:
+            raise BuildError("validation failed: " + "; ".join(report["problems"]))
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(staging), str(out_dir))
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    progress.step(f"Bundle written to {out_dir}")
+    return manifest
+
+
+def _write_manifest(bundle: Path, manifest: dict) -> None:
+    files = {}
+    for path in sorted(p for p in bundle.rglob("*") if p.is_file() and p.name != MANIFEST):
+        rel = path.relative_to(bundle).as_posix()
+        files[rel] = {"size": path.stat().st_size, "sha256": sha256_file(path)}
+    manifest["files"] = files
+    (bundle / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def bundle_sizes(bundle: Path, manifest: dict) -> dict[str, int]:
+    """Bytes one precision needs on disk (its graphs and embedding plus the shared files)."""
+    sizes = {}
+    for precision in manifest["precisions"]:
+        others = [p for p in manifest["precisions"] if p != precision]
+        sizes[precision] = sum(
+            f["size"] for rel, f in manifest["files"].items() if not any(rel.startswith(o + "/") for o in others)
+        ) + (bundle / MANIFEST).stat().st_size
+    return sizes

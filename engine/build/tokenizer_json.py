@@ -1,0 +1,142 @@
+"""Convert Marian's SentencePiece model + vocab.json into one `tokenizer.json` for the `tokenizers` library.
+
+Why this shape: MarianTokenizer segments with the *source* SentencePiece model but numbers pieces by the joint
+`vocab.json`. The Unigram model below is laid out in `vocab.json` id order, so `tokenizers` emits Marian's ids
+directly. Entries that the source model can never produce (target-only pieces, control symbols, language tokens)
+keep their id but get a marker prefix that the normaliser deletes from every input, so Viterbi can never pick
+them, and their score does not move the unknown-piece penalty. Source pieces missing from `vocab.json` are
+appended after it; the runtime maps those ids to `<unk>`, as MarianTokenizer does.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import BuildError
+
+# Candidates for the "unreachable" marker, in order of preference: characters that the model's own normaliser
+# deletes. The choice is verified against the actual charsmap, never assumed.
+_MARKER_CANDIDATES = ("\x01", "\x02", "\x03", "\x04", "\x05", "\x06", "\x07", "\x08")
+
+_NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = 1, 2, 3, 4, 5, 6
+
+
+@dataclass(frozen=True)
+class TokenizerInfo:
+    """What the runtime wrapper needs besides tokenizer.json (stored in the manifest)."""
+
+    marker: str
+    vocab_size: int
+    unk_id: int
+    eos_id: int
+    pad_id: int
+    special_tokens: list[dict]  # {"content", "id", "lstrip", "rstrip"}: split out of the text before SentencePiece
+    control_pieces: list[str]  # target-side pieces SentencePiece decodes to nothing
+    language_tokens: list[str]
+    clean_up_tokenization_spaces: bool
+    source_only_pieces: int  # source pieces absent from vocab.json (encoded as <unk>, like MarianTokenizer)
+
+    def as_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+def _load_spm(path: Path):
+    from sentencepiece import sentencepiece_model_pb2 as model_pb2
+
+    proto = model_pb2.ModelProto()
+    proto.ParseFromString(path.read_bytes())
+    return proto
+
+
+def _pick_marker(charsmap: bytes) -> str:
+    from tokenizers import normalizers
+
+    if not charsmap:
+        raise BuildError("the source SentencePiece model has no precompiled normaliser; cannot build an exact tokenizer")
+    norm = normalizers.Precompiled(charsmap)
+    for marker in _MARKER_CANDIDATES:
+        if norm.normalize_str(f"a{marker}b") == "ab":
+            return marker
+    raise BuildError("no control character is deleted by this SentencePiece normaliser; cannot hide unreachable pieces")
+
+
+def _normalizer(proto):
+    from tokenizers import Regex, normalizers
+
+    spec = proto.normalizer_spec
+    steps = []
+    if spec.precompiled_charsmap:
+        steps.append(normalizers.Precompiled(spec.precompiled_charsmap))
+    if spec.remove_extra_whitespaces:
+        steps.append(normalizers.Replace(Regex(" {2,}"), " "))
+        steps.append(normalizers.Replace(Regex("^ | $"), ""))
+    if spec.add_dummy_prefix:
+        steps.append(normalizers.Prepend(" "))
+    if spec.escape_whitespaces:
+        steps.append(normalizers.Replace(" ", "▁"))
+    return normalizers.Sequence(steps)
+
+
+def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
+    """Write `out_path` (tokenizer.json) for the checkpoint's source side and return the wrapper's metadata."""
+    from tokenizers import Tokenizer, decoders, models
+    from transformers import MarianTokenizer
+
+    checkpoint_dir = Path(checkpoint_dir)
+    hf = MarianTokenizer.from_pretrained(str(checkpoint_dir))
+    if hf.separate_vocabs:
+        raise BuildError("checkpoints with separate source/target vocabularies are not supported")
+    source = _load_spm(checkpoint_dir / "source.spm")
+    target = _load_spm(checkpoint_dir / "target.spm")
+    for proto, side in ((source, "source"), (target, "target")):
+        if proto.trainer_spec.model_type != 1:
+            raise BuildError(f"the {side} SentencePiece model is not a unigram model")
+        kinds = {p.type for p in proto.pieces}
+        if _USER_DEFINED in kinds or _BYTE in kinds:
+            raise BuildError(f"the {side} SentencePiece model uses user-defined or byte pieces (not supported)")
+
+    vocab: dict[str, int] = json.loads((checkpoint_dir / "vocab.json").read_text(encoding="utf-8"))
+    size = len(vocab)
+    if sorted(vocab.values()) != list(range(size)):
+        raise BuildError("vocab.json ids are not the dense range 0..N-1")
+    by_id = sorted(vocab, key=vocab.__getitem__)
+
+    marker = _pick_marker(source.normalizer_spec.precompiled_charsmap)
+    source_scores = {p.piece: p.score for p in source.pieces if p.type == _NORMAL}
+    entries = [(piece, source_scores[piece]) if piece in source_scores else (marker + piece, 0.0) for piece in by_id]
+    extras = [(piece, score) for piece, score in source_scores.items() if piece not in vocab]
+    entries.extend(extras)
+
+    unk_id = vocab[hf.unk_token]
+    tok = Tokenizer(models.Unigram(entries, unk_id=unk_id, byte_fallback=False))
+    tok.normalizer = _normalizer(source)
+    tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.Strip(" ", 1, 0)])
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    tok.save(str(out_path), pretty=False)
+
+    added = hf._added_tokens_decoder  # id -> AddedToken, exactly what MarianTokenizer splits on
+    special = [
+        {"content": t.content, "id": int(i), "lstrip": bool(t.lstrip), "rstrip": bool(t.rstrip)}
+        for i, t in sorted(added.items())
+    ]
+    for s in special:
+        if vocab.get(s["content"]) != s["id"]:
+            raise BuildError(f"added token {s['content']!r} is not at its vocab.json id")
+    control = sorted(p.piece for p in target.pieces if p.type == _CONTROL and p.piece in vocab)
+    languages = [p for p in by_id if p.startswith(">>") and p.endswith("<<")]
+    return TokenizerInfo(
+        marker=marker,
+        vocab_size=size,
+        unk_id=unk_id,
+        eos_id=vocab[hf.eos_token],
+        pad_id=vocab[hf.pad_token],
+        special_tokens=special,
+        control_pieces=control,
+        language_tokens=languages,
+        clean_up_tokenization_spaces=bool(hf.clean_up_tokenization_spaces),
+        source_only_pieces=len(extras),
+    )

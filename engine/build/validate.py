@@ -1,0 +1,204 @@
+"""Validate a freshly built bundle against the PyTorch original: token agreement, BLEU and chrF.
+
+The report lands in the bundle as validation.json. The build fails when ONNX FP32 disagrees with PyTorch (except
+at genuine numerical ties, where the top two logits are closer than `TIE_GAP`) or when INT8 loses more than the
+allowed BLEU margin against FP32.
+"""
+
+from __future__ import annotations
+
+import csv
+import urllib.request
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import BuildError
+
+TATOEBA_URL = "https://raw.githubusercontent.com/Helsinki-NLP/Tatoeba-Challenge/master/data/test/eng-zho/test.txt"
+TIE_GAP = 1e-4
+_DEFAULT_TAG = "cmn_Hans"
+
+
+@dataclass
+class EvalSet:
+    name: str
+    sources: list[str]
+    references: list[str] | None  # None: agreement only (no references offline)
+    tags: list[str] = field(default_factory=list)  # target-language tag per row, e.g. "cmn_Hans"
+
+
+def read_eval_tsv(path: Path, limit: int | None = None) -> EvalSet:
+    """Tatoeba test format (src lang, target tag, source, reference) or plain (source, reference) columns."""
+    sources, refs, tags = [], [], []
+    with open(path, encoding="utf-8", newline="") as fh:
+        for n, row in enumerate(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE), 1):
+            if not row or not any(cell.strip() for cell in row):
+                continue
+            if len(row) == 4:
+                _, tag, src, ref = row
+            elif len(row) == 2:
+                src, ref = row
+                tag = _DEFAULT_TAG
+            else:
+                raise BuildError(f"{path}:{n}: expected 2 columns (source, reference) or 4 (Tatoeba), got {len(row)}")
+            sources.append(src)
+            refs.append(ref)
+            tags.append(tag.strip())
+            if limit and len(sources) >= limit:
+                break
+    if not sources:
+        raise BuildError(f"{path} has no evaluation rows")
+    return EvalSet(Path(path).name, sources, refs, tags)
+
+
+def tatoeba_or_builtin(limit: int, timeout: float = 10.0) -> EvalSet:
+    """The Tatoeba eng→zho test set when the network allows; the built-in sentences otherwise (never fails)."""
+    try:
+        with urllib.request.urlopen(TATOEBA_URL, timeout=timeout) as resp:  # noqa: S310 - fixed https URL
+            text = resp.read().decode("utf-8")
+        rows = [line.split("\t") for line in text.splitlines() if line.count("\t") == 3]
+        rows = [r for r in rows if r[1].startswith("cmn_Hans")][:limit]
+        if rows:
+            return EvalSet("tatoeba-eng-zho", [r[2] for r in rows], [r[3] for r in rows], [r[1] for r in rows])
+    except (OSError, ValueError):
+        pass
+    return builtin_set()
+
+
+def builtin_set() -> EvalSet:
+    text = (resources.files("engine.build") / "data" / "builtin_sentences.txt").read_text(encoding="utf-8")
+    sources = [line for line in text.splitlines() if line.strip()]
+    return EvalSet("builtin", sources, None, [_DEFAULT_TAG] * len(sources))
+
+
+def _language_prefix(tag: str, languages: list[str]) -> str:
+    token = f">>{tag}<<"
+    return f"{token} " if token in languages else ""
+
+
+def _batches(n: int, size: int):
+    for start in range(0, n, size):
+        yield range(start, min(n, start + size))
+
+
+def _torch_generate(model, tok, texts: list[str], beams: int, max_length: int) -> list[list[int]]:
+    import torch
+
+    with torch.no_grad():
+        enc = tok(texts, return_tensors="pt", padding=True)
+        out = model.generate(**enc, num_beams=beams, max_length=max_length, do_sample=False)
+    eos, pad = tok.eos_token_id, tok.pad_token_id
+    results = []
+    for row in out.tolist():
+        row = row[1:]
+        if eos in row:
+            row = row[: row.index(eos)]
+        results.append([t for t in row if t != pad])
+    return results
+
+
+def _first_divergence_gap(model, tok, text: str, ours: list[int], theirs: list[int]) -> float:
+    """Top-2 logit gap (PyTorch) where greedy outputs first differ: tiny means a genuine numerical tie."""
+    import torch
+
+    pos = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    start = model.generation_config.decoder_start_token_id
+    with torch.no_grad():
+        enc = tok([text], return_tensors="pt")
+        dec = torch.tensor([[start, *theirs[:pos]]])
+        logits = model(**enc, decoder_input_ids=dec).logits[0, -1].float().clone()
+        for bad in (model.generation_config.bad_words_ids or []):
+            if len(bad) == 1:
+                logits[bad[0]] = -float("inf")
+        top = torch.topk(logits, 2).values
+    return float(top[0] - top[1])
+
+
+def validate(
+    checkpoint_dir: Path,
+    bundle_dir: Path,
+    eval_set: EvalSet,
+    bleu_margin: float = 1.0,
+    batch_size: int = 8,
+    progress=None,
+) -> dict:
+    """Translate `eval_set` with PyTorch, ONNX FP32 and ONNX INT8; return the report (raises BuildError on failure)."""
+    import sacrebleu
+    import torch
+    from transformers import MarianMTModel, MarianTokenizer
+
+    from engine.translator import Translator
+
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    tok = MarianTokenizer.from_pretrained(str(checkpoint_dir))
+    model = MarianMTModel.from_pretrained(str(checkpoint_dir)).eval()
+    gen = model.generation_config
+    beams = int(gen.num_beams or 1)
+    max_length = int(gen.max_length or 512)
+    engines = {p: Translator(bundle_dir, precision=p, verify=False) for p in ("fp32", "int8")}
+    languages = engines["fp32"].manifest.languages
+    texts = [_language_prefix(tag, languages) + src for src, tag in zip(eval_set.sources, eval_set.tags)]
+    ids = engines["fp32"].tokenizer.encode_batch(texts)
+
+    outputs: dict[str, dict[int, list[list[int]]]] = {"pytorch": {}, "fp32": {}, "int8": {}}
+    for num_beams in sorted({1, beams}):
+        for name in outputs:
+            outputs[name][num_beams] = []
+        for rows in _batches(len(texts), batch_size):
+            chunk = [texts[i] for i in rows]
+            outputs["pytorch"][num_beams] += _torch_generate(model, tok, chunk, num_beams, max_length)
+            for p, engine in engines.items():
+                batch_ids = [ids[i] for i in rows]
+                outputs[p][num_beams] += engine.generate_ids(batch_ids, beams=num_beams, max_length=max_length)
+            if progress:
+                progress(len(rows))
+
+    report: dict = {"eval_set": eval_set.name, "sentences": len(texts), "beams": beams, "max_length": max_length}
+    agreement = {}
+    problems = []
+    for num_beams in sorted({1, beams}):
+        theirs, ours = outputs["pytorch"][num_beams], outputs["fp32"][num_beams]
+        same = [a == b for a, b in zip(ours, theirs)]
+        ties = []
+        for i, ok in enumerate(same):
+            if ok:
+                continue
+            if num_beams == 1:
+                gap = _first_divergence_gap(model, tok, texts[i], ours[i], theirs[i])
+                ties.append({"sentence": i, "top2_gap": gap})
+                if gap >= TIE_GAP:
+                    problems.append(f"FP32 greedy output differs from PyTorch on sentence {i} (top-2 gap {gap:.2e})")
+            else:
+                ties.append({"sentence": i})
+        key = "greedy" if num_beams == 1 else f"beam{num_beams}"
+        agreement[key] = {"identical": int(sum(same)), "of": len(same), "rate": float(np.mean(same)), "diffs": ties}
+        if num_beams > 1 and np.mean(same) < 0.99:
+            problems.append(f"FP32 beam-{num_beams} output agrees with PyTorch on only {np.mean(same):.1%}")
+    report["fp32_vs_pytorch"] = agreement
+    int8_same = np.mean([a == b for a, b in zip(outputs["int8"][beams], outputs["fp32"][beams])])
+    report["int8_vs_fp32_identical_rate"] = float(int8_same)
+
+    tokenizer = engines["fp32"].tokenizer
+    hyps = {name: [tokenizer.decode(t) for t in outputs[name][beams]] for name in outputs}
+    if eval_set.references is not None:
+        scores = {}
+        for name, lines in hyps.items():
+            bleu = sacrebleu.corpus_bleu(lines, [eval_set.references], tokenize="zh")
+            chrf = sacrebleu.corpus_chrf(lines, [eval_set.references])
+            scores[name] = {"bleu": round(bleu.score, 2), "chrf": round(chrf.score, 2)}
+        report["scores"] = scores
+        loss = scores["fp32"]["bleu"] - scores["int8"]["bleu"]
+        report["int8_bleu_loss"] = round(loss, 2)
+        report["bleu_margin"] = bleu_margin
+        if loss > bleu_margin:
+            problems.append(f"INT8 loses {loss:.2f} BLEU against FP32 (allowed {bleu_margin})")
+    report["samples"] = [
+        {"source": eval_set.sources[i], "fp32": hyps["fp32"][i], "int8": hyps["int8"][i], "pytorch": hyps["pytorch"][i]}
+        for i in range(min(5, len(texts)))
+    ]
+    report["passed"] = not problems
+    report["problems"] = problems
+    return report

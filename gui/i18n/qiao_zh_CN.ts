@@ -1,0 +1,549 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>AboutDialog</name>
+    <message>
+        <source>About Qiao</source>
+        <translation>关于桥</translation>
+    </message>
+    <message>
+        <source>Offline English → Chinese translator. Nothing you type leaves this computer.</source>
+        <translation>离线英译中翻译器。您输入的任何内容都不会离开这台电脑。</translation>
+    </message>
+    <message>
+        <source>{p}, loaded</source>
+        <translation>{p}，已加载</translation>
+    </message>
+    <message>
+        <source>not loaded</source>
+        <translation>未加载</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Licence:</source>
+        <translation>许可证：</translation>
+    </message>
+    <message>
+        <source>Attribution:</source>
+        <translation>署名：</translation>
+    </message>
+    <message>
+        <source>Model folder:</source>
+        <translation>模型文件夹：</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Qiao — English to Chinese</source>
+        <translation>桥 — 英译中</translation>
+    </message>
+    <message>
+        <source>&amp;English</source>
+        <translation>英文(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Chinese (Traditional)</source>
+        <translation>中文（繁体）</translation>
+    </message>
+    <message>
+        <source>Chinese (Simplified)</source>
+        <translation>中文（简体）</translation>
+    </message>
+    <message>
+        <source>Paste or type English text here, then press Ctrl+Enter.</source>
+        <translation>在此粘贴或输入英文，然后按 Ctrl+Enter。</translation>
+    </message>
+    <message>
+        <source>The Chinese translation appears here as it is written.</source>
+        <translation>中文译文会在这里逐字出现。</translation>
+    </message>
+    <message>
+        <source>English source text</source>
+        <translation>英文原文</translation>
+    </message>
+    <message>
+        <source>Chinese translation</source>
+        <translation>中文译文</translation>
+    </message>
+    <message>
+        <source>Read-only; select and copy the translation</source>
+        <translation>只读；可选中并复制译文</translation>
+    </message>
+    <message>
+        <source>&amp;Translate</source>
+        <translation>翻译(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Translate (Ctrl+Enter)</source>
+        <translation>翻译（Ctrl+Enter）</translation>
+    </message>
+    <message>
+        <source>Translate</source>
+        <translation>翻译</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop translating and keep what is done (Esc)</source>
+        <translation>停止翻译并保留已完成的部分（Esc）</translation>
+    </message>
+    <message>
+        <source>Cancel translation</source>
+        <translation>取消翻译</translation>
+    </message>
+    <message>
+        <source>Translate as you &amp;type</source>
+        <translation>边输入边翻译(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>Translate as you type</source>
+        <translation>边输入边翻译</translation>
+    </message>
+    <message>
+        <source>C&amp;lear</source>
+        <translation>清空(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Clear both panes (Ctrl+Shift+Backspace); Ctrl+Z brings the text back</source>
+        <translation>清空两侧文本（Ctrl+Shift+Backspace）；按 Ctrl+Z 可恢复原文</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>&amp;Copy translation</source>
+        <translation>复制译文(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy the Chinese text (Ctrl+Shift+C)</source>
+        <translation>复制中文译文（Ctrl+Shift+C）</translation>
+    </message>
+    <message>
+        <source>Copy translation</source>
+        <translation>复制译文</translation>
+    </message>
+    <message>
+        <source>Sentences translated</source>
+        <translation>已翻译的句子</translation>
+    </message>
+    <message>
+        <source>%v / %m sentences</source>
+        <translation>%v / %m 句</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Model precision (change it in Settings)</source>
+        <translation>模型精度（可在设置中更改）</translation>
+    </message>
+    <message>
+        <source>Source and translation</source>
+        <translation>原文与译文</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel translation</source>
+        <translation>取消翻译(&amp;C)</translation>
+    </message>
+    <message>
+        <source>C&amp;opy translation</source>
+        <translation>复制译文(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Stacked layout</source>
+        <translation>上下排列(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Larger text</source>
+        <translation>放大文字(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Smaller text</source>
+        <translation>缩小文字(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;About Qiao</source>
+        <translation>关于桥(&amp;A)</translation>
+    </message>
+    <message>
+        <source>No translation model: see the message above.</source>
+        <translation>没有翻译模型：请查看上方的说明。</translation>
+    </message>
+    <message>
+        <source>Nothing to translate: type or paste English text on the left.</source>
+        <translation>没有可翻译的内容：请在左侧输入或粘贴英文。</translation>
+    </message>
+    <message>
+        <source>Waiting for the model to load; your text will be translated next.</source>
+        <translation>正在等待模型加载；加载完成后立即翻译您的文本。</translation>
+    </message>
+    <message>
+        <source>Translating…</source>
+        <translation>正在翻译…</translation>
+    </message>
+    <message>
+        <source>No translation model is loaded.</source>
+        <translation>尚未加载翻译模型。</translation>
+    </message>
+    <message>
+        <source>Translation failed.</source>
+        <translation>翻译失败。</translation>
+    </message>
+    <message>
+        <source>Translation failed: {error}</source>
+        <translation>翻译失败：{error}</translation>
+    </message>
+    <message>
+        <source>{n} words</source>
+        <translation>{n} 个单词</translation>
+    </message>
+    <message>
+        <source>Translation copied to the clipboard.</source>
+        <translation>译文已复制到剪贴板。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelStatusPanel</name>
+    <message>
+        <source>Open model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>Open the model folder in the file manager</source>
+        <translation>在文件管理器中打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <source>Copy the model folder path</source>
+        <translation>复制模型文件夹路径</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Look for the model again</source>
+        <translation>重新查找模型</translation>
+    </message>
+    <message>
+        <source>Model problem</source>
+        <translation>模型问题</translation>
+    </message>
+    <message>
+        <source>For developers: build a model bundle with “{cmd}” (see the README), then press Try again.</source>
+        <translation>开发者：用“{cmd}”构建模型包（参见 README），然后点击“重试”。</translation>
+    </message>
+    <message>
+        <source>No translation model found</source>
+        <translation>未找到翻译模型</translation>
+    </message>
+    <message>
+        <source>Qiao translates on this computer, without the internet, using a model stored on disk, and none was found. Put the model folder (opus-mt-en-zh) here:</source>
+        <translation>桥在本机离线翻译，需要使用存放在磁盘上的模型，但没有找到。请把模型文件夹（opus-mt-en-zh）放到这里：</translation>
+    </message>
+    <message>
+        <source>Looked in:</source>
+        <translation>已查找的位置：</translation>
+    </message>
+    <message>
+        <source>The translation model failed its check</source>
+        <translation>翻译模型未通过校验</translation>
+    </message>
+    <message>
+        <source>The model folder below is incomplete or damaged. Replace it with a fresh copy of the model:</source>
+        <translation>下面的模型文件夹不完整或已损坏。请用一份完好的模型替换它：</translation>
+    </message>
+    <message>
+        <source>… and {n} more</source>
+        <translation>……另有 {n} 项</translation>
+    </message>
+    <message>
+        <source>Problems found:</source>
+        <translation>发现的问题：</translation>
+    </message>
+    <message>
+        <source>The translation model could not be loaded</source>
+        <translation>无法加载翻译模型</translation>
+    </message>
+    <message>
+        <source>Qiao found a model but could not start it:</source>
+        <translation>桥找到了模型，但无法启动它：</translation>
+    </message>
+    <message>
+        <source>Qiao could not look for the model:</source>
+        <translation>桥无法查找模型：</translation>
+    </message>
+</context>
+<context>
+    <name>NoticeBar</name>
+    <message>
+        <source>Notice</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Dismiss notice</source>
+        <translation>关闭提示</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>Your settings file could not be read, so Qiao started with the default settings.</source>
+        <translation>无法读取您的设置文件，桥已使用默认设置启动。</translation>
+    </message>
+    <message>
+        <source>Your settings file could not be read, so Qiao started with the default settings. The unreadable file was kept as {path}.</source>
+        <translation>无法读取您的设置文件，桥已使用默认设置启动。无法读取的文件已保留为 {path}。</translation>
+    </message>
+    <message>
+        <source>The setting “{key}” had an invalid value and was reset to its default.</source>
+        <translation>设置项“{key}”的值无效，已恢复为默认值。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>INT8: faster, smaller (recommended)</source>
+        <translation>INT8：更快、更小（推荐）</translation>
+    </message>
+    <message>
+        <source>FP32: full precision, slower</source>
+        <translation>FP32：全精度，较慢</translation>
+    </message>
+    <message>
+        <source>Chinese script</source>
+        <translation>中文字形</translation>
+    </message>
+    <message>
+        <source>Simplified (简体)</source>
+        <translation>简体</translation>
+    </message>
+    <message>
+        <source>Traditional (繁體)</source>
+        <translation>繁體</translation>
+    </message>
+    <message>
+        <source>Model default ({n} beams)</source>
+        <translation>模型默认（{n} 束）</translation>
+    </message>
+    <message>
+        <source>Model default</source>
+        <translation>模型默认</translation>
+    </message>
+    <message>
+        <source>Quality</source>
+        <translation>质量</translation>
+    </message>
+    <message>
+        <source>Fastest (greedy)</source>
+        <translation>最快（贪心解码）</translation>
+    </message>
+    <message>
+        <source>Balanced (2 beams)</source>
+        <translation>均衡（2 束）</translation>
+    </message>
+    <message>
+        <source>Better (4 beams)</source>
+        <translation>较好（4 束）</translation>
+    </message>
+    <message>
+        <source>Best (6 beams, slowest)</source>
+        <translation>最佳（6 束，最慢）</translation>
+    </message>
+    <message>
+        <source>This model has no {v} files.</source>
+        <translation>此模型没有 {v} 文件。</translation>
+    </message>
+    <message>
+        <source>This model cannot write this script.</source>
+        <translation>此模型不支持这种字形。</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>线程数</translation>
+    </message>
+    <message>
+        <source>Translate as you type</source>
+        <translation>边输入边翻译</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>Delay before translating while typing</source>
+        <translation>输入停顿多久后开始翻译</translation>
+    </message>
+    <message>
+        <source> pt</source>
+        <translation> 磅</translation>
+    </message>
+    <message>
+        <source>Text size</source>
+        <translation>文字大小</translation>
+    </message>
+    <message>
+        <source>Interface language</source>
+        <translation>界面语言</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>&amp;Precision:</source>
+        <translation>精度(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>Chinese &amp;script:</source>
+        <translation>中文字形(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Quality:</source>
+        <translation>质量(&amp;Q)：</translation>
+    </message>
+    <message>
+        <source>&amp;Threads:</source>
+        <translation>线程数(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Delay:</source>
+        <translation>延迟(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>Text si&amp;ze:</source>
+        <translation>文字大小(&amp;Z)：</translation>
+    </message>
+    <message>
+        <source>Interface &amp;language:</source>
+        <translation>界面语言(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>&amp;Appearance:</source>
+        <translation>外观(&amp;A)：</translation>
+    </message>
+</context>
+<context>
+    <name>Status</name>
+    <message>
+        <source>{n} ms</source>
+        <translation>{n} 毫秒</translation>
+    </message>
+    <message>
+        <source>{n} s</source>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>total {t}</source>
+        <translation>总耗时 {t}</translation>
+    </message>
+    <message>
+        <source>first token {t}</source>
+        <translation>首个词元 {t}</translation>
+    </message>
+    <message>
+        <source>{n} tokens</source>
+        <translation>{n} 个词元</translation>
+    </message>
+    <message>
+        <source>{n} tokens/s</source>
+        <translation>每秒 {n} 个词元</translation>
+    </message>
+    <message>
+        <source>Cancelled after {done} of {total} sentences; the part already translated is kept.</source>
+        <translation>已在第 {done}/{total} 句后取消；已翻译的部分已保留。</translation>
+    </message>
+    <message>
+        <source>Cancelled; the part already translated is kept.</source>
+        <translation>已取消；已翻译的部分已保留。</translation>
+    </message>
+    <message>
+        <source>Switching to {p}…</source>
+        <translation>正在切换到 {p}…</translation>
+    </message>
+    <message>
+        <source>Loading the translation model ({p})…</source>
+        <translation>正在加载翻译模型（{p}）…</translation>
+    </message>
+    <message>
+        <source>Switched to {p} in {t}.</source>
+        <translation>已切换到 {p}，用时 {t}。</translation>
+    </message>
+    <message>
+        <source>Model {m} ({p}) loaded in {t}.</source>
+        <translation>模型 {m}（{p}）已加载，用时 {t}。</translation>
+    </message>
+</context>
+</TS>

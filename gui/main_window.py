@@ -1,0 +1,607 @@
+"""The translator window: English on one side, Chinese streaming in on the other.
+
+It never calls the engine: it asks `TranslationWorker` (on its own thread) for work and paints what the worker's
+signals bring, ignoring anything from a request that a newer one replaced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette, QTextCursor
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.results import Translation
+from gui import status_text
+from gui.about_dialog import AboutDialog
+from gui.autosave import Autosave
+from gui.fonts import source_font, target_font
+from gui.i18n import install_translators
+from gui.model_status import ModelStatusPanel
+from gui.notice_bar import NoticeBar
+from gui.settings import Key, Settings
+from gui.settings_dialog import SettingsDialog
+from gui.theme import apply_theme
+from gui.worker import NO_MODEL, Locator, ModelInfo, ModelProblem, TranslatorFactory, WorkerThread
+
+COUNT_DELAY_MS = 200
+
+
+class Pane(QWidget):
+    """A heading over a plain-text editor."""
+
+    def __init__(self, editor: QPlainTextEdit, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.editor = editor
+        self.heading = QLabel(self)
+        font = QFont(self.heading.font())
+        font.setBold(True)
+        self.heading.setFont(font)
+        self.heading.setBuddy(editor)
+        self.info = QLabel(self)
+        self.info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        head = QHBoxLayout()
+        head.setContentsMargins(2, 0, 2, 0)
+        head.addWidget(self.heading)
+        head.addStretch(1)
+        head.addWidget(self.info)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(head)
+        layout.addWidget(editor, 1)
+
+
+class MainWindow(QMainWindow):
+    """One window; owns the worker thread, the autosave and the reactions to settings changes."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        autosave_path: str | Path,
+        model_dir: str | None = None,
+        *,
+        translator_factory: TranslatorFactory | None = None,
+        locator: Locator | None = None,
+        expected_dir: Callable[[], Path] | None = None,
+    ) -> None:
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.settings = settings
+        self.model_dir = model_dir
+        self.model: ModelInfo | None = None
+        self.problem: ModelProblem | None = None
+        self.loading = False
+        self.current_id: int | None = None
+        self.translating = False
+        self._progress = (0, 0)
+        self._last_translated: str | None = None
+        self._status: Callable[[], str] = lambda: ""
+        self._closed = False
+        self.last_result: Translation | None = None  # the latest finished (or cancelled) request
+
+        self._build_widgets()
+        self._build_actions()
+        self._build_menus()
+
+        self.autosave = Autosave(autosave_path, self.source.toPlainText, self)
+        restored = self.autosave.load()
+        if restored:
+            self.source.setPlainText(restored)
+            self.source.moveCursor(QTextCursor.MoveOperation.End)
+
+        self.source.textChanged.connect(self._source_changed)
+        self.target.textChanged.connect(self._update_copy)
+        self.settings.changed.connect(self._setting_changed)
+        self._apply_fonts()
+        self._apply_orientation()
+        self._restore_window_state()
+        self._retranslate()
+        self._update_actions()
+        self._update_counts()
+
+        for notice in settings.take_notices():
+            self.notice.show_message(notice)
+
+        self.engine = WorkerThread(translator_factory, locator, expected_dir)
+        worker = self.engine.worker
+        worker.model_loading.connect(self._model_loading)
+        worker.model_ready.connect(self._model_ready)
+        worker.model_failed.connect(self._model_failed)
+        worker.error.connect(self._worker_error)
+        worker.translation_started.connect(self._translation_started)
+        worker.translation_progress.connect(self._translation_progress)
+        worker.translation_finished.connect(self._translation_finished)
+        worker.translation_failed.connect(self._translation_failed)
+        self.load_model()
+        self.source.setFocus()
+
+    # ---- construction ----------------------------------------------------------------------------------------
+
+    def _build_widgets(self) -> None:
+        self.source = QPlainTextEdit(self)
+        self.source.setObjectName("source")
+        self.source.setTabChangesFocus(True)
+        self.target = QPlainTextEdit(self)
+        self.target.setObjectName("target")
+        self.target.setReadOnly(True)
+        self.target.setTabChangesFocus(True)
+        self.target.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.source_pane = Pane(self.source, self)
+        self.target_pane = Pane(self.target, self)
+        self.splitter = QSplitter(self)
+        self.splitter.setObjectName("splitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.source_pane)
+        self.splitter.addWidget(self.target_pane)
+
+        self.translate_button = QPushButton(self)
+        self.translate_button.setObjectName("translateButton")
+        self.translate_button.clicked.connect(self.translate)
+        self.cancel_button = QPushButton(self)
+        self.cancel_button.setObjectName("cancelButton")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.live_check = QCheckBox(self)
+        self.live_check.setObjectName("liveCheck")
+        self.live_check.setChecked(self.settings.get(Key.LIVE_TRANSLATE))
+        self.live_check.toggled.connect(lambda on: self.settings.set(Key.LIVE_TRANSLATE, on))
+        self.clear_button = QPushButton(self)
+        self.clear_button.setObjectName("clearButton")
+        self.clear_button.clicked.connect(self.clear)
+        self.copy_button = QPushButton(self)
+        self.copy_button.setObjectName("copyButton")
+        self.copy_button.clicked.connect(self.copy_result)
+        for b in (self.translate_button, self.cancel_button, self.clear_button, self.copy_button):
+            b.setAutoDefault(False)
+        self.translate_button.setDefault(True)  # drawn as the primary action; Return still types a newline
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.translate_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addSpacing(12)
+        buttons.addWidget(self.live_check)
+        buttons.addStretch(1)
+        buttons.addWidget(self.clear_button)
+        buttons.addWidget(self.copy_button)
+
+        self.notice = NoticeBar(self)
+        self.model_panel = ModelStatusPanel(self)
+        self.model_panel.retry_requested.connect(self.load_model)
+
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(10, 8, 10, 4)
+        layout.addWidget(self.model_panel)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.splitter, 1)
+        layout.addLayout(buttons)
+        self.setCentralWidget(central)
+
+        self.status_label = QLabel(self)
+        self.status_label.setObjectName("statusLabel")
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("progress")
+        self.progress.setMaximumWidth(180)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.precision_label = QLabel(self)
+        self.precision_label.setObjectName("precisionLabel")
+        self.statusBar().addWidget(self.status_label, 1)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.precision_label)
+
+        self._live_timer = QTimer(self)
+        self._live_timer.setSingleShot(True)
+        self._live_timer.timeout.connect(self._live_translate)
+        self._count_timer = QTimer(self)
+        self._count_timer.setSingleShot(True)
+        self._count_timer.setInterval(COUNT_DELAY_MS)
+        self._count_timer.timeout.connect(self._update_counts)
+
+    def _action(self, slot: Callable[[], object], *shortcuts: QKeySequence | str) -> QAction:
+        action = QAction(self)
+        action.triggered.connect(slot)
+        if shortcuts:
+            action.setShortcuts([QKeySequence(s) for s in shortcuts])
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        self.translate_action = self._action(self.translate, "Ctrl+Return", "Ctrl+Enter")
+        self.cancel_action = self._action(self.cancel, "Esc")
+        self.copy_action = self._action(self.copy_result, "Ctrl+Shift+C")
+        self.clear_action = self._action(self.clear, "Ctrl+Shift+Backspace")
+        self.settings_action = self._action(self.open_settings, QKeySequence.StandardKey.Preferences, "Ctrl+,")
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self.quit_action = self._action(self.close, QKeySequence.StandardKey.Quit)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.stacked_action = self._action(lambda: self.settings.set(Key.STACKED, self.stacked_action.isChecked()))
+        self.stacked_action.setCheckable(True)
+        self.live_action = self._action(lambda: self.settings.set(Key.LIVE_TRANSLATE, self.live_action.isChecked()))
+        self.live_action.setCheckable(True)
+        self.bigger_action = self._action(lambda: self._zoom(+1), QKeySequence.StandardKey.ZoomIn, "Ctrl+=")
+        self.smaller_action = self._action(lambda: self._zoom(-1), QKeySequence.StandardKey.ZoomOut)
+        self.about_action = self._action(self.open_about)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = QMenu(self)
+        self.file_menu.addAction(self.quit_action)
+        self.edit_menu = QMenu(self)
+        for a in (self.translate_action, self.cancel_action, None, self.copy_action, self.clear_action, None):
+            self.edit_menu.addAction(a) if a else self.edit_menu.addSeparator()
+        self.edit_menu.addAction(self.live_action)
+        self.edit_menu.addSeparator()
+        self.edit_menu.addAction(self.settings_action)
+        self.view_menu = QMenu(self)
+        for a in (self.stacked_action, None, self.bigger_action, self.smaller_action):
+            self.view_menu.addAction(a) if a else self.view_menu.addSeparator()
+        self.help_menu = QMenu(self)
+        self.help_menu.addAction(self.about_action)
+        for m in (self.file_menu, self.edit_menu, self.view_menu, self.help_menu):
+            bar.addMenu(m)
+
+    def _retranslate(self) -> None:
+        """Every visible string; called again when the interface language changes."""
+        self.setWindowTitle(self.tr("Qiao — English to Chinese"))
+        self.source_pane.heading.setText(self.tr("&English"))
+        hant = self.settings.get(Key.SCRIPT) == "hant"
+        self.target_pane.heading.setText(self.tr("Chinese (Traditional)") if hant else self.tr("Chinese (Simplified)"))
+        self.source.setPlaceholderText(self.tr("Paste or type English text here, then press Ctrl+Enter."))
+        self.target.setPlaceholderText(self.tr("The Chinese translation appears here as it is written."))
+        self.source.setAccessibleName(self.tr("English source text"))
+        self.target.setAccessibleName(self.tr("Chinese translation"))
+        self.target.setAccessibleDescription(self.tr("Read-only; select and copy the translation"))
+        self.translate_button.setText(self.tr("&Translate"))
+        self.translate_button.setToolTip(self.tr("Translate (Ctrl+Enter)"))
+        self.translate_button.setAccessibleName(self.tr("Translate"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.cancel_button.setToolTip(self.tr("Stop translating and keep what is done (Esc)"))
+        self.cancel_button.setAccessibleName(self.tr("Cancel translation"))
+        self.live_check.setText(self.tr("Translate as you &type"))
+        self.live_check.setAccessibleName(self.tr("Translate as you type"))
+        self.clear_button.setText(self.tr("C&lear"))
+        self.clear_button.setToolTip(self.tr("Clear both panes (Ctrl+Shift+Backspace); Ctrl+Z brings the text back"))
+        self.clear_button.setAccessibleName(self.tr("Clear"))
+        self.copy_button.setText(self.tr("&Copy translation"))
+        self.copy_button.setToolTip(self.tr("Copy the Chinese text (Ctrl+Shift+C)"))
+        self.copy_button.setAccessibleName(self.tr("Copy translation"))
+        self.progress.setAccessibleName(self.tr("Sentences translated"))
+        self.progress.setFormat(self.tr("%v / %m sentences"))
+        self.status_label.setAccessibleName(self.tr("Status"))
+        self.precision_label.setAccessibleName(self.tr("Precision"))
+        self.precision_label.setToolTip(self.tr("Model precision (change it in Settings)"))
+        self.splitter.setAccessibleName(self.tr("Source and translation"))
+
+        self.file_menu.setTitle(self.tr("&File"))
+        self.edit_menu.setTitle(self.tr("&Edit"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.translate_action.setText(self.tr("&Translate"))
+        self.cancel_action.setText(self.tr("&Cancel translation"))
+        self.copy_action.setText(self.tr("C&opy translation"))
+        self.clear_action.setText(self.tr("C&lear"))
+        self.live_action.setText(self.tr("Translate as you &type"))
+        self.settings_action.setText(self.tr("&Settings…"))
+        self.quit_action.setText(self.tr("&Quit"))
+        self.stacked_action.setText(self.tr("&Stacked layout"))
+        self.bigger_action.setText(self.tr("&Larger text"))
+        self.smaller_action.setText(self.tr("&Smaller text"))
+        self.about_action.setText(self.tr("&About Qiao"))
+        self._update_counts()
+        self._show_status(self._status)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self._retranslate()
+        super().changeEvent(event)
+
+    # ---- model ---------------------------------------------------------------------------------------------
+
+    @Slot()
+    def load_model(self) -> None:
+        """(Re)load the model on the worker; also what "Try again" does."""
+        threads = self.settings.get(Key.THREADS) or None
+        self.engine.worker.load(self.model_dir, self.settings.get(Key.PRECISION), threads)
+
+    @Slot(str, str)
+    def _model_loading(self, kind: str, precision: str) -> None:
+        self.loading = True
+        self.precision_label.setText(status_text.precision_label(precision))
+        self._show_status(lambda: status_text.loading(kind, precision))
+        self._update_actions()
+
+    @Slot(object)
+    def _model_ready(self, info: ModelInfo) -> None:
+        self.loading = False
+        self.model = info
+        self.problem = None
+        self.model_panel.clear()
+        self.precision_label.setText(status_text.precision_label(info.precision))
+        if not self.translating:
+            self._show_status(
+                lambda: status_text.loaded(info.model_id, info.precision, info.load_seconds, info.switched)
+            )
+        self._update_actions()
+
+    @Slot(object)
+    def _model_failed(self, problem: ModelProblem) -> None:
+        self.loading = False
+        self.model = None
+        self.problem = problem
+        self.model_panel.show_problem(problem)
+        self.precision_label.clear()
+        self._show_status(lambda: self.tr("No translation model: see the message above."))
+        self._set_translating(False)
+        self._update_actions()
+
+    @Slot(str)
+    def _worker_error(self, message: str) -> None:
+        self.notice.show_message(message)
+        if self.model is not None:  # the worker kept the model it had
+            self.precision_label.setText(status_text.precision_label(self.model.precision))
+        self.loading = False
+        self._update_actions()
+
+    # ---- translating ---------------------------------------------------------------------------------------
+
+    @Slot()
+    def translate(self) -> None:
+        """Translate the whole source pane; a request already running is cancelled (the latest wins)."""
+        text = self.source.toPlainText()
+        if self.problem is not None:
+            return
+        if not text.strip():
+            self.cancel()
+            self.target.clear()
+            self._show_status(lambda: self.tr("Nothing to translate: type or paste English text on the left."))
+            return
+        beams = self.settings.get(Key.BEAMS) or None
+        script = self.settings.get(Key.SCRIPT)
+        if self.model is not None and self.model.scripts and script not in self.model.scripts:
+            script = self.model.scripts[0]  # e.g. Traditional asked of a model that only writes Simplified
+        self._last_translated = text
+        self.current_id = self.engine.worker.translate(text, beams=beams, script=script)
+        self._set_translating(True)
+        self.target.clear()
+        if self.loading or self.model is None:
+            self._show_status(lambda: self.tr("Waiting for the model to load; your text will be translated next."))
+        else:
+            self._show_status(lambda: self.tr("Translating…"))
+
+    @Slot()
+    def cancel(self) -> None:
+        """Stop now and keep what is already translated."""
+        if self.translating:
+            self.engine.worker.cancel()
+
+    @Slot(int)
+    def _translation_started(self, request_id: int) -> None:
+        if request_id != self.current_id:
+            return
+        self.target.clear()  # also after a restart caused by a precision switch
+        self._progress = (0, 0)
+        self.progress.hide()
+        self._show_status(lambda: self.tr("Translating…"))
+
+    @Slot(int, str, int, int)
+    def _translation_progress(self, request_id: int, text: str, done: int, total: int) -> None:
+        if request_id != self.current_id:
+            return
+        bar = self.target.verticalScrollBar()
+        follow = bar.value() >= bar.maximum() - 2
+        cursor = QTextCursor(self.target.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
+        if follow:
+            bar.setValue(bar.maximum())
+        self._progress = (done, total)
+        if total > 1:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.progress.show()
+
+    @Slot(int, object)
+    def _translation_finished(self, request_id: int, result: Translation) -> None:
+        if request_id != self.current_id:
+            return
+        if self.target.toPlainText() != result.text:
+            self.target.setPlainText(result.text)
+        self._set_translating(False)
+        if result.cancelled:
+            done, total = self._progress
+            self._show_status(lambda: status_text.cancelled_summary(result, done, total))
+        else:
+            self._show_status(lambda: status_text.translation_summary(result))
+        self.last_result = result
+
+    @Slot(int, str)
+    def _translation_failed(self, request_id: int, message: str) -> None:
+        if request_id != self.current_id:
+            return
+        self._set_translating(False)
+        if message == NO_MODEL:
+            self._show_status(lambda: self.tr("No translation model is loaded."))
+            return
+        self._show_status(lambda: self.tr("Translation failed."))
+        self.notice.show_message(self.tr("Translation failed: {error}").format(error=message))
+
+    def _set_translating(self, on: bool) -> None:
+        self.translating = on
+        if not on:
+            self.progress.hide()
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        usable = self.problem is None
+        self.translate_action.setEnabled(usable)
+        self.translate_button.setEnabled(usable)
+        self.cancel_action.setEnabled(self.translating)
+        self.cancel_button.setEnabled(self.translating)
+        self._update_copy()
+        self.live_action.setChecked(self.settings.get(Key.LIVE_TRANSLATE))
+        self.stacked_action.setChecked(self.settings.get(Key.STACKED))
+
+    @Slot()
+    def _update_copy(self) -> None:
+        has_result = self.target.document().characterCount() > 1
+        self.copy_button.setEnabled(has_result)
+        self.copy_action.setEnabled(has_result)
+
+    # ---- editing -------------------------------------------------------------------------------------------
+
+    @Slot()
+    def _source_changed(self) -> None:
+        self.autosave.schedule()
+        self._count_timer.start()
+        if self.settings.get(Key.LIVE_TRANSLATE):
+            self._live_timer.start(self.settings.get(Key.LIVE_DELAY_MS))
+
+    @Slot()
+    def _live_translate(self) -> None:
+        text = self.source.toPlainText()
+        if text != self._last_translated and self.problem is None:
+            if text.strip():
+                self.translate()
+            else:
+                self.cancel()
+                self.target.clear()
+                self._last_translated = text
+
+    def _update_counts(self) -> None:
+        text = self.source.toPlainText()
+        self.source_pane.info.setText(self.tr("{n} words").format(n=len(text.split())) if text else "")
+        self._update_actions()
+
+    @Slot()
+    def copy_result(self) -> None:
+        text = self.target.toPlainText()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            self._show_status(lambda: self.tr("Translation copied to the clipboard."))
+
+    @Slot()
+    def clear(self) -> None:
+        """Empty both panes; undoable in the source pane (Ctrl+Z), so a slip loses nothing."""
+        self.cancel()
+        self.current_id = None
+        self._set_translating(False)
+        cursor = self.source.textCursor()
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.removeSelectedText()
+        self.target.clear()
+        self._last_translated = ""
+        self._update_actions()
+        self.source.setFocus()
+
+    # ---- settings, layout, dialogs -------------------------------------------------------------------------
+
+    @Slot()
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.settings, self.model, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    @Slot()
+    def open_about(self) -> AboutDialog:
+        dialog = AboutDialog(self.model, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    @Slot(object)
+    def _setting_changed(self, key: Key) -> None:
+        value = self.settings.get(key)
+        if key is Key.PRECISION:
+            self.engine.worker.set_precision(value)
+        elif key is Key.THREADS:
+            self.engine.worker.set_threads(value or None)
+        elif key in (Key.FONT_SIZE, Key.SCRIPT):
+            self._apply_fonts()
+            self._retranslate()
+        elif key is Key.UI_LANGUAGE:
+            install_translators(value)
+        elif key is Key.THEME:
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                apply_theme(app, value)
+        elif key is Key.STACKED:
+            self._apply_orientation()
+        elif key is Key.LIVE_TRANSLATE:
+            self.live_check.blockSignals(True)
+            self.live_check.setChecked(value)
+            self.live_check.blockSignals(False)
+            if value:
+                self._live_timer.start(self.settings.get(Key.LIVE_DELAY_MS))
+            else:
+                self._live_timer.stop()
+        self._update_actions()
+
+    def _apply_fonts(self) -> None:
+        size = self.settings.get(Key.FONT_SIZE)
+        self.source.setFont(source_font(size))
+        self.target.setFont(target_font(self.settings.get(Key.SCRIPT), size))
+
+    def _zoom(self, step: int) -> None:
+        size = self.settings.get(Key.FONT_SIZE) + step
+        try:
+            self.settings.set(Key.FONT_SIZE, size)
+        except ValueError:
+            QApplication.beep()
+
+    def _apply_orientation(self) -> None:
+        stacked = self.settings.get(Key.STACKED)
+        self.splitter.setOrientation(Qt.Orientation.Vertical if stacked else Qt.Orientation.Horizontal)
+
+    def _restore_window_state(self) -> None:
+        geometry = self.settings.get(Key.WINDOW_GEOMETRY)
+        if not (geometry and self.restoreGeometry(QByteArray(geometry))):
+            self.resize(1000, 620)
+        splitter = self.settings.get(Key.SPLITTER_STATE)
+        if splitter:
+            self.splitter.restoreState(QByteArray(splitter))
+            self._apply_orientation()  # the saved state carries an orientation; the setting decides
+
+    def _show_status(self, render: Callable[[], str]) -> None:
+        """Remember how to word the status, so it is re-worded if the interface language changes."""
+        self._status = render
+        self.status_label.setText(render())
+
+    def status_message(self) -> str:
+        return self.status_label.text()
+
+    # ---- closing -------------------------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Save everything and stop the worker; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self.autosave.flush()
+        self.settings.set(Key.WINDOW_GEOMETRY, bytes(self.saveGeometry().data()))
+        self.settings.set(Key.SPLITTER_STATE, bytes(self.splitter.saveState().data()))
+        self.settings.sync()
+        self.engine.shutdown()

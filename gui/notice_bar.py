@@ -1,0 +1,63 @@
+"""A dismissible in-window message bar: for notices the user should see but that must not block them
+(settings reset, a precision the bundle lacks, a failed translation)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
+
+
+class NoticeBar(QFrame):
+    """Hidden until `show_message`; each message is listed until the user dismisses the bar."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("noticeBar")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+        self._messages: list[str] = []
+        icon = QLabel(self)
+        icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxInformation).pixmap(20, 20))
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setForegroundRole(QPalette.ColorRole.ToolTipText)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.close_button = QToolButton(self)
+        self.close_button.setText("✕")
+        self.close_button.setAutoRaise(True)
+        self.close_button.clicked.connect(self.dismiss)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 6, 6, 6)
+        layout.addWidget(icon)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        self._retranslate()
+        self.hide()
+
+    def show_message(self, text: str) -> None:
+        if text not in self._messages:
+            self._messages.append(text)
+        self.label.setText("\n".join(self._messages))
+        self.setAccessibleDescription(self.label.text())
+        self.show()
+
+    def messages(self) -> list[str]:
+        return list(self._messages)
+
+    def dismiss(self) -> None:
+        self._messages.clear()
+        self.label.clear()
+        self.hide()
+
+    def _retranslate(self) -> None:
+        self.setAccessibleName(self.tr("Notice"))
+        self.close_button.setToolTip(self.tr("Dismiss"))
+        self.close_button.setAccessibleName(self.tr("Dismiss notice"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self._retranslate()
+        super().changeEvent(event)

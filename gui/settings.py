@@ -1,0 +1,206 @@
+"""Typed, validated settings over QSettings.
+
+Every setting is a `Key` with one default and one validator, so no widget ever reads a raw string from the INI
+file. A settings file that cannot be parsed is moved aside and replaced by defaults, with a notice for the user;
+a single bad value falls back to its default and is reported the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QByteArray, QCoreApplication, QObject, QSettings, Signal
+
+MAX_THREADS = max(1, os.cpu_count() or 1)
+BEAM_CHOICES = (0, 1, 2, 4, 6)  # 0 = whatever the model's manifest asks for
+
+
+class Key(Enum):
+    """Every setting Qiao stores; the value is the INI key."""
+
+    PRECISION = "engine/precision"
+    SCRIPT = "engine/script"
+    BEAMS = "engine/beams"
+    THREADS = "engine/threads"
+    LIVE_TRANSLATE = "editor/live_translate"
+    LIVE_DELAY_MS = "editor/live_delay_ms"
+    FONT_SIZE = "editor/font_size"
+    UI_LANGUAGE = "interface/language"
+    THEME = "interface/theme"
+    STACKED = "window/stacked"
+    WINDOW_GEOMETRY = "window/geometry"
+    SPLITTER_STATE = "window/splitter"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Type, default and allowed values of one key."""
+
+    kind: type
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+SPECS: dict[Key, Spec] = {
+    Key.PRECISION: Spec(str, "int8", ("int8", "fp32")),
+    Key.SCRIPT: Spec(str, "hans", ("hans", "hant")),
+    Key.BEAMS: Spec(int, 0, BEAM_CHOICES),
+    Key.THREADS: Spec(int, 0, minimum=0, maximum=MAX_THREADS),  # 0 = automatic
+    Key.LIVE_TRANSLATE: Spec(bool, False),
+    Key.LIVE_DELAY_MS: Spec(int, 700, minimum=200, maximum=5000),
+    Key.FONT_SIZE: Spec(int, 13, minimum=8, maximum=48),
+    Key.UI_LANGUAGE: Spec(str, "system", ("system", "en", "zh_CN")),
+    Key.THEME: Spec(str, "system", ("system", "light", "dark")),
+    Key.STACKED: Spec(bool, False),
+    Key.WINDOW_GEOMETRY: Spec(bytes, b""),
+    Key.SPLITTER_STATE: Spec(bytes, b""),
+}
+
+_CORRUPT = QT_TRANSLATE_NOOP(
+    "Settings", "Your settings file could not be read, so Qiao started with the default settings."
+)
+_CORRUPT_KEPT = QT_TRANSLATE_NOOP(
+    "Settings",
+    "Your settings file could not be read, so Qiao started with the default settings. "
+    "The unreadable file was kept as {path}.",
+)
+_INVALID_VALUE = QT_TRANSLATE_NOOP("Settings", "The setting “{key}” had an invalid value and was reset to its default.")
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def _coerce(spec: Spec, raw: Any) -> Any:
+    """Turn what QSettings returns into the key's type, or raise ValueError."""
+    if spec.kind is bool:
+        if isinstance(raw, bool):
+            value: Any = raw
+        elif str(raw).strip().lower() in _TRUE:
+            value = True
+        elif str(raw).strip().lower() in _FALSE:
+            value = False
+        else:
+            raise ValueError(raw)
+    elif spec.kind is int:
+        if isinstance(raw, bool):
+            raise ValueError(raw)
+        value = int(str(raw).strip())
+    elif spec.kind is bytes:
+        if isinstance(raw, QByteArray):
+            value = bytes(raw.data())
+        elif isinstance(raw, bytes | bytearray):
+            value = bytes(raw)
+        else:
+            raise ValueError(raw)
+    else:
+        if not isinstance(raw, str):
+            raise ValueError(raw)
+        value = raw.strip()
+    if spec.choices is not None and value not in spec.choices:
+        raise ValueError(raw)
+    if spec.minimum is not None and value < spec.minimum:
+        raise ValueError(raw)
+    if spec.maximum is not None and value > spec.maximum:
+        raise ValueError(raw)
+    return value
+
+
+def _looks_corrupt(path: Path, qsettings: QSettings) -> bool:
+    """QSettings' INI reader accepts almost anything, so also reject binary junk and files with no readable key."""
+    if qsettings.status() == QSettings.Status.FormatError:
+        return True
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    if not data.strip():
+        return False
+    if b"\x00" in data:
+        return True
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    meaningful = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith((";", "#"))]
+    return bool(meaningful) and not qsettings.allKeys()
+
+
+class Settings(QObject):
+    """The app's settings file; emits `changed(Key)` whenever a value really changes."""
+
+    changed = Signal(object)
+
+    def __init__(self, path: str | Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.path = Path(path)
+        # (untranslated text, format arguments): translated when shown, after the UI language is known
+        self.notices: list[tuple[str, dict[str, str]]] = []
+        self._reported: set[Key] = set()
+        self._qs = QSettings(str(self.path), QSettings.Format.IniFormat)
+        if _looks_corrupt(self.path, self._qs):
+            self._move_aside()
+
+    def _move_aside(self) -> None:
+        backup = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        del self._qs
+        try:
+            os.replace(self.path, backup)
+            where = str(backup)
+        except OSError:
+            where = ""
+        self._qs = QSettings(str(self.path), QSettings.Format.IniFormat)
+        self._qs.clear()
+        if where:
+            self.notices.append((_CORRUPT_KEPT, {"path": where}))
+        else:
+            self.notices.append((_CORRUPT, {}))
+
+    def get(self, key: Key) -> Any:
+        """The stored value, or the default if missing or invalid (an invalid value is reported once)."""
+        spec = SPECS[key]
+        raw = self._qs.value(key.value)
+        if raw is None:
+            return spec.default
+        try:
+            return _coerce(spec, raw)
+        except (ValueError, TypeError):
+            if key not in self._reported:
+                self._reported.add(key)
+                self.notices.append((_INVALID_VALUE, {"key": key.value}))
+            self._qs.remove(key.value)
+            return spec.default
+
+    def set(self, key: Key, value: Any) -> None:
+        """Validate and store; raises ValueError for a value the key does not allow."""
+        spec = SPECS[key]
+        value = _coerce(spec, value)
+        if self.get(key) == value:
+            return
+        stored: Any = QByteArray(value) if spec.kind is bytes else value
+        self._qs.setValue(key.value, stored)
+        self.changed.emit(key)
+
+    def reset(self, key: Key) -> None:
+        """Forget a stored value so the default applies again."""
+        before = self.get(key)
+        self._qs.remove(key.value)
+        if before != SPECS[key].default:
+            self.changed.emit(key)
+
+    def sync(self) -> None:
+        """Write to disk now (QSettings otherwise writes lazily)."""
+        self._qs.sync()
+
+    def take_notices(self) -> list[str]:
+        """Notices for the user, each returned once."""
+        notices, self.notices = self.notices, []
+        return [QCoreApplication.translate("Settings", text).format(**args) for text, args in notices]

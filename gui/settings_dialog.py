@@ -1,0 +1,181 @@
+"""Preferences: precision, Chinese script, quality, threads, translate-as-you-type, font size, language, theme.
+
+Values are written to `Settings` only on OK; `Settings.changed` then tells the window, which applies each change
+at once (a precision switch reloads the model on the worker, no restart).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.settings import MAX_THREADS, SPECS, Key, Settings
+from gui.worker import ModelInfo
+
+
+class SettingsDialog(QDialog):
+    """Edits a copy of the settings; `accept()` stores what changed."""
+
+    def __init__(self, settings: Settings, model: ModelInfo | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        default_beams = model.default_beams if model else None
+        self.settings = settings
+        self.setWindowTitle(self.tr("Settings"))
+        self.setObjectName("settingsDialog")
+        self.setMinimumWidth(460)
+
+        self.precision = self._combo(
+            self.tr("Precision"),
+            [
+                (self.tr("INT8: faster, smaller (recommended)"), "int8"),
+                (self.tr("FP32: full precision, slower"), "fp32"),
+            ],
+        )
+        self.script = self._combo(
+            self.tr("Chinese script"),
+            [(self.tr("Simplified (简体)"), "hans"), (self.tr("Traditional (繁體)"), "hant")],
+        )
+        default_label = (
+            self.tr("Model default ({n} beams)").format(n=default_beams) if default_beams else self.tr("Model default")
+        )
+        self.quality = self._combo(
+            self.tr("Quality"),
+            [
+                (self.tr("Fastest (greedy)"), 1),
+                (self.tr("Balanced (2 beams)"), 2),
+                (self.tr("Better (4 beams)"), 4),
+                (self.tr("Best (6 beams, slowest)"), 6),
+                (default_label, 0),
+            ],
+        )
+        if model is not None:  # offer only what the loaded bundle has
+            self._limit(self.precision, model.available_precisions, self.tr("This model has no {v} files."))
+            if model.scripts:
+                self._limit(self.script, model.scripts, self.tr("This model cannot write this script."))
+        self.threads = QSpinBox(self)
+        self.threads.setRange(0, MAX_THREADS)
+        self.threads.setSpecialValueText(self.tr("Automatic"))
+        self.threads.setAccessibleName(self.tr("Threads"))
+        self.live = QCheckBox(self.tr("Translate as you type"), self)
+        self.live.setAccessibleName(self.tr("Translate as you type"))
+        self.live_delay = QSpinBox(self)
+        self.live_delay.setRange(SPECS[Key.LIVE_DELAY_MS].minimum or 0, SPECS[Key.LIVE_DELAY_MS].maximum or 0)
+        self.live_delay.setSingleStep(100)
+        self.live_delay.setSuffix(self.tr(" ms"))
+        self.live_delay.setAccessibleName(self.tr("Delay before translating while typing"))
+        self.live.toggled.connect(self.live_delay.setEnabled)
+        self.font_size = QSpinBox(self)
+        self.font_size.setRange(SPECS[Key.FONT_SIZE].minimum or 8, SPECS[Key.FONT_SIZE].maximum or 48)
+        self.font_size.setSuffix(self.tr(" pt"))
+        self.font_size.setAccessibleName(self.tr("Text size"))
+        self.language = self._combo(
+            self.tr("Interface language"),
+            [(self.tr("System default"), "system"), ("English", "en"), ("简体中文", "zh_CN")],
+        )
+        self.theme = self._combo(
+            self.tr("Appearance"),
+            [(self.tr("System default"), "system"), (self.tr("Light"), "light"), (self.tr("Dark"), "dark")],
+        )
+
+        form = QFormLayout()
+        form.addRow(self._buddy(self.tr("&Precision:"), self.precision), self.precision)
+        form.addRow(self._buddy(self.tr("Chinese &script:"), self.script), self.script)
+        form.addRow(self._buddy(self.tr("&Quality:"), self.quality), self.quality)
+        form.addRow(self._buddy(self.tr("&Threads:"), self.threads), self.threads)
+        form.addRow("", self.live)
+        form.addRow(self._buddy(self.tr("&Delay:"), self.live_delay), self.live_delay)
+        form.addRow(self._buddy(self.tr("Text si&ze:"), self.font_size), self.font_size)
+        form.addRow(self._buddy(self.tr("Interface &language:"), self.language), self.language)
+        form.addRow(self._buddy(self.tr("&Appearance:"), self.theme), self.theme)
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.RestoreDefaults,
+            self,
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        restore = self.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
+        restore.clicked.connect(self.restore_defaults)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.buttons)
+        self.load_from(lambda key: settings.get(key))
+
+    def _combo(self, name: str, items: list[tuple[str, Any]]) -> QComboBox:
+        combo = QComboBox(self)
+        combo.setAccessibleName(name)
+        for label, data in items:
+            combo.addItem(label, data)
+        return combo
+
+    @staticmethod
+    def _limit(combo: QComboBox, allowed: tuple[str, ...], why: str) -> None:
+        model = combo.model()
+        assert isinstance(model, QStandardItemModel)
+        for row in range(combo.count()):
+            value = combo.itemData(row)
+            if value not in allowed:
+                item = model.item(row)
+                item.setEnabled(False)
+                item.setToolTip(why.format(v=str(value).upper()))
+
+    def _buddy(self, text: str, widget: QWidget) -> QLabel:
+        label = QLabel(text, self)
+        label.setBuddy(widget)
+        return label
+
+    @staticmethod
+    def _select(combo: QComboBox, value: Any) -> None:
+        index = combo.findData(value)
+        combo.setCurrentIndex(max(index, 0))
+
+    def load_from(self, get: Any) -> None:
+        """Show the values `get(key)` returns."""
+        self._select(self.precision, get(Key.PRECISION))
+        self._select(self.script, get(Key.SCRIPT))
+        self._select(self.quality, get(Key.BEAMS))
+        self.threads.setValue(get(Key.THREADS))
+        self.live.setChecked(get(Key.LIVE_TRANSLATE))
+        self.live_delay.setValue(get(Key.LIVE_DELAY_MS))
+        self.live_delay.setEnabled(self.live.isChecked())
+        self.font_size.setValue(get(Key.FONT_SIZE))
+        self._select(self.language, get(Key.UI_LANGUAGE))
+        self._select(self.theme, get(Key.THEME))
+
+    def restore_defaults(self) -> None:
+        """Put the defaults in the form; nothing is stored until OK."""
+        self.load_from(lambda key: SPECS[key].default)
+
+    def values(self) -> dict[Key, Any]:
+        return {
+            Key.PRECISION: self.precision.currentData(),
+            Key.SCRIPT: self.script.currentData(),
+            Key.BEAMS: self.quality.currentData(),
+            Key.THREADS: self.threads.value(),
+            Key.LIVE_TRANSLATE: self.live.isChecked(),
+            Key.LIVE_DELAY_MS: self.live_delay.value(),
+            Key.FONT_SIZE: self.font_size.value(),
+            Key.UI_LANGUAGE: self.language.currentData(),
+            Key.THEME: self.theme.currentData(),
+        }
+
+    def accept(self) -> None:
+        for key, value in self.values().items():
+            self.settings.set(key, value)
+        self.settings.sync()
+        super().accept()

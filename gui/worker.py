@@ -1,0 +1,395 @@
+"""The one object that touches the engine: it lives on its own QThread and owns the `Translator`.
+
+The UI thread calls the small thread-safe request methods below; they only record what is wanted (one pending
+slot per kind of job, so the latest request wins) and wake the worker. Because `Translator.translate` blocks the
+worker's event loop, cancellation does not go through a queued signal: the UI thread sets the running request's
+`threading.Event` directly, and the engine stops within one decoder step.
+
+Streamed deltas are coalesced here, on the worker thread, to at most one signal per frame, so a fast decoder never
+floods the UI's event queue.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from engine.errors import BundleError, ModelNotFoundError, QiaoError
+from engine.results import StreamEvent, Translation
+
+NO_MODEL = "no-model"  # translation_failed's message when no model is loaded (the window words it)
+FRAME_S = 1 / 60  # coalesce streamed text to about one UI update per frame
+
+
+class TranslatorLike(Protocol):
+    """The part of `engine.translator.Translator` the GUI uses (tests pass a fake with the same API)."""
+
+    precision: str
+    available_precisions: tuple[str, ...]
+    manifest: Any
+
+    def set_precision(self, precision: str) -> None: ...
+    def set_threads(self, threads: int | None) -> None: ...
+    def translate(
+        self,
+        text: str,
+        *,
+        beams: int | None = None,
+        script: str = "hans",
+        cancel: threading.Event | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
+    ) -> Translation: ...
+
+
+TranslatorFactory = Callable[[Path, str, "int | None"], TranslatorLike]
+Locator = Callable[["str | None"], Path]
+
+
+def default_factory(bundle_dir: Path, precision: str, threads: int | None) -> TranslatorLike:
+    """Import the engine lazily: onnxruntime is loaded on the worker thread, never on the UI thread."""
+    from engine.translator import Translator
+
+    return Translator(bundle_dir, precision=precision, threads=threads)
+
+
+def default_locator(explicit: str | None) -> Path:
+    from engine.locate import find_bundle
+
+    return find_bundle(explicit)
+
+
+def default_expected_dir() -> Path:
+    from engine.locate import expected_bundle_dir
+
+    return expected_bundle_dir()
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the window shows about a loaded model (status bar, About dialog)."""
+
+    bundle_dir: str
+    model_id: str
+    license: str
+    attribution: str
+    precision: str
+    available_precisions: tuple[str, ...]
+    default_beams: int | None
+    load_seconds: float
+    switched: bool = False  # True after a precision switch rather than a first load
+    scripts: tuple[str, ...] = ()  # "hans" / "hant" where the model takes a target-script token; () = no choice
+
+
+@dataclass(frozen=True)
+class ModelProblem:
+    """Why no model is usable, with what the user needs to fix it."""
+
+    kind: str  # "missing" | "invalid" | "error"
+    message: str
+    details: tuple[str, ...]  # places searched, or the manifest check's problems
+    bundle_dir: str | None
+    expected_dir: str
+
+
+@dataclass
+class _Request:
+    id: int
+    text: str
+    beams: int | None
+    script: str
+
+
+@dataclass
+class _Running:
+    request: _Request
+    cancel: threading.Event = field(default_factory=threading.Event)
+    superseded: bool = False  # a newer request replaced it: its result is not reported
+
+
+def _manifest_field(manifest: Any, name: str, default: Any = "") -> Any:
+    if manifest is None:
+        return default
+    if isinstance(manifest, dict):
+        return manifest.get(name, default)
+    return getattr(manifest, name, default)
+
+
+class TranslationWorker(QObject):
+    """Owns the Translator; see the module docstring for the threading contract."""
+
+    model_loading = Signal(str, str)  # kind ("load" | "switch"), precision
+    model_ready = Signal(object)  # ModelInfo
+    model_failed = Signal(object)  # ModelProblem
+    error = Signal(str)  # a non-fatal problem (e.g. a precision the bundle lacks)
+    translation_started = Signal(int)
+    translation_progress = Signal(int, str, int, int)  # id, new text (coalesced), sentences done, total
+    translation_finished = Signal(int, object)  # id, engine.results.Translation
+    translation_failed = Signal(int, str)
+    _wake = Signal()
+
+    def __init__(
+        self,
+        factory: TranslatorFactory | None = None,
+        locator: Locator | None = None,
+        expected_dir: Callable[[], Path] | None = None,
+    ) -> None:
+        super().__init__()
+        self._factory = factory or default_factory
+        self._locator = locator or default_locator
+        self._expected_dir = expected_dir or default_expected_dir
+        self._translator: TranslatorLike | None = None
+        self._bundle_dir: Path | None = None
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pending_load: tuple[str | None, str, int | None] | None = None
+        self._pending_precision: str | None = None
+        self._pending_threads: tuple[int | None] | None = None
+        self._pending_request: _Request | None = None
+        self._running: _Running | None = None
+        self._stopped = False
+        self._wake.connect(self._drain)
+
+    # ---- called from the UI thread -------------------------------------------------------------------------
+
+    def load(self, model_dir: str | None, precision: str, threads: int | None) -> None:
+        """(Re)locate and load a bundle; replaces any earlier pending load."""
+        with self._lock:
+            self._pending_load = (model_dir, precision, threads)
+            self._pending_precision = None
+            self._pending_threads = None
+        self._wake.emit()
+
+    def set_precision(self, precision: str) -> None:
+        """Switch INT8/FP32 without restarting; a translation in flight restarts with the new precision."""
+        with self._lock:
+            self._pending_precision = precision
+            running = self._running
+            if running is not None and not running.superseded and self._pending_request is None:
+                running.superseded = True
+                self._pending_request = running.request
+                running.cancel.set()
+        self._wake.emit()
+
+    def set_threads(self, threads: int | None) -> None:
+        """Applies after the current translation (the thread count does not change its result)."""
+        with self._lock:
+            self._pending_threads = (threads,)
+        self._wake.emit()
+
+    def translate(self, text: str, *, beams: int | None = None, script: str = "hans") -> int:
+        """Queue `text`, cancelling whatever runs or waits; returns the request id the signals will carry."""
+        with self._lock:
+            request = _Request(next(self._ids), text, beams, script)
+            self._pending_request = request
+            if self._running is not None:
+                self._running.superseded = True
+                self._running.cancel.set()
+        self._wake.emit()
+        return request.id
+
+    def cancel(self) -> None:
+        """Stop the running request (its partial text is reported) and drop any waiting one."""
+        with self._lock:
+            self._pending_request = None
+            if self._running is not None:
+                self._running.cancel.set()
+
+    def stop(self) -> None:
+        """Before the thread quits: cancel everything and refuse new work."""
+        with self._lock:
+            self._stopped = True
+            self._pending_request = None
+            self._pending_load = None
+            self._pending_precision = None
+            self._pending_threads = None
+            if self._running is not None:
+                self._running.superseded = True
+                self._running.cancel.set()
+
+    def is_busy(self) -> bool:
+        with self._lock:
+            return self._running is not None or self._pending_request is not None
+
+    # ---- on the worker thread --------------------------------------------------------------------------------
+
+    @Slot()
+    def _drain(self) -> None:
+        """Run every pending job, configuration first, until nothing is left."""
+        while True:
+            with self._lock:
+                if self._stopped:
+                    return
+                if self._pending_load is not None:
+                    job: Callable[[], None] = self._job_load(self._pending_load)
+                    self._pending_load = None
+                elif self._pending_precision is not None:
+                    job = self._job_precision(self._pending_precision)
+                    self._pending_precision = None
+                elif self._pending_threads is not None:
+                    job = self._job_threads(self._pending_threads[0])
+                    self._pending_threads = None
+                elif self._pending_request is not None:
+                    running = _Running(self._pending_request)
+                    self._pending_request = None
+                    self._running = running
+                    job = self._job_translate(running)
+                else:
+                    return
+            try:
+                job()
+            finally:
+                with self._lock:
+                    self._running = None
+
+    def _job_load(self, args: tuple[str | None, str, int | None]) -> Callable[[], None]:
+        model_dir, precision, threads = args
+        return lambda: self._load(model_dir, precision, threads)
+
+    def _load(self, model_dir: str | None, precision: str, threads: int | None) -> None:
+        self._translator = None
+        self.model_loading.emit("load", precision)
+        start = time.perf_counter()
+        bundle: Path | None = None
+        try:
+            expected = str(self._expected_dir())
+        except Exception:  # the expected location is only advice; never let it hide the real problem
+            expected = ""
+        try:
+            bundle = self._locator(model_dir)
+            translator = self._factory(bundle, precision, threads)
+        except ModelNotFoundError as exc:
+            self.model_failed.emit(ModelProblem("missing", str(exc), tuple(exc.searched), None, expected))
+            return
+        except BundleError as exc:
+            self.model_failed.emit(
+                ModelProblem("invalid", str(exc), tuple(exc.problems), str(exc.bundle_dir), expected)
+            )
+            return
+        except Exception as exc:  # an unreadable bundle must not kill the worker thread
+            self.model_failed.emit(
+                ModelProblem("error", f"{type(exc).__name__}: {exc}", (), str(bundle) if bundle else None, expected)
+            )
+            return
+        self._translator = translator
+        self._bundle_dir = bundle
+        self.model_ready.emit(self._info(bundle, time.perf_counter() - start, switched=False))
+
+    def _info(self, bundle: Path | None, seconds: float, *, switched: bool) -> ModelInfo:
+        tr = self._translator
+        assert tr is not None
+        manifest = getattr(tr, "manifest", None)
+        generation = _manifest_field(manifest, "generation", {}) or {}
+        beams = generation.get("num_beams") if isinstance(generation, dict) else None
+        return ModelInfo(
+            bundle_dir=str(bundle or ""),
+            model_id=str(_manifest_field(manifest, "model_id", "")),
+            license=str(_manifest_field(manifest, "license", "")),
+            attribution=str(_manifest_field(manifest, "attribution", "")),
+            precision=tr.precision,
+            available_precisions=tuple(tr.available_precisions),
+            default_beams=int(beams) if isinstance(beams, int) else None,
+            load_seconds=seconds,
+            switched=switched,
+            scripts=tuple(_manifest_field(manifest, "scripts", {}) or ()),
+        )
+
+    def _job_precision(self, precision: str) -> Callable[[], None]:
+        return lambda: self._switch_precision(precision)
+
+    def _switch_precision(self, precision: str) -> None:
+        tr = self._translator
+        if tr is None or tr.precision == precision:
+            return
+        self.model_loading.emit("switch", precision)
+        start = time.perf_counter()
+        try:
+            tr.set_precision(precision)
+        except Exception as exc:
+            self.error.emit(str(exc))
+            return
+        self.model_ready.emit(self._info(self._bundle_dir, time.perf_counter() - start, switched=True))
+
+    def _job_threads(self, threads: int | None) -> Callable[[], None]:
+        def run() -> None:
+            if self._translator is None:
+                return
+            try:
+                self._translator.set_threads(threads)
+            except Exception as exc:
+                self.error.emit(str(exc))
+
+        return run
+
+    def _job_translate(self, running: _Running) -> Callable[[], None]:
+        return lambda: self._translate(running)
+
+    def _translate(self, running: _Running) -> None:
+        request = running.request
+        tr = self._translator
+        if tr is None:
+            if not running.superseded:
+                self.translation_failed.emit(request.id, NO_MODEL)
+            return
+        self.translation_started.emit(request.id)
+        chunks: list[str] = []
+        last_emit = 0.0
+        progress = [0, 0]
+
+        def flush() -> None:
+            nonlocal last_emit
+            if chunks and not running.superseded:
+                self.translation_progress.emit(request.id, "".join(chunks), progress[0], progress[1])
+            chunks.clear()
+            last_emit = time.perf_counter()
+
+        def on_event(event: StreamEvent) -> None:
+            if event.delta:
+                chunks.append(event.delta)
+            progress[0], progress[1] = event.sentences_done, event.sentences_total
+            if time.perf_counter() - last_emit >= FRAME_S:
+                flush()
+
+        try:
+            result = tr.translate(
+                request.text, beams=request.beams, script=request.script, cancel=running.cancel, on_event=on_event
+            )
+        except QiaoError as exc:
+            if not running.superseded:
+                self.translation_failed.emit(request.id, str(exc))
+            return
+        except Exception as exc:
+            if not running.superseded:
+                self.translation_failed.emit(request.id, f"{type(exc).__name__}: {exc}")
+            return
+        flush()
+        if not running.superseded:
+            self.translation_finished.emit(request.id, result)
+
+
+class WorkerThread:
+    """A `TranslationWorker` on its own started QThread, and a clean way to stop both."""
+
+    def __init__(
+        self,
+        factory: TranslatorFactory | None = None,
+        locator: Locator | None = None,
+        expected_dir: Callable[[], Path] | None = None,
+    ) -> None:
+        self.thread = QThread()
+        self.thread.setObjectName("qiao-engine")
+        self.worker = TranslationWorker(factory, locator, expected_dir)
+        self.worker.moveToThread(self.thread)
+        self.thread.start()
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Cancel work, stop the thread; True if it ended within the timeout (a model load cannot be cut short)."""
+        self.worker.stop()
+        self.thread.quit()
+        return self.thread.wait(timeout_ms)

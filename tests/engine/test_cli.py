@@ -1,0 +1,86 @@
+"""The `qiao` command line: tokenize contract, translate output, verify exit codes, and clear errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+
+import pytest
+
+from engine.cli import main
+
+
+def run(monkeypatch, capsys, argv, stdin=""):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8"))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_tokenize_round_trip(monkeypatch, capsys, bundle_dir):
+    lines = ["Hello world.", "The word 你好 means hello.", "", ">>cmn_Hant<< Hi"]
+    code, out, _ = run(monkeypatch, capsys, ["tokenize", "--model", str(bundle_dir)],
+                       "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
+    assert code == 0
+    ids = [json.loads(line) for line in out.splitlines()]
+    assert len(ids) == 4 and all(row[-1] == 0 for row in ids)
+    assert ids[2] == [0]  # the empty string is just </s>, like MarianTokenizer
+    code, out, _ = run(monkeypatch, capsys, ["tokenize", "--model", str(bundle_dir), "--decode"],
+                       "\n".join(json.dumps(x) for x in ids) + "\n")
+    assert code == 0
+    decoded = [json.loads(line) for line in out.splitlines()]
+    assert decoded[0] == "Hello world."
+
+
+def test_tokenize_rejects_non_json(monkeypatch, capsys, bundle_dir):
+    code, _, err = run(monkeypatch, capsys, ["tokenize", "--model", str(bundle_dir)], "not json\n")
+    assert code == 1 and "line 1: not JSON" in err
+
+
+def test_translate_json_lines(monkeypatch, capsys, bundle_dir):
+    code, out, _ = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--json", "--beams", "1"],
+                       "Thank you very much.\nGood morning, everyone!\n")
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == 2
+    for rec in records:
+        assert rec["text"] and rec["tokens"] and rec["tokens"][0]
+        assert rec["stats"]["precision"] == "int8" and rec["stats"]["beams"] == 1
+        assert rec["stats"]["target_tokens"] == len(rec["tokens"][0])
+
+
+def test_translate_argument_and_stream(monkeypatch, capsys, bundle_dir):
+    code, plain, err = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "Thank you very much."])
+    assert code == 0 and plain.strip() and "INT8" in err
+    code, streamed, _ = run(monkeypatch, capsys,
+                            ["translate", "--model", str(bundle_dir), "--stream", "Thank you very much."])
+    assert code == 0 and streamed == plain
+
+
+def test_verify_reports_problems(monkeypatch, capsys, bundle_dir, tmp_path):
+    code, out, _ = run(monkeypatch, capsys, ["model", "verify", str(bundle_dir)])
+    assert code == 0 and "OK" in out
+    broken = tmp_path / "b"
+    shutil.copytree(bundle_dir, broken)
+    (broken / "int8" / "embedding.bin").write_bytes(b"x")
+    code, _, err = run(monkeypatch, capsys, ["model", "verify", str(broken)])
+    assert code == 1 and "int8/embedding.bin: size 1 bytes" in err
+    code, _, _ = run(monkeypatch, capsys, ["model", "verify", str(broken), "--precision", "fp32"])
+    assert code == 0
+
+
+def test_missing_model_says_where_it_looked(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("QIAO_MODEL_DIR", str(tmp_path / "none"))
+    code, _, err = run(monkeypatch, capsys, ["translate", "Hello"])
+    assert code == 1
+    assert "no model bundle" in err and str(tmp_path / "none") in err and "qiao model build" in err
+
+
+def test_build_with_a_bad_checkpoint_is_a_clear_error(monkeypatch, capsys, tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "ckpt").mkdir()
+    code, _, err = run(monkeypatch, capsys, ["model", "build", "--from", str(tmp_path / "ckpt"),
+                                              "--out", str(tmp_path / "out"), "--quiet"])
+    assert code == 1 and "not a complete Marian checkpoint" in err and "config.json" in err

@@ -1,0 +1,209 @@
+"""A stand-in for `engine.translator.Translator` with exactly its API, for tests that need control over timing.
+
+It "translates" word by word through a small dictionary, one StreamEvent per word, honours `cancel` between
+words, and records which thread did the work. `FakeFactory` builds it the way the worker's factory is called.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import BundleError, ModelNotFoundError
+from engine.results import StreamEvent, Translation, TranslationStats
+
+WORDS = {
+    "hello": ("你好", "你好"),
+    "world": ("世界", "世界"),
+    "the": ("这", "這"),
+    "language": ("语言", "語言"),
+    "model": ("模型", "模型"),
+    "bridge": ("桥", "橋"),
+    "good": ("好", "好"),
+    "morning": ("早上", "早上"),
+}
+
+
+def fake_translate_text(text: str, script: str = "hans", precision: str = "int8") -> str:
+    """What FakeTranslator returns for `text`, for assertions."""
+    return "".join(_deltas(text, script, precision))
+
+
+def _word(word: str, script: str, precision: str) -> str:
+    key = word.strip(".,!?;:").lower()
+    hans, hant = WORDS.get(key, ("词", "詞"))
+    out = hant if script == "hant" else hans
+    if word.endswith((".", "!", "?")):
+        out += "。"
+    return out
+
+
+def _deltas(text: str, script: str, precision: str) -> list[str]:
+    """One delta per word; line breaks are kept as their own deltas, as the engine keeps structure."""
+    out: list[str] = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        out.extend(_word(w, script, precision) for w in line.split())
+        if i < len(lines) - 1:
+            out.append("\n")
+    return out
+
+
+@dataclass
+class FakeManifest:
+    model_id: str = "Helsinki-NLP/opus-mt-en-zh (fake)"
+    license: str = "CC-BY-4.0"
+    attribution: str = "OPUS-MT by Helsinki-NLP (Tiedemann & Thottingal, 2020), CC-BY-4.0"
+    languages: list[str] = field(default_factory=lambda: [">>cmn_Hans<<", ">>cmn_Hant<<"])
+    generation: dict = field(default_factory=lambda: {"num_beams": 4})
+
+
+class FakeTranslator:
+    """Same constructor, properties and methods as the engine's Translator."""
+
+    def __init__(
+        self,
+        bundle_dir: str | Path,
+        precision: str = "int8",
+        threads: int | None = None,
+        *,
+        token_delay: float = 0.0,
+        gate: threading.Event | None = None,
+    ) -> None:
+        self.bundle_dir = Path(bundle_dir)
+        self._precision = precision
+        self.threads = threads
+        self.available_precisions = ("int8", "fp32")
+        self.manifest = FakeManifest()
+        self.token_delay = token_delay
+        self.gate = gate
+        self.calls: list[dict] = []
+        self.threads_seen: set[int] = {threading.get_ident()}
+        self.precision_switches: list[str] = []
+
+    @property
+    def precision(self) -> str:
+        return self._precision
+
+    def set_precision(self, precision: str) -> None:
+        if precision not in self.available_precisions:
+            raise ValueError(f"unknown precision {precision!r}")
+        self.threads_seen.add(threading.get_ident())
+        self.precision_switches.append(precision)
+        self._precision = precision
+
+    def set_threads(self, threads: int | None) -> None:
+        self.threads_seen.add(threading.get_ident())
+        self.threads = threads
+
+    def translate(
+        self,
+        text: str,
+        *,
+        beams: int | None = None,
+        script: str = "hans",
+        cancel: threading.Event | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
+    ) -> Translation:
+        self.threads_seen.add(threading.get_ident())
+        self.calls.append({"text": text, "beams": beams, "script": script, "precision": self._precision})
+        start = time.perf_counter()
+        if not text.strip():
+            return Translation(text="", stats=self._stats(start, None, 0, 0, beams))
+        if self.gate is not None:
+            while not self.gate.wait(0.005):
+                if cancel is not None and cancel.is_set():
+                    return Translation(text="", cancelled=True, stats=self._stats(start, None, 0, 0, beams))
+        deltas = _deltas(text, script, self._precision)
+        total = max(1, sum(1 for line in text.split("\n") if line.strip()))
+        done_text: list[str] = []
+        first: float | None = None
+        done = 0
+        for delta in deltas:
+            if cancel is not None and cancel.is_set():
+                return Translation(
+                    text="".join(done_text),
+                    cancelled=True,
+                    stats=self._stats(start, first, len(done_text), done, beams),
+                )
+            if self.token_delay:
+                time.sleep(self.token_delay)
+            if first is None:
+                first = (time.perf_counter() - start) * 1000
+            if delta == "\n":
+                done += 1
+            done_text.append(delta)
+            if on_event is not None:
+                on_event(StreamEvent(delta, min(done, total), total))
+        if on_event is not None:
+            on_event(StreamEvent("", total, total))
+        return Translation(text="".join(done_text), stats=self._stats(start, first, len(done_text), total, beams))
+
+    def _stats(self, start: float, first: float | None, tokens: int, sentences: int, beams: int | None):
+        total_ms = (time.perf_counter() - start) * 1000
+        return TranslationStats(
+            total_ms=total_ms,
+            first_token_ms=first,
+            source_tokens=tokens,
+            target_tokens=tokens,
+            tokens_per_s=tokens / (total_ms / 1000) if total_ms > 0 else 0.0,
+            precision=self._precision,
+            beams=beams or 4,
+            sentences=sentences,
+        )
+
+
+class FakeFactory:
+    """The worker's translator factory: `factory(bundle_dir, precision, threads)`; remembers what it built."""
+
+    def __init__(
+        self,
+        *,
+        token_delay: float = 0.0,
+        load_delay: float = 0.0,
+        gate: threading.Event | None = None,
+        fail: Exception | None = None,
+    ) -> None:
+        self.token_delay = token_delay
+        self.load_delay = load_delay
+        self.gate = gate
+        self.fail = fail
+        self.built: list[FakeTranslator] = []
+        self.load_threads: list[int] = []
+
+    def __call__(self, bundle_dir: Path, precision: str, threads: int | None) -> FakeTranslator:
+        self.load_threads.append(threading.get_ident())
+        if self.load_delay:
+            time.sleep(self.load_delay)
+        if self.fail is not None:
+            raise self.fail
+        tr = FakeTranslator(bundle_dir, precision, threads, token_delay=self.token_delay, gate=self.gate)
+        self.built.append(tr)
+        return tr
+
+    @property
+    def translator(self) -> FakeTranslator:
+        return self.built[-1]
+
+
+def fixed_locator(path: str | Path) -> Callable[[str | None], Path]:
+    """A locator that always finds `path` (explicit --model wins, as in engine.locate)."""
+
+    def locate(explicit: str | None) -> Path:
+        return Path(explicit) if explicit else Path(path)
+
+    return locate
+
+
+def missing_locator(searched: list[str]) -> Callable[[str | None], Path]:
+    def locate(explicit: str | None) -> Path:
+        raise ModelNotFoundError("no model bundle found", searched)
+
+    return locate
+
+
+def bundle_error(bundle_dir: str, problems: list[str]) -> BundleError:
+    return BundleError(bundle_dir, problems)

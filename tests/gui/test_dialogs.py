@@ -1,0 +1,103 @@
+"""Settings and About dialogs."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialogButtonBox
+
+from gui.about_dialog import AboutDialog, versions
+from gui.settings import SPECS, Key
+from gui.settings_dialog import SettingsDialog
+from gui.worker import ModelInfo
+
+INFO = ModelInfo(
+    bundle_dir="/models/opus-mt-en-zh",
+    model_id="Helsinki-NLP/opus-mt-en-zh",
+    license="CC-BY-4.0",
+    attribution="OPUS-MT, University of Helsinki, CC-BY-4.0",
+    precision="int8",
+    available_precisions=("int8", "fp32"),
+    default_beams=4,
+    load_seconds=0.5,
+    scripts=("hans", "hant"),
+)
+
+
+def test_settings_dialog_shows_stored_values_and_ok_saves_them(qtbot, settings):
+    settings.set(Key.PRECISION, "fp32")
+    settings.set(Key.THREADS, 2)
+    dialog = SettingsDialog(settings, INFO)
+    qtbot.addWidget(dialog)
+    assert dialog.precision.currentData() == "fp32" and dialog.threads.value() == 2
+    assert dialog.threads.specialValueText() == "Automatic"
+    assert dialog.quality.itemText(dialog.quality.findData(0)) == "Model default (4 beams)"
+    assert not dialog.live_delay.isEnabled(), "delay only matters with translate-as-you-type"
+    dialog.script.setCurrentIndex(dialog.script.findData("hant"))
+    dialog.quality.setCurrentIndex(dialog.quality.findData(1))
+    dialog.live.setChecked(True)
+    assert dialog.live_delay.isEnabled()
+    dialog.font_size.setValue(18)
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    changed: list = []
+    settings.changed.connect(changed.append)
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    assert settings.get(Key.SCRIPT) == "hant" and settings.get(Key.BEAMS) == 1
+    assert settings.get(Key.LIVE_TRANSLATE) is True and settings.get(Key.FONT_SIZE) == 18
+    assert settings.get(Key.PRECISION) == "fp32", "untouched values stay"
+    assert set(changed) == {Key.SCRIPT, Key.BEAMS, Key.LIVE_TRANSLATE, Key.FONT_SIZE, Key.THEME}
+
+
+def test_options_the_loaded_model_lacks_are_disabled(qtbot, settings):
+    from dataclasses import replace
+
+    dialog = SettingsDialog(settings, replace(INFO, available_precisions=("int8",), scripts=("hans",)))
+    qtbot.addWidget(dialog)
+    items = dialog.precision.model()
+    assert items.item(dialog.precision.findData("int8")).isEnabled()
+    assert not items.item(dialog.precision.findData("fp32")).isEnabled()
+    assert not dialog.script.model().item(dialog.script.findData("hant")).isEnabled()
+
+
+def test_cancel_stores_nothing_and_restore_defaults_fills_the_form(qtbot, settings):
+    settings.set(Key.PRECISION, "fp32")
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).click()
+    assert dialog.values() == {k: SPECS[k].default for k in dialog.values()}
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel).click()
+    assert settings.get(Key.PRECISION) == "fp32"
+
+
+def test_every_settings_control_has_a_label_or_name(qtbot, settings):
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    for w in (
+        dialog.precision,
+        dialog.script,
+        dialog.quality,
+        dialog.threads,
+        dialog.live,
+        dialog.live_delay,
+        dialog.font_size,
+        dialog.language,
+        dialog.theme,
+    ):
+        assert w.accessibleName()
+
+
+def test_about_shows_model_licence_attribution_and_versions(qtbot):
+    dialog = AboutDialog(INFO)
+    qtbot.addWidget(dialog)
+    assert dialog.fields["model"].text() == "Helsinki-NLP/opus-mt-en-zh (INT8, loaded)"
+    assert dialog.fields["license"].text() == "CC-BY-4.0"
+    assert "University of Helsinki" in dialog.fields["attribution"].text()
+    assert dialog.fields["folder"].text() == "/models/opus-mt-en-zh"
+    names = dict(versions())
+    assert names["ONNX Runtime"] != "?" and names["Qt"].startswith(dialog.fields["Qt"].text()[:3])
+
+
+def test_about_without_a_model_still_credits_opus_mt(qtbot):
+    dialog = AboutDialog(None)
+    qtbot.addWidget(dialog)
+    assert "opus-mt-en-zh" in dialog.fields["model"].text() and "not loaded" in dialog.fields["model"].text()
+    assert dialog.fields["license"].text() == "CC-BY-4.0"
+    assert "opus-mt-en-zh" in dialog.fields["attribution"].text()

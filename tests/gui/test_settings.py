@@ -1,0 +1,84 @@
+"""Typed settings: defaults, persistence, validation, and recovery from a corrupt file."""
+
+from __future__ import annotations
+
+import pytest
+
+from gui.settings import SPECS, Key, Settings
+
+
+def test_defaults_are_what_a_new_user_gets(tmp_path):
+    s = Settings(tmp_path / "qiao.ini")
+    assert s.get(Key.PRECISION) == "int8"
+    assert s.get(Key.SCRIPT) == "hans"
+    assert s.get(Key.THREADS) == 0  # automatic
+    assert s.get(Key.LIVE_TRANSLATE) is False
+    assert s.get(Key.UI_LANGUAGE) == "system"
+    assert s.take_notices() == []
+
+
+def test_values_persist_with_their_types(tmp_path):
+    path = tmp_path / "qiao.ini"
+    s = Settings(path)
+    s.set(Key.PRECISION, "fp32")
+    s.set(Key.THREADS, 2)
+    s.set(Key.LIVE_TRANSLATE, True)
+    s.set(Key.SPLITTER_STATE, b"\x00\x01binary\xff")
+    s.sync()
+    again = Settings(path)
+    assert again.get(Key.PRECISION) == "fp32"
+    assert again.get(Key.THREADS) == 2
+    assert again.get(Key.LIVE_TRANSLATE) is True
+    assert again.get(Key.SPLITTER_STATE) == b"\x00\x01binary\xff"
+    assert again.take_notices() == []
+
+
+def test_set_rejects_values_outside_the_key_and_keeps_the_old_one(tmp_path):
+    s = Settings(tmp_path / "qiao.ini")
+    with pytest.raises(ValueError):
+        s.set(Key.PRECISION, "fp16")
+    with pytest.raises(ValueError):
+        s.set(Key.FONT_SIZE, 200)
+    assert s.get(Key.PRECISION) == "int8" and s.get(Key.FONT_SIZE) == SPECS[Key.FONT_SIZE].default
+
+
+def test_changed_is_emitted_only_for_real_changes(qtbot, tmp_path):
+    s = Settings(tmp_path / "qiao.ini")
+    seen: list = []
+    s.changed.connect(seen.append)
+    s.set(Key.PRECISION, "fp32")
+    s.set(Key.PRECISION, "fp32")
+    s.set(Key.SCRIPT, "hant")
+    assert seen == [Key.PRECISION, Key.SCRIPT]
+
+
+def test_a_bad_value_falls_back_to_its_default_with_a_notice(tmp_path):
+    path = tmp_path / "qiao.ini"
+    path.write_text("[engine]\nprecision=fp16\nthreads=lots\n[editor]\nfont_size=14\n", encoding="utf-8")
+    s = Settings(path)
+    assert s.get(Key.PRECISION) == "int8"
+    assert s.get(Key.THREADS) == 0
+    assert s.get(Key.FONT_SIZE) == 14, "good values in the same file are kept"
+    notices = s.take_notices()
+    assert len(notices) == 2 and "engine/precision" in notices[0] and "engine/threads" in notices[1]
+    assert s.take_notices() == [], "each notice is shown once"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\x00\x89PNG\r\n\x1a\n\x00\x00\x00binary", b"[engine\nprecision=fp32\n", b"\xff\xfe\xfd not utf-8 at all"],
+    ids=["binary", "broken-section", "not-utf8"],
+)
+def test_a_corrupt_file_gives_defaults_a_notice_and_a_backup(tmp_path, content):
+    path = tmp_path / "qiao.ini"
+    path.write_bytes(content)
+    s = Settings(path)
+    assert s.get(Key.PRECISION) == "int8"
+    notices = s.take_notices()
+    assert len(notices) == 1 and "could not be read" in notices[0]
+    backups = list(tmp_path.glob("qiao.ini.corrupt-*"))
+    assert len(backups) == 1 and backups[0].read_bytes() == content
+    assert str(backups[0]) in notices[0]
+    s.set(Key.PRECISION, "fp32")
+    s.sync()
+    assert Settings(path).get(Key.PRECISION) == "fp32", "the fresh file works"

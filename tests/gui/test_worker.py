@@ -1,0 +1,219 @@
+"""The worker thread contract: off the UI thread, latest request wins, cancel keeps the partial text, streamed
+text is coalesced and in order, precision switches idle and mid-translation, load failures reported."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from fakes import FakeFactory, bundle_error, fake_translate_text, fixed_locator, missing_locator
+from PySide6.QtCore import QObject
+
+from engine.errors import ModelNotFoundError
+from gui.worker import NO_MODEL, ModelInfo, ModelProblem, WorkerThread
+
+
+class _Sink(QObject):
+    """A receiver living on the UI thread, so cross-thread signals are queued to it (as they are to the window)."""
+
+    def __init__(self, name: str, recorder: Recorder) -> None:
+        super().__init__()
+        self.name, self.recorder = name, recorder
+
+    def hit(self, *args: object) -> None:
+        self.recorder.add(self.name, args)
+
+
+class Recorder:
+    """Collects every worker signal, in arrival order, on the UI thread."""
+
+    def __init__(self, worker) -> None:
+        self.events: list[tuple] = []
+        self.sinks: list[_Sink] = []
+        self.ui_thread = threading.get_ident()
+        self.handler_threads: set[int] = set()
+        for name in (
+            "model_loading",
+            "model_ready",
+            "model_failed",
+            "error",
+            "translation_started",
+            "translation_progress",
+            "translation_finished",
+            "translation_failed",
+        ):
+            sink = _Sink(name, self)
+            self.sinks.append(sink)
+            getattr(worker, name).connect(sink.hit)
+
+    def add(self, name: str, args: tuple) -> None:
+        self.handler_threads.add(threading.get_ident())
+        self.events.append((name, *args))
+
+    def of(self, name: str) -> list[tuple]:
+        return [e[1:] for e in self.events if e[0] == name]
+
+
+@pytest.fixture
+def engine_thread(tmp_path):
+    threads: list[WorkerThread] = []
+
+    def make(factory=None, locator=None) -> tuple[WorkerThread, Recorder]:
+        wt = WorkerThread(factory or FakeFactory(), locator or fixed_locator(tmp_path), lambda: tmp_path / "expected")
+        threads.append(wt)
+        return wt, Recorder(wt.worker)
+
+    yield make
+    for wt in threads:
+        assert wt.shutdown(5000)
+
+
+def load(qtbot, wt: WorkerThread, rec: Recorder, precision: str = "int8") -> ModelInfo:
+    wt.worker.load(None, precision, None)
+    qtbot.waitUntil(lambda: bool(rec.of("model_ready") or rec.of("model_failed")), timeout=5000)
+    assert rec.of("model_ready"), rec.events
+    return rec.of("model_ready")[-1][0]
+
+
+def test_load_and_translate_run_on_the_worker_thread_and_signals_arrive_on_the_ui_thread(qtbot, engine_thread):
+    factory = FakeFactory()
+    wt, rec = engine_thread(factory)
+    info = load(qtbot, wt, rec)
+    assert info.precision == "int8" and info.default_beams == 4 and info.license == "CC-BY-4.0"
+    rid = wt.worker.translate("Hello world.", beams=2, script="hans")
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
+    ((fid, result),) = rec.of("translation_finished")
+    assert fid == rid and result.text == "你好世界。" and not result.cancelled
+    tr = factory.translator
+    assert tr.calls == [{"text": "Hello world.", "beams": 2, "script": "hans", "precision": "int8"}]
+    assert threading.get_ident() not in tr.threads_seen | set(factory.load_threads)
+    assert rec.handler_threads == {rec.ui_thread}
+
+
+def test_streamed_text_is_in_order_coalesced_and_equals_the_result(qtbot, engine_thread):
+    wt, rec = engine_thread(FakeFactory())
+    load(qtbot, wt, rec)
+    text = "\n".join(["hello world the language model is good bridge morning."] * 400)  # 3600 deltas, no delay
+    rid = wt.worker.translate(text)
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=10_000)
+    chunks = [p for p in rec.of("translation_progress") if p[0] == rid]
+    ((_, result),) = rec.of("translation_finished")
+    assert "".join(c[1] for c in chunks) == result.text == fake_translate_text(text)
+    assert len(chunks) < 3600 / 10, "deltas must be coalesced, not one signal per token"
+    done = [c[2] for c in chunks]
+    assert done == sorted(done) and chunks[-1][3] == 400
+    names = [e[0] for e in rec.events if e[0].startswith("translation")]
+    assert names[0] == "translation_started" and names[-1] == "translation_finished"
+
+
+def test_latest_request_wins_and_cancels_the_running_one(qtbot, engine_thread):
+    factory = FakeFactory(token_delay=0.01)
+    wt, rec = engine_thread(factory)
+    load(qtbot, wt, rec)
+    wt.worker.translate(" ".join(["hello"] * 500))  # ~5 s if it were allowed to finish
+    qtbot.waitUntil(lambda: bool(rec.of("translation_progress")), timeout=5000)
+    second = wt.worker.translate("good morning")
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=3000)
+    finished = rec.of("translation_finished")
+    assert [f[0] for f in finished] == [second], "the superseded request reports nothing"
+    assert finished[0][1].text == "好早上"
+    assert len(factory.translator.calls) == 2
+
+
+def test_cancel_keeps_the_part_already_translated(qtbot, engine_thread):
+    wt, rec = engine_thread(FakeFactory(token_delay=0.01))
+    load(qtbot, wt, rec)
+    rid = wt.worker.translate(" ".join(["bridge"] * 1000))
+    qtbot.waitUntil(lambda: bool(len("".join(p[1] for p in rec.of("translation_progress"))) >= 3), timeout=5000)
+    wt.worker.cancel()
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=2000)
+    ((fid, result),) = rec.of("translation_finished")
+    assert fid == rid and result.cancelled
+    assert 3 <= len(result.text) < 1000 and set(result.text) == {"桥"}
+    assert "".join(p[1] for p in rec.of("translation_progress")) == result.text
+
+
+def test_precision_switch_while_idle_applies_without_reloading(qtbot, engine_thread):
+    factory = FakeFactory()
+    wt, rec = engine_thread(factory)
+    load(qtbot, wt, rec)
+    wt.worker.set_precision("fp32")
+    qtbot.waitUntil(lambda: bool(len(rec.of("model_ready")) == 2), timeout=5000)
+    info = rec.of("model_ready")[-1][0]
+    assert info.precision == "fp32" and info.switched
+    assert ("switch", "fp32") in rec.of("model_loading")
+    assert len(factory.built) == 1 and factory.translator.precision_switches == ["fp32"]
+    wt.worker.translate("hello")
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
+    assert rec.of("translation_finished")[0][1].stats.precision == "fp32"
+
+
+def test_precision_switch_while_translating_restarts_the_request_in_the_new_precision(qtbot, engine_thread):
+    gate = threading.Event()
+    factory = FakeFactory(gate=gate)
+    wt, rec = engine_thread(factory)
+    load(qtbot, wt, rec)
+    rid = wt.worker.translate("hello world")
+    qtbot.waitUntil(lambda: bool(rec.of("translation_started")), timeout=5000)
+    wt.worker.set_precision("fp32")  # the request is blocked inside the engine right now
+    qtbot.waitUntil(lambda: bool(len(rec.of("translation_started")) == 2), timeout=5000)
+    gate.set()
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
+    finished = rec.of("translation_finished")
+    assert [f[0] for f in finished] == [rid]
+    assert finished[0][1].text == "你好世界" and finished[0][1].stats.precision == "fp32"
+    assert [c["precision"] for c in factory.translator.calls] == ["int8", "fp32"]
+
+
+def test_missing_model_is_reported_with_where_it_looked(qtbot, engine_thread, tmp_path):
+    wt, rec = engine_thread(FakeFactory(), missing_locator(["/a/models", "/b/models"]))
+    wt.worker.load(None, "int8", None)
+    qtbot.waitUntil(lambda: bool(rec.of("model_failed")), timeout=5000)
+    problem: ModelProblem = rec.of("model_failed")[0][0]
+    assert problem.kind == "missing"
+    assert problem.details == ("/a/models", "/b/models")
+    assert problem.expected_dir == str(tmp_path / "expected")
+    rid = wt.worker.translate("hello")
+    qtbot.waitUntil(lambda: bool(rec.of("translation_failed")), timeout=5000)
+    assert rec.of("translation_failed") == [(rid, NO_MODEL)]
+
+
+def test_bundle_failing_its_manifest_check_is_reported_with_the_problems(qtbot, engine_thread, tmp_path):
+    broken = str(tmp_path / "bundle")
+    factory = FakeFactory(fail=bundle_error(broken, ["encoder.onnx: sha256 mismatch", "tokenizer.json: missing"]))
+    wt, rec = engine_thread(factory)
+    wt.worker.load(None, "int8", None)
+    qtbot.waitUntil(lambda: bool(rec.of("model_failed")), timeout=5000)
+    problem: ModelProblem = rec.of("model_failed")[0][0]
+    assert problem.kind == "invalid" and problem.bundle_dir == broken
+    assert problem.details == ("encoder.onnx: sha256 mismatch", "tokenizer.json: missing")
+
+
+def test_explicit_model_dir_is_passed_to_the_locator(qtbot, engine_thread, tmp_path):
+    seen: list = []
+
+    def locator(explicit):
+        seen.append(explicit)
+        raise ModelNotFoundError("nope", [explicit])
+
+    wt, rec = engine_thread(FakeFactory(), locator)
+    wt.worker.load("/my/model", "int8", None)
+    qtbot.waitUntil(lambda: bool(rec.of("model_failed")), timeout=5000)
+    assert seen == ["/my/model"]
+
+
+def test_threads_setting_reaches_the_translator_on_the_worker_thread(qtbot, engine_thread):
+    factory = FakeFactory()
+    wt, rec = engine_thread(factory)
+    load(qtbot, wt, rec)
+    wt.worker.set_threads(3)
+    qtbot.waitUntil(lambda: bool(factory.translator.threads == 3), timeout=5000)
+    assert threading.get_ident() not in factory.translator.threads_seen
+
+
+def test_shutdown_mid_translation_stops_promptly(qtbot, engine_thread):
+    wt, rec = engine_thread(FakeFactory(token_delay=0.01))
+    load(qtbot, wt, rec)
+    wt.worker.translate(" ".join(["hello"] * 5000))
+    qtbot.waitUntil(lambda: bool(rec.of("translation_progress")), timeout=5000)
+    assert wt.shutdown(2000), "cancel must stop the engine within a decoder step"
