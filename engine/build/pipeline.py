@@ -111,7 +111,7 @@ def build_bundle(
     import torch
     from transformers import MarianMTModel
 
-    from engine.build import export, quantize, validate
+    from engine.build import graphs, quantize, validate
     from engine.build.tokenizer_json import build_tokenizer_json
     from engine.onnx_model import sinusoidal_positions
 
@@ -138,13 +138,13 @@ def build_bundle(
 
     staging = Path(tempfile.mkdtemp(prefix="qiao-bundle-"))
     try:
-        progress.step("Exporting encoder and decoder-step graphs to ONNX")
-        with tempfile.TemporaryDirectory() as tmp:
-            exported = Path(tmp)
-            graphs = export.export_graphs(model, exported)
-            progress.step("Writing FP32 model and quantizing INT8")
-            fp32 = quantize.write_fp32(exported, staging / "fp32")
-            int8 = quantize.write_int8(exported, staging / "int8")
+        progress.step("Building the encoder and decoder-step ONNX graphs")
+        encoder, encoder_io = graphs.build_encoder(model)
+        decoder, decoder_io = graphs.build_decoder(model)
+        progress.step("Writing the FP32 model and quantizing INT8")
+        fp32 = quantize.write_fp32(encoder, decoder, staging / "fp32")
+        int8 = quantize.write_int8(encoder, decoder, staging / "int8")
+        del encoder, decoder
         progress.step("Converting the tokenizer")
         tok_info = build_tokenizer_json(ckpt.path, staging / "tokenizer.json")
         languages = tok_info.language_tokens
@@ -174,13 +174,16 @@ def build_bundle(
                 "vocab_size": cfg.vocab_size,
                 "max_position_embeddings": cfg.max_position_embeddings,
                 "activation": cfg.activation_function,
-                "embed_scale": export.embed_scale(cfg),
+                "embed_scale": graphs.embed_scale(cfg),
             },
             "generation": generation,
             "tokenizer": {"file": "tokenizer.json", **tok_info.as_dict()},
             "scripts": scripts,
             "sentence_joiner": "" if scripts else " ",
-            "graphs": {name: {"inputs": io.inputs, "outputs": io.outputs} for name, io in graphs.items()},
+            "graphs": {
+                "encoder": {"inputs": encoder_io.inputs, "outputs": encoder_io.outputs},
+                "decoder": {"inputs": decoder_io.inputs, "outputs": decoder_io.outputs},
+            },
             "precisions": {
                 "fp32": {"encoder": "fp32/encoder.onnx", "decoder": "fp32/decoder.onnx",
                          "embedding": {**fp32.as_dict(), "file": "fp32/" + fp32.file}},

@@ -11,14 +11,15 @@
 
 from __future__ import annotations
 
-import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-LM_HEAD = "lm_head"
+from engine.build.graphs import LM_HEAD
+
 EMBEDDING_FILE = "embedding.bin"
 
 
@@ -77,21 +78,28 @@ def _bias_add(model, matmul):
     return None
 
 
-def write_fp32(exported_dir: Path, out_dir: Path) -> EmbeddingLayout:
-    """Copy the FP32 graphs, moving the decoder's lm_head into embedding.bin."""
+def write_fp32(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
+    """Save the FP32 graphs, moving the decoder's lm_head into embedding.bin."""
     import onnx
     from onnx import numpy_helper
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    encoder = onnx.load(str(exported_dir / "encoder.onnx"))
     onnx.save(encoder, str(out_dir / "encoder.onnx"))
-    decoder = onnx.load(str(exported_dir / "decoder.onnx"))
+    decoder = _copy(decoder)
     head = _find(decoder, LM_HEAD)
     weight = numpy_helper.to_array(head).astype(np.float32, copy=False)
     (out_dir / EMBEDDING_FILE).write_bytes(np.ascontiguousarray(weight).tobytes())
     _external(head, EMBEDDING_FILE, 0, weight.nbytes)
     onnx.save(decoder, str(out_dir / "decoder.onnx"))
     return EmbeddingLayout(EMBEDDING_FILE, "float32", tuple(weight.shape), 0)
+
+
+def _copy(model):
+    import onnx
+
+    clone = onnx.ModelProto()
+    clone.CopyFrom(model)
+    return clone
 
 
 def quantize_per_token(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -102,36 +110,33 @@ def quantize_per_token(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return q, scales
 
 
-def write_int8(exported_dir: Path, out_dir: Path) -> EmbeddingLayout:
+def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
     """Quantize both graphs; the decoder's lm_head becomes DynamicQuantizeMatMul over embedding.bin."""
     import onnx
     from onnx import helper, numpy_helper
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    options = {"MatMulConstBOnly": True}
-    quantize_dynamic(
-        exported_dir / "encoder.onnx",
-        out_dir / "encoder.onnx",
-        op_types_to_quantize=["MatMul"],
-        per_channel=False,
-        weight_type=QuantType.QInt8,
-        extra_options=options,
-    )
-    fp32_decoder = onnx.load(str(exported_dir / "decoder.onnx"))
-    head_node = _lm_head_node(fp32_decoder)
+    from onnx import TensorProto
+
+    # Shape inference cannot see through contrib ops (MultiHeadAttention…): their outputs are float32.
+    options = {"MatMulConstBOnly": True, "DefaultTensorType": TensorProto.FLOAT}
+    head_node = _lm_head_node(decoder)
     with tempfile.TemporaryDirectory() as tmp:
-        tmp_path = Path(tmp) / "decoder.int8.onnx"
-        quantize_dynamic(
-            exported_dir / "decoder.onnx",
-            tmp_path,
-            op_types_to_quantize=["MatMul"],
-            per_channel=False,
-            weight_type=QuantType.QInt8,
-            nodes_to_exclude=[head_node.name],
-            extra_options=options,
-        )
-        decoder = onnx.load(str(tmp_path))
+        for name, model, exclude in (("encoder", encoder, []), ("decoder", decoder, [head_node.name])):
+            fp32_path = Path(tmp) / f"{name}.fp32.onnx"
+            onnx.save(model, str(fp32_path))
+            quantize_dynamic(
+                fp32_path,
+                Path(tmp) / f"{name}.onnx",
+                op_types_to_quantize=["MatMul"],
+                per_channel=False,
+                weight_type=QuantType.QInt8,
+                nodes_to_exclude=exclude,
+                extra_options=options,
+            )
+        shutil.copy(Path(tmp) / "encoder.onnx", out_dir / "encoder.onnx")
+        decoder = onnx.load(str(Path(tmp) / "decoder.onnx"))
 
     matmul = _lm_head_node(decoder)
     head = _find(decoder, LM_HEAD)
@@ -168,6 +173,3 @@ def write_int8(exported_dir: Path, out_dir: Path) -> EmbeddingLayout:
     onnx.save(decoder, str(out_dir / "decoder.onnx"))
     return EmbeddingLayout(EMBEDDING_FILE, "int8", tuple(q.shape), 0, scales_offset)
 
-
-def file_size(path: Path) -> int:
-    return os.stat(path).st_size

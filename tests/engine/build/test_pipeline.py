@@ -155,4 +155,4 @@ def test_offline_build_falls_back_to_builtin_sentences():
     from engine.build.validate import tatoeba_or_builtin
 
     chosen = tatoeba_or_builtin(limit=10, timeout=1)
-    assert chosen.name == "builtin" and chosen.references is None and len(chosen.sources) >= 30
+    assert chosen.name == "builtin" and chosen.references is None and len(chosen.sources) == 10
