@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import BundleError, ModelNotFoundError
+from engine.verified_cache import VerifiedFiles
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -105,11 +106,13 @@ def load_manifest(bundle_dir: str | Path) -> Manifest:
     return Manifest(bundle, raw)
 
 
-def verify_files(manifest: Manifest, precision: str | None = None, hashes: bool = True) -> list[str]:
+def verify_files(
+    manifest: Manifest, precision: str | None = None, hashes: bool = True, cache: VerifiedFiles | None = None
+) -> list[str]:
     """Every problem with the bundle's files, precisely; an empty list means the bundle is intact.
 
-    `hashes=False` checks presence and sizes only (cheap; catches truncation), for repeated loads of a bundle
-    whose hashes were already checked.
+    `hashes=False` checks presence and sizes only (catches truncation). With a `cache`, files whose sha256 was
+    already confirmed, and that have not changed on disk since, are not hashed again.
     """
     problems: list[str] = []
     for rel in manifest.files_for(precision):
@@ -122,24 +125,31 @@ def verify_files(manifest: Manifest, precision: str | None = None, hashes: bool 
         if size != expected["size"]:
             problems.append(f"{rel}: size {size} bytes, manifest says {expected['size']} (truncated or replaced)")
             continue
-        if hashes:
-            try:
-                digest = sha256_file(path)
-            except OSError as exc:
-                problems.append(f"{rel}: unreadable ({exc})")
-                continue
-            if digest != expected["sha256"]:
-                problems.append(f"{rel}: sha256 {digest[:16]}… differs from the manifest's {expected['sha256'][:16]}…")
+        if not hashes or (cache is not None and cache.is_verified(path, expected["sha256"])):
+            continue
+        try:
+            digest = sha256_file(path)
+        except OSError as exc:
+            problems.append(f"{rel}: unreadable ({exc})")
+            continue
+        if digest != expected["sha256"]:
+            problems.append(f"{rel}: sha256 {digest[:16]}… differs from the manifest's {expected['sha256'][:16]}…")
+        elif cache is not None:
+            cache.remember(path, digest)
+    if cache is not None:
+        cache.save()
     return problems
 
 
-def verify_bundle(bundle_dir: str | Path, precision: str | None = None, hashes: bool = True) -> Manifest:
+def verify_bundle(
+    bundle_dir: str | Path, precision: str | None = None, hashes: bool = True, cache: VerifiedFiles | None = None
+) -> Manifest:
     """Load and check a bundle; raise BundleError listing everything wrong."""
     manifest = load_manifest(bundle_dir)
     if precision is not None and precision not in manifest.precisions:
         available = ", ".join(manifest.precisions)
         raise BundleError(str(bundle_dir), [f"precision {precision} is not in this bundle (it has {available})"])
-    problems = verify_files(manifest, precision, hashes=hashes)
+    problems = verify_files(manifest, precision, hashes=hashes, cache=cache)
     if problems:
         raise BundleError(str(bundle_dir), problems)
     return manifest

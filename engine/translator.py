@@ -22,6 +22,7 @@ from engine.repetition import repeating_tail
 from engine.results import StreamEvent, Translation, TranslationStats
 from engine.segment import Segment, segment_text
 from engine.tokenizer import MarianTokenizer
+from engine.verified_cache import VerifiedFiles
 
 PRECISIONS = ("int8", "fp32")
 MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of an hours-long job
@@ -52,7 +53,8 @@ class Translator:
     ) -> None:
         self.bundle_dir = Path(bundle_dir)
         self._verify = verify
-        self.manifest: Manifest = verify_bundle(self.bundle_dir, precision, hashes=verify)
+        self._verified = VerifiedFiles() if verify else None
+        self.manifest: Manifest = verify_bundle(self.bundle_dir, precision, hashes=verify, cache=self._verified)
         tok = self.manifest.tokenizer
         self.tokenizer = MarianTokenizer(self.manifest.path(tok["file"]), tok)
         self._threads = threads
@@ -79,7 +81,7 @@ class Translator:
         if precision not in self.manifest.precisions:
             raise BundleError(str(self.bundle_dir), [f"this bundle has no {precision} model"])
         if check:
-            problems = verify_files(self.manifest, precision, hashes=self._verify)
+            problems = verify_files(self.manifest, precision, hashes=self._verify, cache=self._verified)
             if problems:
                 raise BundleError(str(self.bundle_dir), problems)
         model = OnnxMarian(self.manifest, precision, self._threads)

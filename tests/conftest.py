@@ -26,6 +26,12 @@ def _no_network(monkeypatch):
     monkeypatch.setattr(socket, "create_connection", lambda *a, **k: guarded(socket.socket(), a[0]))
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(monkeypatch, tmp_path_factory):
+    """Tests never write to the user's real cache folder."""
+    monkeypatch.setenv("QIAO_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "qiao-cache"))
+
+
 @pytest.fixture(scope="session")
 def bundle_dir() -> Path:
     return BUNDLE

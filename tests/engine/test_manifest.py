@@ -91,3 +91,24 @@ def test_corrupt_or_absent_manifest(bundle_copy, tmp_path):
 def test_unknown_precision(bundle_dir):
     with pytest.raises(BundleError, match="precision fp16 is not in this bundle"):
         verify_bundle(bundle_dir, "fp16")
+
+
+def test_verified_cache_skips_rehashing_only_unchanged_files(bundle_copy, tmp_path):
+    import os
+
+    from engine.verified_cache import VerifiedFiles
+
+    cache = VerifiedFiles(tmp_path / "cache.json")
+    manifest = load_manifest(bundle_copy)
+    assert verify_files(manifest, cache=cache) == []
+    assert (tmp_path / "cache.json").is_file()
+    reloaded = VerifiedFiles(tmp_path / "cache.json")
+    target = bundle_copy / "int8" / "embedding.bin"
+    assert reloaded.is_verified(target, manifest.raw["files"]["int8/embedding.bin"]["sha256"])
+    # Same size, different bytes, new mtime: the cache must not vouch for it.
+    data = bytearray(target.read_bytes())
+    data[7] ^= 0x01
+    target.write_bytes(bytes(data))
+    os.utime(target, ns=(1, 1))
+    problems = verify_files(manifest, cache=reloaded)
+    assert problems and problems[0].startswith("int8/embedding.bin: sha256")
