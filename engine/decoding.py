@@ -173,6 +173,41 @@ def _common_prefix(seqs: list[np.ndarray], start: int, end: int) -> int:
     return int(diff[0]) if diff.size else end - start
 
 
+def fast_scoring_ok(params: GenerationParams) -> bool:
+    """The TopK scorer covers single-token bad words, the EOS ban of min lengths and forced EOS; anything else
+    (multi-token bad words, renormalised scores with an EOS ban) takes the exact full-vocabulary path."""
+    multi = any(len(w) > 1 for w in params.bad_words)
+    ban_possible = params.min_length > 0 or params.min_new_tokens > 0
+    return not multi and not (params.renormalize and ban_possible)
+
+
+def _fast_candidates(scorer, logits, running_scores, params, cur_len, forced, keep, vocab):
+    """Top `keep` continuations per sentence from per-hypothesis top-k lists (exact; see engine.scorer).
+
+    Returns (scores, parent beam, token) [B, keep], ordered like torch.topk over the flat beams×vocab row:
+    by score, ties by flat index."""
+    batch, k = running_scores.shape
+    ban_eos = cur_len < params.min_length or cur_len - 1 < params.min_new_tokens
+    width = keep + 1 if ban_eos else keep
+    values, ids = scorer.top(logits, width)
+    values = values.reshape(batch, k, width)
+    ids = ids.reshape(batch, k, width)
+    if ban_eos:
+        values = np.where(ids == params.eos_id, NEG_INF, values)
+    if forced.any():  # forced EOS: every hypothesis may only end, at no cost
+        values[forced] = NEG_INF
+        ids[forced] = params.eos_id
+        values[forced, :, 0] = 0.0
+    scores = (values + running_scores[:, :, None]).reshape(batch, k * width)
+    beams = np.repeat(np.arange(k), width)[None, :]
+    flat_index = beams * vocab + ids.reshape(batch, k * width)
+    order = np.lexsort((flat_index, -scores), axis=-1)[:, :keep]
+    top_scores = np.take_along_axis(scores, order, axis=1)
+    parent = np.take_along_axis(np.broadcast_to(beams, scores.shape), order, axis=1)
+    token = np.take_along_axis(ids.reshape(batch, k * width), order, axis=1)
+    return top_scores, parent, token
+
+
 def _strip(seq: np.ndarray, eos: int, fill: int) -> list[int]:
     """Generated tokens of a finished hypothesis: up to eos, or without the trailing fill when it never ended."""
     stop = np.flatnonzero(seq == eos)
@@ -211,21 +246,27 @@ def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths:
     past = model.empty_past(batch * k)
     cur_len = 1
     rows = np.arange(batch * k)
-    vocab = None
     committed: list[list[int]] = [[] for _ in range(batch)]
     done = [False] * batch
+    scorer = model.scorer(params) if fast_scoring_ok(params) else None  # None: exact full-vocabulary path
     while True:
         tokens = running[:, :, cur_len - 1].reshape(-1)
         logits, past = model.step(tokens, cur_len - 1, past, state)
         vocab = logits.shape[-1]
-        log_probs = log_softmax(logits.astype(np.float32, copy=False))
-        seqs = list(running[:, :, :cur_len].reshape(batch * k, cur_len)) if proc.multi_bad else []
-        log_probs = proc(log_probs, seqs, cur_len, rows)
-        acc = (log_probs.reshape(batch, k, vocab) + running_scores[:, :, None]).reshape(batch, k * vocab)
-        top_idx = _topk_desc(acc, keep)
-        top_scores = np.take_along_axis(acc, top_idx, axis=1)
-        parent = top_idx // vocab
-        token = top_idx % vocab
+        if scorer is not None:
+            forced = (max_lengths - 1 == cur_len) if params.forced_eos_id is not None else np.zeros(batch, bool)
+            top_scores, parent, token = _fast_candidates(
+                scorer, logits, running_scores, params, cur_len, forced, keep, vocab
+            )
+        else:
+            log_probs = log_softmax(logits.astype(np.float32, copy=False))
+            seqs = list(running[:, :, :cur_len].reshape(batch * k, cur_len)) if proc.multi_bad else []
+            log_probs = proc(log_probs, seqs, cur_len, rows)
+            acc = (log_probs.reshape(batch, k, vocab) + running_scores[:, :, None]).reshape(batch, k * vocab)
+            top_idx = _topk_desc(acc, keep)
+            top_scores = np.take_along_axis(acc, top_idx, axis=1)
+            parent = top_idx // vocab
+            token = top_idx % vocab
         top_seqs = np.take_along_axis(running, parent[:, :, None], axis=1)
         top_seqs[:, :, cur_len] = token
         hits = (token == params.eos_id) | (cur_len + 1 >= row_max)

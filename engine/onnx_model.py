@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.manifest import Manifest
+from engine.scorer import TopKScorer
 from engine.sessions import create_session
 
 
@@ -61,6 +62,19 @@ class OnnxMarian:
             self._scales = None
         self.vocab_size = vocab
         self.positions = sinusoidal_positions(self.max_positions, self.d_model)
+        self._scorers: dict[tuple, TopKScorer] = {}
+        self._scorer_spec = graphs.get("scorer")
+        self._bundle = manifest.bundle_dir
+
+    def scorer(self, params) -> TopKScorer | None:
+        """The bundle's beam scorer, when it computes what these generation settings ask for (else None)."""
+        spec = self._scorer_spec
+        if spec is None or bool(spec.get("renormalize")) != bool(params.renormalize):
+            return None
+        banned = tuple(w[0] for w in params.bad_words if len(w) == 1)
+        if banned not in self._scorers:
+            self._scorers[banned] = TopKScorer(self._bundle / spec["file"], self.vocab_size, list(banned))
+        return self._scorers[banned]
 
     # -- embeddings -------------------------------------------------------------------------------------------
     def embed(self, ids: np.ndarray, start: int = 0) -> np.ndarray:

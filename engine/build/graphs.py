@@ -184,3 +184,29 @@ def build_decoder(model):
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", vocab])]
     outputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", heads, "total", dh]) for n in present]
     return g.model("marian_decoder_step", inputs, outputs), GraphIO([i.name for i in inputs], ["logits", *present])
+
+
+def build_scorer(vocab: int, renormalize: bool):
+    """Beam-search scoring: the k best allowed tokens per hypothesis with their log-probabilities.
+
+    transformers takes log_softmax(logits), then sets banned tokens (`mask` = -inf) aside; with
+    `renormalize_logits` it normalises again over the allowed tokens, i.e. subtracts logsumexp(masked logits).
+    """
+    from onnx import TensorProto, helper
+
+    g = _Graph()
+    masked = g.op("Add", ["logits", "mask"])
+    axes = g.weight("axes", np.array([-1], dtype=np.int64))
+    lse = g.op("ReduceLogSumExp", [masked if renormalize else "logits", axes], keepdims=1)
+    top, ids = g.op("TopK", [masked, "k"], outputs=["top", "ids"], axis=-1, largest=1, sorted=1)
+    g.op("Sub", [top, lse], outputs=["logprobs"])
+    inputs = [
+        helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", vocab]),
+        helper.make_tensor_value_info("mask", TensorProto.FLOAT, [vocab]),
+        helper.make_tensor_value_info("k", TensorProto.INT64, [1]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("logprobs", TensorProto.FLOAT, ["n", "k"]),
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["n", "k"]),
+    ]
+    return g.model("beam_scorer", inputs, outputs), GraphIO([i.name for i in inputs], ["logprobs", "ids"])

@@ -108,6 +108,7 @@ def build_bundle(
     overwrite: bool = False,
 ) -> dict:
     """Build a verified bundle in `out_dir`; returns the manifest. Raises CheckpointError / BuildError."""
+    import onnx
     import torch
     from transformers import MarianMTModel
 
@@ -145,6 +146,8 @@ def build_bundle(
         fp32 = quantize.write_fp32(encoder, decoder, staging / "fp32")
         int8 = quantize.write_int8(encoder, decoder, staging / "int8")
         del encoder, decoder
+        scorer, scorer_io = graphs.build_scorer(cfg.vocab_size, generation["renormalize_logits"])
+        onnx.save(scorer, str(staging / "scorer.onnx"))
         progress.step("Converting the tokenizer")
         tok_info = build_tokenizer_json(ckpt.path, staging / "tokenizer.json")
         languages = tok_info.language_tokens
@@ -183,6 +186,8 @@ def build_bundle(
             "graphs": {
                 "encoder": {"inputs": encoder_io.inputs, "outputs": encoder_io.outputs},
                 "decoder": {"inputs": decoder_io.inputs, "outputs": decoder_io.outputs},
+                "scorer": {"file": "scorer.onnx", "inputs": scorer_io.inputs, "outputs": scorer_io.outputs,
+                           "renormalize": generation["renormalize_logits"]},
             },
             "precisions": {
                 "fp32": {"encoder": "fp32/encoder.onnx", "decoder": "fp32/decoder.onnx",

@@ -104,3 +104,26 @@ def test_int8_reproduces_fp32_on_the_fixture(bundle_dir, fp32):
     ids = fp32.tokenizer.encode_batch(texts)
     same = sum(a == b for a, b in zip(int8.generate_ids(ids, beams=4), fp32.generate_ids(ids, beams=4)))
     assert same / len(texts) >= 0.95
+
+
+@pytest.mark.parametrize("max_length", [512, 12])
+def test_full_vocabulary_path_matches_generate(hf, bundle_dir, max_length):
+    """Beam search without the TopK scorer (the path multi-token bad words take) is exact too."""
+    tr = Translator(bundle_dir, precision="fp32", threads=1)
+    tr._model.scorer = lambda params: None
+    for text in _sources()[::4]:
+        ids = hf[0](text).input_ids
+        assert tr.generate_ids([ids], beams=4, max_length=max_length) == _hf_generate(hf, [text], 4, max_length)
+
+
+def test_beam_with_min_new_tokens_matches_generate(hf, fp32):
+    """The EOS ban of a minimum length goes through the scorer's k+1 candidates."""
+    import torch
+
+    tok, model = hf
+    for text in _sources()[:10]:
+        enc = tok([text], return_tensors="pt")
+        with torch.no_grad():
+            out = model.generate(**enc, num_beams=4, min_new_tokens=12, max_new_tokens=20)
+        expected = [t for t in out[0].tolist()[1:] if t not in (tok.eos_token_id, tok.pad_token_id)]
+        assert fp32.generate_ids([tok(text).input_ids], beams=4, min_new_tokens=12, max_new_tokens=20) == [expected]
