@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 MODEL  ?= resources/models/opus-mt-en-zh
 
-.PHONY: run test test-slow bench model fixture lint clean
+.PHONY: run test test-slow bench model fixture lint clean package smoke
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,10 +20,12 @@ run: $(BIN)/.installed
 		|| echo "Could not build the model (offline?). Starting without it; see README 'Getting the model'."
 	$(BIN)/qiao
 
-# The test suite CI runs (fast tier: everything except the full-size model and benchmarks).
+# The test suite CI runs: the fast tier (everything except the full-size model, benchmarks and packaging), then
+# the frozen app (freeze with the fixture model, offline self-test without Python, GUI under Xvfb, budgets; Linux).
 test: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m packaging
 
 test-slow: $(BIN)/.installed
 	$(BIN)/python -m pytest -m slow
@@ -36,6 +38,14 @@ fixture: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py
+
+# The frozen app in dist/qiao with the real model (build it first: make model); MODEL=fixture for the test model.
+package: $(BIN)/.installed
+	PYTHON=$(BIN)/python packaging/build.sh --model $(MODEL)
+
+# The offline smoke test of the frozen app (freezes it with the fixture model into build/smoke/dist first).
+smoke: $(BIN)/.installed
+	$(BIN)/python packaging/smoke_test.py --build
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .

@@ -24,6 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Qiao (桥): offline English→Chinese translator. Without a command, opens the app.",
     )
     parser.add_argument("--version", action="version", version=f"qiao {__version__}")
+    parser.add_argument(
+        "--self-test", action="store_true", help="translate a fixed sentence in every precision, no display needed"
+    )
     _add_model_arg(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -60,8 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.self_test and args.command is not None:
+        parser.error("--self-test takes no command")
     try:
+        if args.self_test:
+            from engine.selftest import run_self_test
+
+            return run_self_test(args.model)
         if args.command is None:
             from gui.app import run  # the GUI is only imported when it is wanted
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from collections.abc import Sequence
 
+from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
 from gui import paths
@@ -40,12 +43,46 @@ def create_window(model_dir: str | None = None, **engine_hooks: object) -> MainW
     return MainWindow(settings, paths.autosave_file(), model_dir, **engine_hooks)  # type: ignore[arg-type]
 
 
+class _StartupProbe(QObject):
+    """`QIAO_STARTUP_PROBE=FILE`: appends "window <time>" once the window is on screen and painted, and "ready <time>"
+    (or "failed <time>") once the window has a loaded model, as wall-clock seconds. packaging/smoke_test.py uses it to
+    measure start-up against the release budgets; it is inert unless the variable is set."""
+
+    def __init__(self, path: str, window: MainWindow) -> None:
+        super().__init__(window)
+        self.path = path
+        self.window = window
+        self.handle = window.windowHandle()
+        self.handle.installEventFilter(self)
+        self.timer = QTimer(self)  # polls the window's state (5 ms): no race with a model that loaded already
+        self.timer.timeout.connect(self.poll)
+        self.timer.start(5)
+
+    def mark(self, what: str) -> None:
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(f"{what} {time.time():.6f}\n")
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Expose and self.handle.isExposed():
+            self.handle.removeEventFilter(self)
+            QTimer.singleShot(0, lambda: self.mark("window"))  # after this expose is painted and flushed
+        return False
+
+    @Slot()
+    def poll(self) -> None:
+        if self.window.model is not None or self.window.problem is not None:
+            self.timer.stop()
+            self.mark("ready" if self.window.model is not None else "failed")
+
+
 def run(model_dir: str | None = None) -> int:
     """Open the window and run until it is closed; returns the exit code. `model_dir` is `qiao --model DIR`."""
     app = create_app()
     window = create_window(model_dir)
     app.aboutToQuit.connect(window.shutdown)
     window.show()
+    if os.environ.get("QIAO_STARTUP_PROBE"):
+        _StartupProbe(os.environ["QIAO_STARTUP_PROBE"], window)
     return app.exec()
 
 

@@ -1,0 +1,521 @@
+"""Smoke-test the frozen Linux app the way a user's machine would run it: offline, with no Python, on a real display.
+
+    python packaging/smoke_test.py [--build] [--dist dist/qiao] [--out build/smoke] [--screenshot FILE]
+
+1. (`--build`) freezes the app with the committed fixture model into OUT/dist/qiao (packaging/build.sh --model
+   fixture --dist OUT/dist), leaving dist/ alone.
+2. Checks the folder (packaging/check_dist.py): no build-only package inside; installed size without models.
+3. Measures the zstd-compressed tarball of the app without models.
+4. Runs `qiao --self-test` in an isolated environment:
+   - network: a new network namespace (`unshare --net`) holding only a loopback interface that is down, so no
+     connection can be made at all; the script records /proc/net/dev and a refused TCP connect as proof;
+   - no Python: a new mount namespace in which every Python installation found on this machine (interpreters,
+     standard libraries, libpython, pyenv, virtual environments) is covered by an empty read-only tmpfs or
+     /dev/null, then `env -i` with PATH set to an empty folder and no PYTHON* variables. The proof records that
+     no `python*` can be found on PATH or executed at any of the hidden paths.
+5. Starts the real GUI in the same isolation under Xvfb, several times (the first run warms the disk cache and is
+   not counted), and measures from exec to "window exposed and painted" and to "model loaded, ready to translate"
+   (the app's QIAO_STARTUP_PROBE), then the idle RSS with the INT8 engine loaded. It checks from /proc/PID/maps
+   that the only Python the process mapped is the app's own. On the last run it types English, translates it
+   and takes a screenshot of the window.
+
+Writes OUT/report.json (what tests/packaging asserts on) and prints a summary. Exit status 0 when every check
+passed and every budget held. Needs: unshare (util-linux), Xvfb, xdotool, ImageMagick `import`, zstd, tar.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+import check_dist  # noqa: E402
+
+BUDGETS = {  # Linux release budgets (issue #5)
+    "installed_mb": 170.0,  # the app folder without models
+    "compressed_mb": 60.0,  # the same as a zstd tarball
+    "window_s": 1.0,  # launch → window visible (warm disk cache)
+    "ready_s": 1.5,  # launch → model loaded, translation possible
+    "idle_rss_mb": 300.0,  # idle, INT8 engine loaded
+}
+SAMPLE = "Thank you very much. Good morning, everyone!\n\nThe weather is very nice. See you tomorrow."
+
+
+# ---- isolation ------------------------------------------------------------------------------------------------------
+
+
+def python_installations() -> list[str]:
+    """Every Python interpreter, standard library and libpython this machine has, as paths to hide."""
+    home = Path.home()
+    patterns = [
+        "/usr/bin/python*",
+        "/bin/python*",
+        "/usr/local/bin/python*",
+        "/usr/lib/python[23]*",
+        "/usr/local/lib/python[23]*",
+        "/usr/lib/*/libpython*",
+        "/usr/lib/libpython*",
+        "/usr/local/lib/libpython*",
+        "/opt/hostedtoolcache/Python",
+        "/opt/conda",
+        "/opt/python*",
+        f"{home}/.pyenv",
+        f"{home}/.local/lib/python*",
+        f"{home}/.local/bin/python*",
+        str(ROOT / ".venv"),
+    ]
+    found = {p for pattern in patterns for p in glob.glob(pattern)}
+    for folder in os.environ.get("PATH", "").split(os.pathsep):  # anything named python* on the caller's PATH
+        found.update(glob.glob(os.path.join(folder, "python*")))
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:  # the interpreter running this script
+        if prefix not in ("/usr", "/usr/local", "/"):
+            found.add(prefix)
+    found = {p for p in found if os.path.exists(p)}  # a dangling link runs nothing (and cannot be mounted over)
+    # hide outermost paths only (mounting over a path inside an already-hidden tree would fail), files before
+    # folders (a link such as libpython3.11.a -> ../python3.11/… dangles once its folder is covered)
+    outer = [p for p in found if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in found)]
+    return sorted(outer, key=lambda p: (os.path.isdir(p) and not os.path.islink(p), p))
+
+
+def namespace_prefix() -> tuple[list[str], str]:
+    """The unshare command that gives a process no network and its own mounts, and how it was obtained."""
+    for cmd, how in (
+        (["unshare", "--net", "--mount"], "unshare --net --mount"),
+        (["unshare", "--map-root-user", "--net", "--mount"], "unshare --map-root-user --net --mount (user namespace)"),
+        (["sudo", "-n", "unshare", "--net", "--mount"], "sudo unshare --net --mount"),
+    ):
+        if shutil.which(cmd[0]) and subprocess.run([*cmd, "true"], capture_output=True).returncode == 0:
+            return cmd, how
+    return [], "none: unshare is not permitted here"
+
+
+# Runs inside the namespaces: hide every Python, prove the isolation, then exec the app in an empty environment.
+# $1 = proof file, $2 = exec-time file, $3 = empty PATH folder, $4 = HOME, $5.. = app command; HIDE = paths to hide,
+# APP_ENV = extra VAR=value words for the app (display, settings folders).
+INNER = r"""
+set -u
+proof=$1; stamp=$2; empty=$3; home=$4; shift 4
+{
+  for p in $HIDE; do
+    if [ -d "$p" ] && [ ! -L "$p" ]; then mount -t tmpfs -o ro,size=4k,mode=555 qiao-no-python "$p"
+    else mount --bind /dev/null "$p"; fi || echo "hide-failed $p"
+  done
+  echo "net-interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ' ')"
+  echo "net-lo: $(ip -o link show lo 2>/dev/null | grep -o 'state [A-Z]*' || echo '?')"
+  if command -v bash >/dev/null; then
+    if bash -c 'exec 3<>/dev/tcp/1.1.1.1/443' 2>/dev/null; then echo "net-connect: CONNECTED"
+    else echo "net-connect: refused ($(bash -c 'exec 3<>/dev/tcp/1.1.1.1/443' 2>&1 | tail -n1 | sed 's/.*: //'))"; fi
+  fi
+  for p in $HIDE; do
+    if [ -d "$p" ] && [ ! -L "$p" ]; then echo "hidden-dir $p entries=$(ls -A "$p" | wc -l)"
+    elif "$p" -c 'print(1)' >/dev/null 2>&1; then echo "python-runs $p"
+    else echo "hidden-file $p"; fi
+  done
+  echo "path-python: $(PATH=$empty command -v python3 python python3.11 || echo none)"
+  echo "path-entries: $(ls -A "$empty" | wc -l)"
+} > "$proof" 2>&1
+date +%s.%N > "$stamp"
+exec env -i PATH="$empty" HOME="$home" LANG=C.UTF-8 $APP_ENV "$@"
+"""
+
+
+class Isolated:
+    """Runs the app with no network and no Python (see the module docstring), recording the proof."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.prefix, self.how = namespace_prefix()
+        self.hide = python_installations()
+        self.empty = work / "empty-path"
+        self.empty.mkdir(parents=True, exist_ok=True)
+        self.home = work / "home"
+        self.home.mkdir(exist_ok=True)
+
+    def command(self, app: list[str], tag: str) -> tuple[list[str], dict[str, str], Path, Path]:
+        proof, stamp = self.work / f"{tag}.proof", self.work / f"{tag}.exec"
+        inner = ["sh", "-c", INNER, "inner", str(proof), str(stamp), str(self.empty), str(self.home), *app]
+        return [*self.prefix, *inner], {"HIDE": " ".join(self.hide)}, proof, stamp
+
+    def popen(self, app: list[str], tag: str, app_env: dict[str, str], **kwargs) -> tuple[subprocess.Popen, Path, Path]:
+        cmd, env, proof, stamp = self.command(app, tag)
+        env = {**os.environ, **env, "APP_ENV": " ".join(f"{k}={v}" for k, v in app_env.items())}
+        return subprocess.Popen(cmd, env=env, **kwargs), proof, stamp
+
+
+def parse_proof(path: Path) -> dict:
+    """The isolation proof the inner script wrote, as facts the tests assert on."""
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    interfaces = next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("net-interfaces:")), None)
+    connect = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("net-connect:")), None)
+    lo_state = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("net-lo:")), "?")
+    return {
+        "lines": lines,
+        "network_interfaces": interfaces,
+        "loopback_state": lo_state,  # "state DOWN" in a fresh namespace; "?" where `ip` is missing
+        "connect": connect,
+        "python_runs": [ln.split(" ", 1)[1] for ln in lines if ln.startswith("python-runs")],
+        "hide_failed": [ln.split(" ", 1)[1] for ln in lines if ln.startswith("hide-failed")],
+        "hidden": [ln.split(" ")[1] for ln in lines if ln.startswith(("hidden-dir", "hidden-file"))],
+        "nonempty_hidden_dirs": [ln for ln in lines if ln.startswith("hidden-dir") and not ln.endswith("entries=0")],
+        "path_python": next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("path-python:")), None),
+    }
+
+
+def isolation_ok(proof: dict) -> bool:
+    """Only a downed loopback, connections refused, every Python hidden, none findable on PATH."""
+    return (
+        proof["network_interfaces"] == ["lo"]
+        and "UP" not in proof["loopback_state"]
+        and (proof["connect"] or "").startswith("refused")
+        and not proof["python_runs"]
+        and not proof["hide_failed"]
+        and not proof["nonempty_hidden_dirs"]
+        and proof["path_python"] == "none"
+    )
+
+
+# ---- measurements ---------------------------------------------------------------------------------------------------
+
+
+def compressed_size(dist: Path, level: int, work: Path) -> tuple[int, float]:
+    """Bytes of `tar | zstd -LEVEL` of the app folder without its models, and the seconds it took."""
+    out = work / "qiao.tar.zst"
+    start = time.perf_counter()
+    tar = subprocess.Popen(
+        ["tar", "-C", str(dist.parent), "--exclude", f"{dist.name}/_internal/models", "-cf", "-", dist.name],
+        stdout=subprocess.PIPE,
+    )
+    with open(out, "wb") as fh:
+        subprocess.run(["zstd", "-q", f"-{level}", "-T0", "-c"], stdin=tar.stdout, stdout=fh, check=True)
+    tar.wait()
+    size = out.stat().st_size
+    out.unlink()
+    return size, time.perf_counter() - start
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process and all its descendants."""
+    total = 0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+            total += int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmRSS:"))) * 1024
+            for task in Path(f"/proc/{p}/task").iterdir():
+                children = (task / "children").read_text().split()
+                todo += [int(c) for c in children]
+        except (OSError, StopIteration):
+            continue
+    return total
+
+
+def mapped_pythons(pid: int) -> list[str]:
+    """Files the process mapped whose name says Python (libpython, CPython extension modules)."""
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return []
+    files = {line.split(None, 5)[5] for line in maps.splitlines() if len(line.split(None, 5)) == 6}
+    return sorted(f for f in files if "python" in f.rsplit("/", 1)[-1].lower() or "/python3" in f)
+
+
+def wait_for(predicate: Callable[[], T], timeout: float, step: float = 0.02) -> T | None:
+    """Poll `predicate` until it returns something truthy (returned) or `timeout` seconds pass (None)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return None
+
+
+def sh(*cmd: str, env: dict | None = None, timeout: float = 30) -> str:
+    """Run a helper tool (xdotool, import) and return its output; raises if it fails."""
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, env=env, timeout=timeout).stdout.strip()
+
+
+class Xvfb:
+    """A private virtual X display (no TCP)."""
+
+    def __init__(self) -> None:
+        self.display = next(f":{n}" for n in range(91, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+        self.proc = subprocess.Popen(
+            ["Xvfb", self.display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if not wait_for(lambda: Path(f"/tmp/.X11-unix/X{self.display[1:]}").exists(), 10):
+            raise RuntimeError("Xvfb did not start")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def gui_run(iso: Isolated, app: Path, xvfb: Xvfb, tag: str, screenshot: Path | None) -> dict:
+    """Start the GUI once; returns its timings, idle RSS, mapped Pythons and (optionally) a screenshot."""
+    state = iso.work / tag
+    shutil.rmtree(state, ignore_errors=True)
+    (state / "config").mkdir(parents=True)
+    (state / "config" / "qiao.ini").write_text("[interface]\nlanguage=en\ntheme=light\n", encoding="utf-8")
+    probe = state / "startup.txt"
+    app_env = {
+        "DISPLAY": xvfb.display,
+        "QT_QPA_PLATFORM": "xcb",
+        "QIAO_CONFIG_DIR": str(state / "config"),
+        "QIAO_STATE_DIR": str(state / "state"),
+        "XDG_DATA_HOME": str(state / "data"),
+        "XDG_RUNTIME_DIR": str(state / "runtime"),
+        "QIAO_STARTUP_PROBE": str(probe),
+    }
+    (state / "runtime").mkdir(mode=0o700)
+    proc, proof_path, stamp = iso.popen([str(app)], tag, app_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    result: dict = {"tag": tag}
+    try:
+
+        def marks() -> dict[str, float]:
+            if not probe.exists():
+                return {}
+            return {k: float(v) for k, v in (ln.split() for ln in probe.read_text().splitlines() if ln.strip())}
+
+        got = wait_for(lambda: marks() if {"window", "ready"} <= marks().keys() or "failed" in marks() else None, 30)
+        started = float(stamp.read_text()) if stamp.exists() else None
+        if not got or started is None:
+            result["error"] = f"no start-up marks within 30 s (probe: {marks()})"
+            return result
+        if "failed" in got:
+            result["error"] = "the app reported that it could not load the model"
+            return result
+        result["window_s"] = round(got["window"] - started, 3)
+        result["ready_s"] = round(got["ready"] - started, 3)
+        time.sleep(3.0)  # idle: the engine loaded, nothing happening
+        result["idle_rss_mb"] = round(rss_bytes(proc.pid) / 1e6, 1)
+        result["mapped_pythons"] = mapped_pythons(proc.pid)
+        result["proof"] = parse_proof(proof_path)
+        if screenshot is not None:
+            result["screenshot"] = take_screenshot(proc.pid, xvfb, screenshot)
+            time.sleep(1.0)
+            result["rss_after_translation_mb"] = round(rss_bytes(proc.pid) / 1e6, 1)
+        env = {**os.environ, "DISPLAY": xvfb.display}
+        wid = sh("xdotool", "search", "--onlyvisible", "--pid", str(proc.pid), env=env).split()[0]
+        sh("xdotool", "windowfocus", "--sync", wid, env=env)
+        sh("xdotool", "key", "ctrl+q", env=env)  # quit as a user would (Qt ignores synthetic --window events)
+        result["exit_code"] = proc.wait(15)
+        return result
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        out = proc.stdout.read().decode("utf-8", "replace") if proc.stdout else ""
+        result["output_tail"] = out[-2000:]
+
+
+def take_screenshot(pid: int, xvfb: Xvfb, path: Path) -> dict:
+    """Type English into the window, translate it, and capture the window (PNG)."""
+    env = {**os.environ, "DISPLAY": xvfb.display}
+    wid = sh("xdotool", "search", "--sync", "--onlyvisible", "--pid", str(pid), env=env).split()[0]
+    sh("xdotool", "windowsize", "--sync", wid, "1000", "600", env=env)
+    sh("xdotool", "windowfocus", "--sync", wid, env=env)
+    time.sleep(0.3)
+    for i, line in enumerate(SAMPLE.split("\n")):
+        if line:
+            sh("xdotool", "type", "--delay", "5", line, env=env)
+        if i < SAMPLE.count("\n"):
+            sh("xdotool", "key", "Return", env=env)
+    sh("xdotool", "key", "ctrl+Return", env=env)
+    time.sleep(3.0)  # the fixture model translates these in well under a second
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sh("import", "-window", wid, "-strip", f"png:{path}", env=env)
+    return {"path": str(path), "bytes": path.stat().st_size}
+
+
+# ---- main -----------------------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="offline, Python-free smoke test of the frozen Linux app")
+    parser.add_argument(
+        "--build",
+        action="store_true",
+        help="freeze first, with the fixture model, into OUT/dist/qiao (dist/ is left alone)",
+    )
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist" / "qiao", help="the app folder to test")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "smoke")
+    parser.add_argument("--screenshot", type=Path, help="save the GUI screenshot here (default: OUT/frozen.png)")
+    parser.add_argument("--runs", type=int, default=3, help="warm GUI start-ups to measure (after one warm-up)")
+    parser.add_argument("--zstd-level", type=int, default=10, help="for the compressed size (release uses 19)")
+    args = parser.parse_args(argv)
+    out = args.out.resolve()
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    dist = (out / "dist" / "qiao") if args.build else args.dist.resolve()
+    report: dict = {"budgets": BUDGETS, "failures": []}
+    timings: dict[str, float] = {}
+
+    if args.build:
+        start = time.perf_counter()
+        env = {**os.environ, "PYTHON": os.environ.get("PYTHON", sys.executable)}
+        build = [str(HERE / "build.sh"), "--model", "fixture", "--dist", str(dist.parent)]
+        subprocess.run(build, cwd=ROOT, env=env, check=True)
+        timings["build_s"] = round(time.perf_counter() - start, 1)
+    missing = [t for t in ("unshare", "Xvfb", "xdotool", "import", "zstd", "tar", "ldd") if not shutil.which(t)]
+    if missing:
+        print(
+            f"smoke_test: missing tools: {', '.join(missing)} "
+            "(Debian/Ubuntu: apt-get install util-linux xvfb xdotool imagemagick zstd)",
+            file=sys.stderr,
+        )
+        return 1
+    app = dist / "qiao"
+    if not app.is_file():
+        print(f"smoke_test: no frozen app at {app} (run with --build)", file=sys.stderr)
+        return 1
+
+    start = time.perf_counter()
+    check = check_dist.check(dist)
+    report["check_dist"] = {k: v for k, v in check.items() if k != "size"}
+    size = check["size"]
+    report["size"] = {
+        "installed_mb": round(size["app_without_models_bytes"] / 1e6, 1),
+        "models_mb": round(size["models_bytes"] / 1e6, 1),
+        "by_component_mb": {k: round(v / 1e6, 1) for k, v in size["by_component"].items()},
+    }
+    if not check["ok"]:
+        report["failures"].append("check_dist failed (forbidden packages, dangling links or unresolved libraries)")
+    compressed, seconds = compressed_size(dist, args.zstd_level, out)
+    report["size"]["compressed_mb"] = round(compressed / 1e6, 1)
+    report["size"]["zstd_level"] = args.zstd_level
+    report["size"]["zstd_seconds"] = round(seconds, 1)
+    timings["check_and_compress_s"] = round(time.perf_counter() - start, 1)
+
+    iso = Isolated(Path(tempfile.mkdtemp(prefix="qiao-smoke-", dir=out)))
+    report["isolation"] = {"namespaces": iso.how, "hidden_pythons": iso.hide}
+    if not iso.prefix:
+        report["failures"].append("no network namespace available (unshare not permitted)")
+
+    # -- self-test, offline and without Python --
+    start = time.perf_counter()
+    cmd, env, proof_path, _stamp = iso.command([str(app), "--self-test"], "selftest")
+    run = subprocess.run(cmd, env={**os.environ, **env, "APP_ENV": ""}, capture_output=True, text=True, timeout=120)
+    proof = parse_proof(proof_path)
+    report["self_test"] = {
+        "exit_code": run.returncode,
+        "output": run.stdout + run.stderr,
+        "passed": run.returncode == 0 and "self-test passed" in run.stdout,
+        "proof": proof,
+        "isolated": bool(iso.prefix) and isolation_ok(proof),
+    }
+    timings["self_test_s"] = round(time.perf_counter() - start, 1)
+    if not report["self_test"]["passed"]:
+        report["failures"].append(f"self-test failed (exit {run.returncode})")
+    if not report["self_test"]["isolated"]:
+        report["failures"].append("the self-test did not run fully isolated (see isolation proof)")
+
+    # -- the GUI under Xvfb, offline and without Python --
+    start = time.perf_counter()
+    screenshot = (args.screenshot or out / "frozen.png").resolve()
+    runs: list[dict] = []
+    xvfb = Xvfb()
+    try:
+        warmup = gui_run(iso, app, xvfb, "gui-warmup", None)
+        for i in range(args.runs):
+            last = i == args.runs - 1
+            runs.append(gui_run(iso, app, xvfb, f"gui-{i + 1}", screenshot if last else None))
+    finally:
+        xvfb.close()
+    timings["gui_s"] = round(time.perf_counter() - start, 1)
+    report["gui_runs"] = runs
+    report["gui_warmup"] = {k: warmup.get(k) for k in ("window_s", "ready_s", "idle_rss_mb", "error")}
+    good = [r for r in runs if "error" not in r]
+    if len(good) != len(runs):
+        report["failures"] += [f"GUI run {r['tag']}: {r['error']}" for r in runs if "error" in r]
+    if good:
+        report["startup"] = {
+            "window_s": statistics.median(r["window_s"] for r in good),
+            "ready_s": statistics.median(r["ready_s"] for r in good),
+            "idle_rss_mb": max(r["idle_rss_mb"] for r in good),
+            "rss_after_translation_mb": next((r["rss_after_translation_mb"] for r in good if "screenshot" in r), None),
+            "window_s_all": [r["window_s"] for r in good],
+            "ready_s_all": [r["ready_s"] for r in good],
+            "runs": len(good),
+        }
+        own = str(dist) + "/"
+        foreign = sorted({f for r in good for f in r["mapped_pythons"] if not f.startswith(own)})
+        report["gui_python_outside_app"] = foreign
+        if foreign:
+            report["failures"].append(f"the GUI mapped a Python outside the app: {foreign}")
+        if not all(isolation_ok(r["proof"]) for r in good):
+            report["failures"].append("a GUI run was not fully isolated")
+        if any(r.get("exit_code") != 0 for r in good):
+            report["failures"].append("the GUI did not exit cleanly on Ctrl+Q")
+        shot = good[-1].get("screenshot")
+        report["screenshot"] = shot
+        if not shot or shot["bytes"] >= 300_000:
+            report["failures"].append("no screenshot, or one of 300 KB or more")
+
+    # -- budgets --
+    measured = {
+        "installed_mb": report["size"]["installed_mb"],
+        "compressed_mb": report["size"]["compressed_mb"],
+        **{k: report.get("startup", {}).get(k) for k in ("window_s", "ready_s", "idle_rss_mb")},
+    }
+    report["budget_results"] = {
+        k: {"measured": v, "budget": BUDGETS[k], "ok": v is not None and v <= BUDGETS[k]} for k, v in measured.items()
+    }
+    for k, r in report["budget_results"].items():
+        if not r["ok"]:
+            report["failures"].append(f"over budget: {k} = {r['measured']} > {r['budget']}")
+    report["timings"] = timings
+    report["ok"] = not report["failures"]
+    (out / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print_summary(report, out / "report.json")
+    shutil.rmtree(iso.work, ignore_errors=True)
+    return 0 if report["ok"] else 1
+
+
+def print_summary(report: dict, path: Path) -> None:
+    iso = report["isolation"]
+    st = report["self_test"]
+    print(f"isolation: {iso['namespaces']}; hidden Pythons: {', '.join(iso['hidden_pythons'])}")
+    print(f"self-test: {'passed' if st['passed'] else 'FAILED'} (isolated: {st['isolated']})")
+    for line in st["output"].splitlines():
+        print(f"  | {line}")
+    for k, r in report["budget_results"].items():
+        print(f"{k:>14}: {r['measured']} (budget {r['budget']}) {'ok' if r['ok'] else 'OVER'}")
+    if report.get("startup"):
+        s = report["startup"]
+        print(
+            f"start-up (median of {s['runs']} warm runs): window {s['window_s_all']} s, ready {s['ready_s_all']} s; "
+            f"RSS after a translation {s['rss_after_translation_mb']} MB"
+        )
+    if report.get("screenshot"):
+        print(f"screenshot: {report['screenshot']['path']} ({report['screenshot']['bytes']} bytes)")
+    print(f"timings: {report['timings']}")
+    print(f"report: {path}")
+    for failure in report["failures"]:
+        print(f"FAILED: {failure}", file=sys.stderr)
+    print("smoke test passed" if report["ok"] else "smoke test FAILED")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

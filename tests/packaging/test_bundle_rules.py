@@ -1,0 +1,118 @@
+"""What qiao.spec keeps and drops: Qt allow-lists, orphaned libraries, dangling links, system libraries."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import qiao_bundle_rules as rules
+
+from .conftest import ROOT
+
+
+def test_packaging_folder_does_not_shadow_pypa_packaging():
+    """Run from the repository root (sys.path[0] = ''), `import packaging` must still find PyPA's library."""
+    assert not (ROOT / "packaging" / "__init__.py").exists()
+    code = "import packaging.version, sys; print(packaging.version.__file__)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert "-packages" in out and not out.startswith(str(ROOT / "packaging"))
+
+
+@pytest.mark.parametrize(
+    ("dest", "kept"),
+    [
+        ("PySide6/Qt/translations/qtbase_zh_CN.qm", True),
+        ("PySide6/Qt/translations/qtbase_de.qm", False),
+        ("PySide6/Qt/translations/qt_zh_CN.qm", False),
+        ("PySide6/Qt/qml/QtQuick/qmldir", False),
+        ("PySide6/Qt/lib/libQt6Core.so.6", True),
+        ("numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so", True),
+        ("numpy-2.4.6.dist-info/RECORD", False),
+        ("numpy-2.4.6.dist-info/LICENSE.txt", True),
+        ("PySide6/opengl32sw.dll", False),
+    ],
+)
+def test_keep_entry(dest, kept):
+    assert rules.keep_entry(dest) is kept
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux plugin names")
+@pytest.mark.parametrize(
+    ("dest", "kept"),
+    [
+        ("PySide6/Qt/plugins/platforms/libqxcb.so", True),
+        ("PySide6/Qt/plugins/platforms/libqwayland.so", True),
+        ("PySide6/Qt/plugins/platforms/libqoffscreen.so", True),
+        ("PySide6/Qt/plugins/platforms/libqvnc.so", False),
+        ("PySide6/Qt/plugins/platforms/libqeglfs.so", False),
+        ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", False),
+        ("PySide6/Qt/plugins/imageformats/libqjpeg.so", False),
+        ("PySide6/Qt/plugins/tls/libqopensslbackend.so", False),
+        ("PySide6/Qt/plugins/platforminputcontexts/libibusplatforminputcontextplugin.so", True),
+        ("libX11.so.6", False),  # the desktop provides it
+        ("libxcb-cursor.so.0", True),  # often missing, Qt's xcb plugin needs it
+        ("libstdc++.so.6", True),
+    ],
+)
+def test_keep_entry_linux(dest, kept):
+    assert rules.keep_entry(dest) is kept
+
+
+def test_unlinked_libraries_are_dropped_transitively():
+    links = {
+        "/s/qxcb.so": ["libQt6XcbQpa.so.6"],
+        "/s/libQt6XcbQpa.so.6": ["libxcb-cursor.so.0"],
+        "/s/libxcb-cursor.so.0": [],
+        "/s/libgtk.so": ["libcairo.so.2"],  # was only needed by a dropped plugin
+        "/s/libcairo.so.2": [],
+        "/s/mod.cpython-311-x86_64-linux-gnu.so": [],
+    }
+    toc = [
+        ("PySide6/Qt/plugins/platforms/libqxcb.so", "/s/qxcb.so", "BINARY"),
+        ("PySide6/Qt/lib/libQt6XcbQpa.so.6", "/s/libQt6XcbQpa.so.6", "BINARY"),
+        ("libxcb-cursor.so.0", "/s/libxcb-cursor.so.0", "BINARY"),
+        ("libgtk-3.so.0", "/s/libgtk.so", "BINARY"),
+        ("libcairo.so.2", "/s/libcairo.so.2", "BINARY"),
+        ("pkg/mod.cpython-311-x86_64-linux-gnu.so", "/s/mod.cpython-311-x86_64-linux-gnu.so", "EXTENSION"),
+        ("libQt6XcbQpa.so.6", "PySide6/Qt/lib/libQt6XcbQpa.so.6", "SYMLINK"),
+    ]
+    kept, dropped = rules.drop_unlinked_libraries(toc, lambda src: [(n, None) for n in links[src]])
+    assert sorted(dropped) == ["libcairo.so.2", "libgtk-3.so.0"]
+    assert [e[0] for e in kept] == [e[0] for e in toc if e[0] not in dropped]
+
+
+def test_dangling_links_are_dropped():
+    toc = [
+        ("libQt6Svg.so.6", "PySide6/Qt/lib/libQt6Svg.so.6", "SYMLINK"),
+        ("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"),
+        ("PySide6/Qt/lib/libQt6Core.so.6", "/x/libQt6Core.so.6", "BINARY"),
+    ]
+    present = {"PySide6/Qt/lib/libQt6Core.so.6"}
+    assert [e[0] for e in rules.drop_dangling_links(toc, present)] == [
+        "libQt6Core.so.6",
+        "PySide6/Qt/lib/libQt6Core.so.6",
+    ]
+
+
+def test_every_build_only_package_is_excluded_from_analysis():
+    for pkg in ("torch", "transformers", "optimum", "sentencepiece", "onnx", "engine.build"):
+        assert pkg in rules.EXCLUDED_MODULES
+    assert "onnxruntime" not in rules.EXCLUDED_MODULES
+
+
+@pytest.mark.parametrize(
+    ("name", "system"),
+    [
+        ("libGL.so.1", True),
+        ("libwayland-client.so.0", True),
+        ("libfontconfig.so.1", True),
+        ("libz.so.1", True),
+        ("libffi.so.8", False),
+        ("libxkbcommon.so.0", False),
+        ("libxcb-icccm.so.4", False),
+        ("libcrypto.so.3", False),
+    ],
+)
+def test_system_libraries(name, system):
+    assert bool(rules.SYSTEM_LIBRARIES.match(name)) is system

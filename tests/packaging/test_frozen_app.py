@@ -1,0 +1,92 @@
+"""The frozen Linux app, end to end (marker `packaging`; `make test` runs it after the fast tier).
+
+One module-scoped run of packaging/smoke_test.py --build: freeze with the fixture model, then check the folder, run
+`qiao --self-test` with no network and no Python, start the GUI under Xvfb, and measure. The tests below assert on
+its report (build/smoke/report.json), one concern each, so a failure names what broke.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import ROOT, SCRIPTS
+
+pytestmark = [
+    pytest.mark.packaging,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the smoke test is Linux-only (namespaces, Xvfb)"),
+]
+OUT = ROOT / "build" / "smoke"
+
+
+@pytest.fixture(scope="module")
+def report() -> dict:
+    cmd = [sys.executable, str(SCRIPTS / "smoke_test.py"), "--build", "--out", str(OUT)]
+    env = {**os.environ, "PYTHON": sys.executable}
+    env.pop("QT_QPA_PLATFORM", None)  # the smoke test chooses xcb (Xvfb) itself
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    path = OUT / "report.json"
+    log = f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    assert path.exists(), f"smoke_test.py wrote no report (exit {proc.returncode}):\n{log}"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["_log"] = log
+    return data
+
+
+def test_self_test_passes_offline_without_python(report):
+    st = report["self_test"]
+    assert st["passed"], st["output"]
+    assert "非常感谢。" in st["output"] and "identical tokens" in st["output"]
+    proof = st["proof"]
+    assert st["isolated"], proof["lines"]
+    assert proof["network_interfaces"] == ["lo"] and proof["connect"].startswith("refused")
+    assert proof["path_python"] == "none" and proof["python_runs"] == []
+    assert any("python3" in p for p in proof["hidden"])  # there was a Python on this machine, and it was hidden
+
+
+def test_no_build_only_packages_inside(report):
+    check = report["check_dist"]
+    assert check["forbidden"] == []
+    assert check["dangling_links"] == [] and check["unresolved_libraries"] == []
+
+
+def test_archive_holds_the_app_and_nothing_build_only(report):
+    from check_dist import _forbidden_name, archive_modules
+
+    modules = archive_modules(OUT / "dist" / "qiao" / "qiao")
+    assert {
+        "engine.cli",
+        "engine.selftest",
+        "engine.translator",
+        "gui.app",
+        "gui.main_window",
+        "onnxruntime",
+    } <= modules
+    assert [m for m in modules if _forbidden_name(m)] == []
+    assert not any(m.startswith("engine.build") for m in modules)
+
+
+def test_gui_starts_offline_and_quits_cleanly(report):
+    runs = report["gui_runs"]
+    assert runs and all("error" not in r for r in runs), [r.get("error") for r in runs]
+    assert all(r["exit_code"] == 0 for r in runs)
+    assert report["gui_python_outside_app"] == []  # /proc/PID/maps: only the app's own libpython and modules
+
+
+def test_screenshot(report):
+    shot = report["screenshot"]
+    assert shot and 10_000 < shot["bytes"] < 300_000
+
+
+@pytest.mark.parametrize("budget", ["installed_mb", "compressed_mb", "window_s", "ready_s", "idle_rss_mb"])
+def test_budget(report, budget):
+    result = report["budget_results"][budget]
+    assert result["ok"], f"{budget}: measured {result['measured']}, budget {result['budget']}"
+
+
+def test_nothing_else_failed(report):
+    assert report["failures"] == [], report["_log"]
