@@ -132,11 +132,10 @@ def greedy_search(model, enc: EncoderState, params: GenerationParams, max_length
     done = [False] * batch
     active = np.arange(batch)
     tokens = np.full(batch, params.decoder_start_id, dtype=np.int64)
-    past = model.empty_past(batch)
-    state = enc
+    run = model.start(enc, int(max_lengths.max()))
     cur_len = 1
     while active.size:
-        logits, past = model.step(tokens, cur_len - 1, past, state)
+        logits = run.step(tokens)
         seqs = [[params.decoder_start_id, *generated[r]] for r in active] if proc.multi_bad else []
         scores = proc(logits.astype(np.float32, copy=False), seqs, cur_len, active)
         next_tokens = np.argmax(scores, axis=-1)
@@ -158,8 +157,7 @@ def greedy_search(model, enc: EncoderState, params: GenerationParams, max_length
             active = active[idx]
             if not active.size:
                 break
-            past = [p[idx] for p in past]
-            state = EncoderState(cross=[c[idx] for c in state.cross], mask=state.mask[idx])
+            run.select(idx)
             next_tokens = next_tokens[idx]
         tokens = next_tokens.astype(np.int64)
     yield StepUpdate(committed=generated, done=[True] * batch, steps=cur_len - 1, tokens=generated)
@@ -243,7 +241,7 @@ def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths:
     state = EncoderState(
         cross=[np.repeat(c, k, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, k, axis=0)
     )
-    past = model.empty_past(batch * k)
+    run = model.start(state, max_len)
     cur_len = 1
     rows = np.arange(batch * k)
     committed: list[list[int]] = [[] for _ in range(batch)]
@@ -251,7 +249,7 @@ def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths:
     scorer = model.scorer(params) if fast_scoring_ok(params) else None  # None: exact full-vocabulary path
     while True:
         tokens = running[:, :, cur_len - 1].reshape(-1)
-        logits, past = model.step(tokens, cur_len - 1, past, state)
+        logits = run.step(tokens)
         vocab = logits.shape[-1]
         if scorer is not None:
             forced = (max_lengths - 1 == cur_len) if params.forced_eos_id is not None else np.zeros(batch, bool)
@@ -292,7 +290,7 @@ def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths:
         finished = np.take_along_axis(merged_finished, best, axis=1)
         # reorder the self-attention cache to follow each surviving beam's parent
         flat_parent = (running_parent + np.arange(batch)[:, None] * k).reshape(-1)
-        past = [p[flat_parent] for p in past]
+        run.reorder(flat_parent)
         cur_len += 1
         # early-stop heuristic
         if params.early_stopping == "never" and lp > 0.0:

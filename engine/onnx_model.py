@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import onnxruntime as ort
 
 from engine.manifest import Manifest
 from engine.scorer import TopKScorer
@@ -50,7 +51,8 @@ class OnnxMarian:
         self._enc_out = list(graphs["encoder"]["outputs"])
         self._dec_in = list(graphs["decoder"]["inputs"])
         self._dec_out = list(graphs["decoder"]["outputs"])
-        self._past_names = [n for n in self._dec_in if n.startswith("past_")]
+        self._past_names = [n for n in self._dec_in if n.startswith("past_") and n != "past_length"]
+        self._present_names = [n for n in self._dec_out if n.startswith("present_")]
         self._cross_names = [n for n in self._dec_in if n.startswith("cross_")]
         emb = spec["embedding"]
         rows, vocab = emb["shape"]
@@ -91,14 +93,64 @@ class OnnxMarian:
         outputs = self.encoder.run(self._enc_out, {"inputs_embeds": self.embed(ids), "attention_mask": mask})
         return EncoderState(cross=outputs, mask=mask)
 
-    def empty_past(self, batch: int) -> list[np.ndarray]:
-        dh = self.d_model // self.heads
-        return [np.zeros((batch, self.heads, 0, dh), dtype=np.float32) for _ in self._past_names]
+    def start(self, enc: EncoderState, max_len: int) -> DecoderRun:
+        """A decoding run over `enc`'s rows, with a self-attention cache for `max_len` positions."""
+        return DecoderRun(self, enc, max_len)
 
-    def step(self, tokens: np.ndarray, position: int, past: list[np.ndarray], enc: EncoderState):
-        """One decoder step for tokens [B] at `position`; returns (logits [B,V], new past)."""
-        feeds = {"inputs_embeds": self.embed(tokens[:, None], position), "encoder_attention_mask": enc.mask}
-        feeds.update(zip(self._past_names, past))
-        feeds.update(zip(self._cross_names, enc.cross))
-        logits, *present = self.decoder.run(self._dec_out, feeds)
-        return logits, present
+
+class DecoderRun:
+    """One batch being decoded: preallocated cache and logits buffers bound to the decoder once (IOBinding).
+
+    Each step writes one more cache position in place and fills the same logits array, so a step allocates and
+    copies nothing but the token embeddings. `logits` returned by `step` is overwritten by the next step.
+    """
+
+    def __init__(self, model: OnnxMarian, enc: EncoderState, max_len: int) -> None:
+        self.model = model
+        self.enc = enc
+        rows = enc.mask.shape[0]
+        dh = model.d_model // model.heads
+        self.cache = [np.zeros((rows, model.heads, max_len, dh), dtype=np.float32) for _ in model._past_names]
+        self.length = 0
+        self._bind()
+
+    def _bind(self) -> None:
+        model, ort_value = self.model, ort.OrtValue.ortvalue_from_numpy
+        rows = self.enc.mask.shape[0]
+        self.logits = np.empty((rows, model.vocab_size), dtype=np.float32)
+        io = model.decoder.io_binding()
+        self._keep = [self.enc.mask, *self.enc.cross]  # bound memory must outlive the binding
+        io.bind_ortvalue_input("encoder_attention_mask", ort_value(self.enc.mask))
+        for name, array in zip(model._cross_names, self.enc.cross):
+            io.bind_ortvalue_input(name, ort_value(array))
+        for past, present, array in zip(model._past_names, model._present_names, self.cache):
+            value = ort_value(array)
+            io.bind_ortvalue_input(past, value)
+            io.bind_ortvalue_output(present, value)
+        io.bind_ortvalue_output("logits", ort_value(self.logits))
+        self.io = io
+
+    def step(self, tokens: np.ndarray) -> np.ndarray:
+        """Decode tokens [rows] at the next position; returns logits [rows, V] (valid until the next step)."""
+        model, io = self.model, self.io
+        embeds = model.embed(tokens[:, None], self.length)
+        length = np.array([self.length], dtype=np.int32)
+        io.bind_cpu_input("inputs_embeds", embeds)
+        io.bind_cpu_input("past_length", length)
+        model.decoder.run_with_iobinding(io)
+        self.length += 1
+        return self.logits
+
+    def reorder(self, index: np.ndarray) -> None:
+        """Beam search: row r continues the history of row index[r] (only the filled positions are moved)."""
+        if np.array_equal(index, np.arange(len(index))):
+            return
+        n = self.length
+        for array in self.cache:
+            array[:, :, :n] = array[index, :, :n]
+
+    def select(self, rows: np.ndarray) -> None:
+        """Keep only `rows` (finished sentences leave the batch); rebinds smaller buffers."""
+        self.enc = EncoderState(cross=[c[rows] for c in self.enc.cross], mask=self.enc.mask[rows])
+        self.cache = [np.ascontiguousarray(a[rows]) for a in self.cache]
+        self._bind()

@@ -7,9 +7,11 @@ times faster per step with identical tokens. The layout:
 
 * `encoder.onnx`: `inputs_embeds` [B,S,D] + `attention_mask` [B,S] → the cross-attention keys and values of every
   decoder layer, `cross_k.{i}` / `cross_v.{i}` [B,H,S,Dh]: computed once per sentence, not at every step.
-* `decoder.onnx`: one step for every position. `inputs_embeds` [B,1,D], `encoder_attention_mask` [B,S],
-  `past_k.{i}` / `past_v.{i}` [B,H,P,Dh] (P = 0 at the first step) and the cross K/V → `logits` [B,V] and
-  `present_k.{i}` / `present_v.{i}` [B,H,P+1,Dh]. No `If` node and no separate first-step graph.
+* `decoder.onnx`: one step for every position. `inputs_embeds` [B,1,D], `encoder_attention_mask` [B,S], the
+  cross K/V, and the self-attention cache `past_k.{i}` / `past_v.{i}` [B,H,max_len,Dh] of which the first
+  `past_length` positions are filled (0 at the first step) → `logits` [B,V] and `present_k.{i}` / `present_v.{i}`,
+  which are the same buffers with one more position written (MultiHeadAttention's buffer sharing: the engine binds
+  one preallocated array as both, so the cache is never copied or reallocated). No `If` node, no first-step graph.
 * Q, K and V of self-attention are one [D,3D] matrix, so INT8 quantizes the activation once instead of three times.
 * The 65001×512 embedding is the decoder's `lm_head` [D,V] (MatMul's B layout); the engine gathers token
   embeddings from the same bytes, so the table is stored once (see quantize.py).
@@ -160,7 +162,7 @@ def build_decoder(model):
     for i, layer in enumerate(model.model.decoder.layers):
         name = f"decoder.{i}"
         q, k, v, bias = g.qkv(h, layer.self_attn, name)
-        attn = g.op("MultiHeadAttention", [q, k, v, bias, "", "", f"past_k.{i}", f"past_v.{i}"],
+        attn = g.op("MultiHeadAttention", [q, k, v, bias, "", "", f"past_k.{i}", f"past_v.{i}", "past_length"],
                     outputs=[f"{name}.self_attn", f"present_k.{i}", f"present_v.{i}"], ms=True, num_heads=heads)[0]
         out = g.linear(attn, layer.self_attn.out_proj, f"{name}.out", bias=False)
         h = g.skip_norm(out, h, layer.self_attn_layer_norm, layer.self_attn.out_proj.bias, f"{name}.attn_norm")
@@ -179,10 +181,11 @@ def build_decoder(model):
         helper.make_tensor_value_info("inputs_embeds", TensorProto.FLOAT, ["batch", 1, d]),
         helper.make_tensor_value_info("encoder_attention_mask", TensorProto.INT64, ["batch", "src"]),
     ]
-    inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", heads, "past", dh]) for n in past]
+    inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", heads, "max_len", dh]) for n in past]
     inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", heads, "src", dh]) for n in cross]
+    inputs.append(helper.make_tensor_value_info("past_length", TensorProto.INT32, [1]))
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", vocab])]
-    outputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", heads, "total", dh]) for n in present]
+    outputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", heads, "max_len", dh]) for n in present]
     return g.model("marian_decoder_step", inputs, outputs), GraphIO([i.name for i in inputs], ["logits", *present])
 
 

@@ -80,15 +80,17 @@ def test_paragraph_and_line_structure_is_kept(tr):
 
 
 def test_cancel_stops_within_one_decoder_step(bundle_dir, monkeypatch):
+    from engine.onnx_model import DecoderRun
+
     tr = Translator(bundle_dir, precision="int8", threads=1)
     steps = []
-    real_step = tr._model.step
+    real_step = DecoderRun.step
 
-    def counting(*args, **kwargs):
+    def counting(self, tokens):
         steps.append(1)
-        return real_step(*args, **kwargs)
+        return real_step(self, tokens)
 
-    monkeypatch.setattr(tr._model, "step", counting)
+    monkeypatch.setattr(DecoderRun, "step", counting)
     cancel = threading.Event()
     at_cancel = []
 

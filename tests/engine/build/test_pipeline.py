@@ -87,9 +87,9 @@ def test_onnx_fp32_logits_match_pytorch(built, checkpoint_dir):
     with torch.no_grad():
         expected = model(**enc, decoder_input_ids=torch.tensor(prefix)).logits.numpy()
     state = onnx_model.encode(enc["input_ids"].numpy(), enc["attention_mask"].numpy())
-    past = onnx_model.empty_past(2)
+    run = onnx_model.start(state, max_len=8)
     for step in range(4):
-        logits, past = onnx_model.step(np.array([p[step] for p in prefix]), step, past, state)
+        logits = run.step(np.array([p[step] for p in prefix]))
         np.testing.assert_allclose(logits, expected[:, step], rtol=1e-4, atol=1e-4)
 
 
