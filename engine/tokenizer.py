@@ -39,8 +39,7 @@ class MarianTokenizer:
         self._clean_up = bool(info.get("clean_up_tokenization_spaces", False))
         contents = sorted(self._special, key=len, reverse=True)
         self._split_re = re.compile("(" + "|".join(map(re.escape, contents)) + ")") if contents else None
-        self._pieces: list[str] | None = None
-        self._ids: dict[str, int] | None = None
+        self._piece_cache: dict[int, str] = {}  # only ids actually decoded; the Rust vocabulary stays the only copy
 
     @property
     def cleans_up(self) -> bool:
@@ -48,31 +47,26 @@ class MarianTokenizer:
         return self._clean_up
 
     # -- vocabulary -------------------------------------------------------------------------------------------
-    def _load_vocab(self) -> None:
-        """Build piece<->id tables lazily: only decoding, unknown runs and language codes need them."""
-        vocab = self._tok.get_vocab(with_added_tokens=False)
-        pieces = [""] * self.vocab_size
-        ids: dict[str, int] = {}
-        marker = self.marker
-        for piece, idx in vocab.items():
-            if idx >= self.vocab_size:
-                continue  # a source piece missing from vocab.json: MarianTokenizer maps it to <unk>
-            if piece.startswith(marker):
-                piece = piece[len(marker) :]
-            pieces[idx] = piece
-            ids[piece] = idx
-        self._pieces, self._ids = pieces, ids
-
     def token_to_id(self, piece: str) -> int:
-        """The vocab.json id of `piece`, or `<unk>`'s id, like MarianTokenizer's lookup."""
-        if self._ids is None:
-            self._load_vocab()
-        return self._ids.get(piece, self.unk_id)  # type: ignore[union-attr]
+        """The vocab.json id of `piece`, or `<unk>`'s id, like MarianTokenizer's lookup.
+
+        Pieces the source side cannot produce are stored with the marker prefix, so both spellings are tried.
+        Ids past vocab.json (source pieces Marian's vocabulary lacks) are `<unk>` too.
+        """
+        for candidate in (piece, self.marker + piece):
+            idx = self._tok.token_to_id(candidate)
+            if idx is not None and idx < self.vocab_size:
+                return idx
+        return self.unk_id
 
     def id_to_piece(self, idx: int) -> str:
-        if self._pieces is None:
-            self._load_vocab()
-        return self._pieces[idx]  # type: ignore[index]
+        piece = self._piece_cache.get(idx)
+        if piece is None:
+            piece = self._tok.id_to_token(idx) or ""
+            if piece.startswith(self.marker):
+                piece = piece[len(self.marker) :]
+            self._piece_cache[idx] = piece
+        return piece
 
     def language_id(self, token: str) -> int:
         """Id of a target-language token such as `>>cmn_Hans<<`; raises KeyError if the model lacks it."""
@@ -151,16 +145,13 @@ class MarianTokenizer:
     # -- decoding ---------------------------------------------------------------------------------------------
     def pieces_text(self, ids: Iterable[int]) -> str:
         """Unstripped text of target ids (specials skipped); the streaming detokeniser builds on this."""
-        if self._pieces is None:
-            self._load_vocab()
-        pieces = self._pieces
-        skip, control = self._skip_ids, self._control
+        skip, control, size = self._skip_ids, self._control, self.vocab_size
         parts = []
         for i in ids:
             i = int(i)
-            if i in skip or i < 0 or i >= self.vocab_size:
+            if i in skip or i < 0 or i >= size:
                 continue
-            piece = pieces[i]  # type: ignore[index]
+            piece = self.id_to_piece(i)
             if piece not in control:
                 parts.append(piece)
         return "".join(parts).replace("▁", " ")

@@ -194,7 +194,8 @@ def build_bundle(
                          "embedding": {**fp32.as_dict(), "file": "fp32/" + fp32.file}},
                 "int8": {"encoder": "int8/encoder.onnx", "decoder": "int8/decoder.onnx",
                          "embedding": {**int8.as_dict(), "file": "int8/" + int8.file},
-                         "quantization": "dynamic, MatMul weights per-tensor int8, lm_head per-token int8"},
+                         "quantization": "layers: dynamic u8s8, per-tensor int8 weights (DynamicQuantizeMatMul); "
+                                         "lm_head: MatMulNBits 8-bit, blocks of 128, int8 compute"},
             },
         }
         _write_manifest(staging, manifest)

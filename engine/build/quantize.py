@@ -1,12 +1,15 @@
-"""Turn the exported FP32 graphs into the bundle's FP32 and INT8 model files.
+"""Turn the FP32 graphs into the bundle's FP32 and INT8 model files.
 
-* Layer weights: onnxruntime's dynamic quantization (`quantize_dynamic`), MatMul with constant weights only,
-  per-tensor symmetric int8 weights, uint8 dynamic activations (the u8s8 VNNI path).
-* The output projection / embedding matrix: quantized here per vocabulary entry (one scale per token, symmetric
-  int8) and run as one `com.microsoft.DynamicQuantizeMatMul`. One scale per token keeps every embedding row as exact
-  as a per-tensor scale keeps the largest one, and the same int8 bytes serve the engine's embedding lookups.
-* In both precisions that matrix (and, for INT8, its scales) is written to `embedding.bin` as ONNX external data,
-  which the engine also memory-maps for lookups: the 65001×512 table is stored exactly once per precision.
+* Layer weights: onnxruntime's dynamic quantization (`quantize_dynamic`): MatMul with constant weights,
+  per-tensor symmetric int8 weights, uint8 dynamic activations (the u8s8 VNNI kernels of DynamicQuantizeMatMul).
+  For these small matrices per-tensor was as accurate here and faster than the block-wise alternative.
+* The output projection / embedding matrix (65001×512, 60 % of a step's work): `com.microsoft.MatMulNBits` with
+  8-bit weights in blocks of 128 along the model dimension (one scale per block) and int8 compute
+  (accuracy_level 4). Measured on the 65001×512 shape at 2 threads: 0.32 ms against 0.69 ms for
+  DynamicQuantizeMatMul, with a smaller error. Its weight layout is one contiguous row per token, so the
+  engine's embedding lookups read 512 bytes per token from the same file.
+* In both precisions that matrix (and, for INT8, its scales) lives in `embedding.bin` as ONNX external data,
+  which the engine also memory-maps for lookups: the table is stored exactly once per precision.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ class EmbeddingLayout:
     """Where the shared matrix sits inside embedding.bin (recorded in the manifest)."""
 
     file: str
-    dtype: str  # "float32" | "int8"
-    shape: tuple[int, int]  # (d_model, vocab): MatMul's B layout; a token's embedding is a column
+    dtype: str  # "float32" | "uint8"
+    shape: tuple[int, int]  # (vocab, d_model): a token's embedding is a row
     offset: int
-    scales_offset: int | None = None  # int8 only: float32[vocab] per-token scales
+    scales_offset: int | None = None  # 8-bit only: float32[vocab, d_model / block_size]
+    block_size: int | None = None
+    zero_point: int | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -40,6 +45,8 @@ class EmbeddingLayout:
             "shape": list(self.shape),
             "offset": self.offset,
             "scales_offset": self.scales_offset,
+            "block_size": self.block_size,
+            "zero_point": self.zero_point,
         }
 
 
@@ -65,17 +72,9 @@ def _find(model, name: str):
 
 def _lm_head_node(model):
     for node in model.graph.node:
-        if node.op_type == "MatMul" and LM_HEAD in node.input:
+        if node.op_type == "Gemm" and LM_HEAD in node.input:
             return node
-    raise KeyError("the decoder graph has no MatMul on lm_head")
-
-
-def _bias_add(model, matmul):
-    """The Add(final_logits_bias) that follows the lm_head MatMul, if any."""
-    consumers = [n for n in model.graph.node if matmul.output[0] in n.input]
-    if len(consumers) == 1 and consumers[0].op_type == "Add":
-        return consumers[0]
-    return None
+    raise KeyError("the decoder graph has no Gemm on lm_head")
 
 
 def write_fp32(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
@@ -102,28 +101,44 @@ def _copy(model):
     return clone
 
 
-def quantize_per_token(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric int8 per column of a [D, V] matrix (one scale per vocabulary entry)."""
-    amax = np.abs(weight).max(axis=0)
+BLOCK_SIZE = 128
+ZERO_POINT = 128  # MatMulNBits' default for 8 bits: symmetric int8 stored as uint8
+
+
+def quantize_blocks(weight: np.ndarray, block_size: int = BLOCK_SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric 8-bit per block of `block_size` along each row of a [V, D] matrix → (uint8 [V, D], scales [V, D/bs])."""
+    rows, dim = weight.shape
+    blocks = weight.reshape(rows, dim // block_size, block_size)
+    amax = np.abs(blocks).max(axis=-1)
     scales = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
-    q = np.clip(np.rint(weight / scales), -127, 127).astype(np.int8)
-    return q, scales
+    q = np.clip(np.rint(blocks / scales[..., None]), -127, 127).astype(np.int16) + ZERO_POINT
+    return q.astype(np.uint8).reshape(rows, dim), scales
 
 
 def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
-    """Quantize both graphs; the decoder's lm_head becomes DynamicQuantizeMatMul over embedding.bin."""
+    """Quantize both graphs; the decoder's lm_head becomes an 8-bit MatMulNBits over embedding.bin."""
     import onnx
-    from onnx import helper, numpy_helper
+    from onnx import TensorProto, helper, numpy_helper
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    from onnx import TensorProto
-
+    # The head is swapped for a placeholder so quantize_dynamic cannot touch it (it rewrites Gemm into MatMul+Add
+    # and would quantize that per tensor); the placeholder becomes MatMulNBits afterwards.
+    decoder = _copy(decoder)
+    gemm = _lm_head_node(decoder)
+    head = _find(decoder, LM_HEAD)
+    weight = numpy_helper.to_array(head).astype(np.float32)
+    placeholder = helper.make_node("LmHead", [gemm.input[0], gemm.input[2]], list(gemm.output), name="lm_head",
+                                   domain="qiao.build")
+    index = list(decoder.graph.node).index(gemm)
+    decoder.graph.node.remove(gemm)
+    decoder.graph.node.insert(index, placeholder)
+    decoder.graph.initializer.remove(head)
+    decoder.opset_import.append(helper.make_opsetid("qiao.build", 1))
     # Shape inference cannot see through contrib ops (MultiHeadAttention…): their outputs are float32.
     options = {"MatMulConstBOnly": True, "DefaultTensorType": TensorProto.FLOAT}
-    head_node = _lm_head_node(decoder)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, model, exclude in (("encoder", encoder, []), ("decoder", decoder, [head_node.name])):
+        for name, model in (("encoder", encoder), ("decoder", decoder)):
             fp32_path = Path(tmp) / f"{name}.fp32.onnx"
             onnx.save(model, str(fp32_path))
             quantize_dynamic(
@@ -132,35 +147,37 @@ def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
                 op_types_to_quantize=["MatMul"],
                 per_channel=False,
                 weight_type=QuantType.QInt8,
-                nodes_to_exclude=exclude,
                 extra_options=options,
             )
         shutil.copy(Path(tmp) / "encoder.onnx", out_dir / "encoder.onnx")
         decoder = onnx.load(str(Path(tmp) / "decoder.onnx"))
 
-    matmul = _lm_head_node(decoder)
-    head = _find(decoder, LM_HEAD)
-    weight = numpy_helper.to_array(head).astype(np.float32)
-    q, scales = quantize_per_token(weight)
-    bias_add = _bias_add(decoder, matmul)
-    inputs = [matmul.input[0], "lm_head_quantized", "lm_head_scale", ""]
-    output = matmul.output[0]
-    if bias_add is not None:
-        bias_name = next(i for i in bias_add.input if i != matmul.output[0])
-        inputs.append(bias_name)
-        output = bias_add.output[0]
-        decoder.graph.node.remove(bias_add)
-    else:
-        inputs = inputs[:3]
-    fused = helper.make_node("DynamicQuantizeMatMul", inputs, [output], name="lm_head_int8", domain="com.microsoft")
-    index = list(decoder.graph.node).index(matmul)
-    decoder.graph.node.remove(matmul)
+    placeholder = next(n for n in decoder.graph.node if n.op_type == "LmHead")
+    vocab, dim = weight.shape
+    block = min(BLOCK_SIZE, dim)  # the tiny test model has d_model 64
+    q, scales = quantize_blocks(weight, block)
+    fused = helper.make_node(
+        "MatMulNBits",
+        [placeholder.input[0], "lm_head_q8", "lm_head_scales", "", "", placeholder.input[1]],
+        list(placeholder.output),
+        name="lm_head_q8",
+        domain="com.microsoft",
+        K=dim,
+        N=vocab,
+        bits=8,
+        block_size=block,
+        accuracy_level=4,  # int8 activations: the VNNI path
+    )
+    index = list(decoder.graph.node).index(placeholder)
+    decoder.graph.node.remove(placeholder)
     decoder.graph.node.insert(index, fused)
-    decoder.graph.initializer.remove(head)
-    q_init = numpy_helper.from_array(q, "lm_head_quantized")
-    s_init = numpy_helper.from_array(scales, "lm_head_scale")
+    for opset in list(decoder.opset_import):
+        if opset.domain == "qiao.build":
+            decoder.opset_import.remove(opset)
+    q_init = numpy_helper.from_array(q.reshape(vocab, dim // block, block), "lm_head_q8")
+    s_init = numpy_helper.from_array(scales.reshape(-1), "lm_head_scales")
     payload = q.tobytes()
-    scales_offset = (len(payload) + 63) // 64 * 64  # keep the float32 scales aligned
+    scales_offset = (len(payload) + 4095) // 4096 * 4096  # page-aligned, so both parts can be memory-mapped
     with open(out_dir / EMBEDDING_FILE, "wb") as fh:
         fh.write(payload)
         fh.write(b"\0" * (scales_offset - len(payload)))
@@ -168,8 +185,5 @@ def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
     _external(q_init, EMBEDDING_FILE, 0, q.nbytes)
     _external(s_init, EMBEDDING_FILE, scales_offset, scales.nbytes)
     decoder.graph.initializer.extend([q_init, s_init])
-    if not any(op.domain == "com.microsoft" for op in decoder.opset_import):
-        decoder.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     onnx.save(decoder, str(out_dir / "decoder.onnx"))
-    return EmbeddingLayout(EMBEDDING_FILE, "int8", tuple(q.shape), 0, scales_offset)
-
+    return EmbeddingLayout(EMBEDDING_FILE, "uint8", (vocab, dim), 0, scales_offset, block, ZERO_POINT)

@@ -65,9 +65,11 @@ def test_int8_graphs_are_really_quantized(built):
     out, _ = built
     for graph in ("encoder", "decoder"):
         ops = [n.op_type for n in onnx.load(str(out / "int8" / f"{graph}.onnx"), load_external_data=False).graph.node]
-        assert ops.count("MatMulInteger") + ops.count("DynamicQuantizeMatMul") >= 4, graph
+        assert ops.count("MatMulInteger") >= 4, graph
+        assert "MatMul" not in ops, graph  # every weight MatMul became integer arithmetic
     dec = onnx.load(str(out / "int8" / "decoder.onnx"), load_external_data=False)
-    assert any(n.op_type == "DynamicQuantizeMatMul" and n.name == "lm_head_int8" for n in dec.graph.node)
+    head = [n for n in dec.graph.node if n.op_type == "MatMulNBits"]
+    assert len(head) == 1 and {a.name: a.i for a in head[0].attribute}["bits"] == 8
 
 
 def test_onnx_fp32_logits_match_pytorch(built, checkpoint_dir):
