@@ -1,0 +1,88 @@
+"""The benchmark workloads: fixed English sources of exactly 20 tokens, decoded for exactly 30 target tokens.
+
+Fixing both lengths makes every system do the same number of encoder positions and decoder steps, so the
+timings compare decoders rather than how early each one happens to stop on a random model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+SOURCE_TOKENS = 20  # including the trailing eos
+NEW_TOKENS = 30
+EOS_ID = 0
+UNK_ID = 1
+
+SENTENCES = (
+    "The committee will publish its final report on the new railway line early next spring.",
+    "Please make sure that all windows are closed before you leave the office tonight.",
+    "Scientists have discovered a small planet that may have liquid water on its surface.",
+    "My grandmother taught me how to cook dumplings when I was only seven years old.",
+    "The museum is closed on Mondays, but guided tours are available on every other day.",
+    "If the weather stays this warm, the farmers expect a very good harvest this year.",
+    "He forgot his umbrella at the station and had to walk home in the pouring rain.",
+    "Our new software update fixes several bugs and makes the application start faster.",
+)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One timed call: `batch` sources decoded with `beams` beams for exactly NEW_TOKENS tokens."""
+
+    name: str
+    title: str
+    batch: int
+    beams: int
+
+    @property
+    def target_tokens(self) -> int:
+        """Target tokens produced per call (for tokens/s)."""
+        return self.batch * NEW_TOKENS
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in (
+        Workload("greedy", "greedy, 1 sentence (20 → 30 tokens)", batch=1, beams=1),
+        Workload("beam4", "beam 4, 1 sentence (20 → 30 tokens)", batch=1, beams=4),
+        Workload("batch8", "greedy, batch of 8 sentences (20 → 30 tokens each)", batch=8, beams=1),
+    )
+}
+
+
+def source_ids(checkpoint: Path, count: int = len(SENTENCES)) -> list[list[int]]:
+    """Tokenize the fixed sentences as MarianTokenizer does (source.spm, then vocab.json) and fit each to 20 ids.
+
+    Sentences shorter than 19 pieces are continued with the next sentence, longer ones are cut; eos ends each.
+    """
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(checkpoint / "source.spm"))
+    vocab: dict[str, int] = json.loads((checkpoint / "vocab.json").read_text(encoding="utf-8"))
+    out: list[list[int]] = []
+    for i in range(count):
+        ids: list[int] = []
+        j = i
+        while len(ids) < SOURCE_TOKENS - 1:
+            pieces = sp.encode(SENTENCES[j % len(SENTENCES)], out_type=str)
+            ids.extend(vocab.get(p, UNK_ID) for p in pieces)
+            j += 1
+        out.append([*ids[: SOURCE_TOKENS - 1], EOS_ID])
+    return out
+
+
+def batch_for(workload: Workload, sources: list[list[int]]) -> list[list[int]]:
+    """The source batch a workload feeds to generate()."""
+    return sources[: workload.batch]
+
+
+def describe(sources: list[list[int]]) -> dict[str, object]:
+    """JSON-ready description of the workloads and their exact inputs."""
+    return {
+        "source_tokens": SOURCE_TOKENS,
+        "new_tokens": NEW_TOKENS,
+        "workloads": [asdict(w) for w in WORKLOADS.values()],
+        "source_ids": sources,
+    }
