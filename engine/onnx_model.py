@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import onnxruntime as ort
 
+from engine.embedding import EmbeddingTable
 from engine.manifest import Manifest
 from engine.scorer import TopKScorer
 from engine.sessions import create_session
@@ -33,6 +34,12 @@ class EncoderState:
     mask: np.ndarray  # [B,S] int64
 
 
+# Activations scale with batch × length; without shrinking, the largest batch ever seen would stay reserved in the
+# arenas for good. The encoder shrinks after every run (once per batch), the decoder after a batch's first step.
+_SHRINK_ARENA = ort.RunOptions()
+_SHRINK_ARENA.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+
+
 class OnnxMarian:
     """Runs the bundle's graphs for one precision. Sessions are created once and kept."""
 
@@ -55,15 +62,8 @@ class OnnxMarian:
         self._present_names = [n for n in self._dec_out if n.startswith("present_")]
         self._cross_names = [n for n in self._dec_in if n.startswith("cross_")]
         emb = spec["embedding"]
-        vocab, dim = emb["shape"]
-        path = manifest.path(emb["file"])
-        self._table = np.memmap(path, dtype=np.dtype(emb["dtype"]), mode="r", offset=emb["offset"], shape=(vocab, dim))
-        self._block = emb.get("block_size")
-        if self._block:
-            self._zero_point = np.float32(emb["zero_point"])
-            blocks = (vocab, dim // self._block)
-            self._scales = np.memmap(path, dtype=np.float32, mode="r", offset=emb["scales_offset"], shape=blocks)
-        self.vocab_size = vocab
+        self._table = EmbeddingTable(manifest.path(emb["file"]), emb)
+        self.vocab_size = self._table.vocab
         self.positions = sinusoidal_positions(self.max_positions, self.d_model)
         self._scorers: dict[tuple, TopKScorer] = {}
         self._scorer_spec = graphs.get("scorer")
@@ -82,18 +82,15 @@ class OnnxMarian:
     # -- embeddings -------------------------------------------------------------------------------------------
     def embed(self, ids: np.ndarray, start: int = 0) -> np.ndarray:
         """Token embeddings × embed_scale + positions [start, start+T), like Marian's embedding layers."""
-        flat = ids.reshape(-1)
-        rows = np.asarray(self._table[flat], dtype=np.float32)  # one contiguous row per token
-        if self._block:  # 8-bit blocks: (q - zero point) × the block's scale
-            blocks = (rows - self._zero_point).reshape(len(flat), -1, self._block)
-            rows = (blocks * self._scales[flat][:, :, None]).reshape(len(flat), self.d_model)
+        rows = self._table.rows(ids.reshape(-1))
         emb = rows.reshape(*ids.shape, self.d_model) * np.float32(self.embed_scale)
         t = ids.shape[-1]
         return emb + self.positions[start : start + t]
 
     # -- graphs -----------------------------------------------------------------------------------------------
     def encode(self, ids: np.ndarray, mask: np.ndarray) -> EncoderState:
-        outputs = self.encoder.run(self._enc_out, {"inputs_embeds": self.embed(ids), "attention_mask": mask})
+        feeds = {"inputs_embeds": self.embed(ids), "attention_mask": mask}
+        outputs = self.encoder.run(self._enc_out, feeds, _SHRINK_ARENA)
         return EncoderState(cross=outputs, mask=mask)
 
     def start(self, enc: EncoderState, max_len: int) -> DecoderRun:
@@ -140,7 +137,8 @@ class DecoderRun:
         length = np.array([self.length], dtype=np.int32)
         io.bind_cpu_input("inputs_embeds", embeds)
         io.bind_cpu_input("past_length", length)
-        model.decoder.run_with_iobinding(io)
+        # The first step of a batch releases what earlier (possibly larger) batches left in the arena.
+        model.decoder.run_with_iobinding(io, _SHRINK_ARENA if self.length == 0 else None)
         self.length += 1
         return self.logits
 

@@ -13,10 +13,12 @@ SentencePiece that `tokenizers` cannot express:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
 from tokenizers import Tokenizer
 
 
@@ -27,19 +29,22 @@ class MarianTokenizer:
         self._tok = Tokenizer.from_file(str(tokenizer_json))
         self._tok.no_padding()
         self._tok.no_truncation()
-        self.marker: str = info["marker"]
+        self._pieces_path = Path(tokenizer_json).parent / info["pieces_file"]
         self.vocab_size: int = int(info["vocab_size"])
         self.unk_id: int = int(info["unk_id"])
         self.eos_id: int = int(info["eos_id"])
         self.pad_id: int = int(info["pad_id"])
         self.language_tokens: list[str] = list(info.get("language_tokens", []))
+        self._language_ids: dict[str, int] = dict(info.get("language_ids", {}))
         self._special = {s["content"]: s for s in info["special_tokens"]}
         self._skip_ids = {int(s["id"]) for s in info["special_tokens"]} | {self.unk_id, self.eos_id, self.pad_id}
         self._control = set(info.get("control_pieces", []))
         self._clean_up = bool(info.get("clean_up_tokenization_spaces", False))
         contents = sorted(self._special, key=len, reverse=True)
         self._split_re = re.compile("(" + "|".join(map(re.escape, contents)) + ")") if contents else None
-        self._piece_cache: dict[int, str] = {}  # only ids actually decoded; the Rust vocabulary stays the only copy
+        self._blob: str | None = None  # every piece, concatenated in id order …
+        self._offsets: np.ndarray | None = None  # … and where each starts: ~1.5 MB instead of 65k str objects
+        self._ids: dict[str, int] | None = None
 
     @property
     def cleans_up(self) -> bool:
@@ -47,32 +52,33 @@ class MarianTokenizer:
         return self._clean_up
 
     # -- vocabulary -------------------------------------------------------------------------------------------
-    def token_to_id(self, piece: str) -> int:
-        """The vocab.json id of `piece`, or `<unk>`'s id, like MarianTokenizer's lookup.
-
-        Pieces the source side cannot produce are stored with the marker prefix, so both spellings are tried.
-        Ids past vocab.json (source pieces Marian's vocabulary lacks) are `<unk>` too.
-        """
-        for candidate in (piece, self.marker + piece):
-            idx = self._tok.token_to_id(candidate)
-            if idx is not None and idx < self.vocab_size:
-                return idx
-        return self.unk_id
+    def _load_pieces(self) -> list[str]:
+        pieces = json.loads(self._pieces_path.read_text(encoding="utf-8"))
+        if len(pieces) != self.vocab_size:
+            raise ValueError(f"{self._pieces_path.name} has {len(pieces)} pieces, the manifest says {self.vocab_size}")
+        return pieces
 
     def id_to_piece(self, idx: int) -> str:
-        piece = self._piece_cache.get(idx)
-        if piece is None:
-            piece = self._tok.id_to_token(idx) or ""
-            if piece.startswith(self.marker):
-                piece = piece[len(self.marker) :]
-            self._piece_cache[idx] = piece
-        return piece
+        if self._blob is None:
+            pieces = self._load_pieces()
+            self._offsets = np.concatenate([[0], np.cumsum([len(p) for p in pieces])]).astype(np.int64)
+            self._blob = "".join(pieces)
+        start, end = self._offsets[idx], self._offsets[idx + 1]  # type: ignore[index]
+        return self._blob[start:end]
+
+    def token_to_id(self, piece: str) -> int:
+        """The vocab.json id of `piece`, or `<unk>`'s id, like MarianTokenizer's lookup."""
+        if piece in self._language_ids:
+            return self._language_ids[piece]
+        if self._ids is None:  # only unknown runs and odd language codes need the reverse table
+            self._ids = {p: i for i, p in enumerate(self._load_pieces())}
+        return self._ids.get(piece, self.unk_id)
 
     def language_id(self, token: str) -> int:
         """Id of a target-language token such as `>>cmn_Hans<<`; raises KeyError if the model lacks it."""
-        if token not in self.language_tokens:
+        if token not in self._language_ids:
             raise KeyError(f"this model has no language token {token}")
-        return self.token_to_id(token)
+        return self._language_ids[token]
 
     # -- encoding ---------------------------------------------------------------------------------------------
     def _chunks(self, text: str) -> list[tuple[str, bool]]:

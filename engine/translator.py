@@ -17,6 +17,7 @@ import numpy as np
 from engine.decoding import GenerationParams, beam_search, greedy_search
 from engine.errors import BundleError, InputError
 from engine.manifest import Manifest, verify_bundle, verify_files
+from engine.native_memory import release_free_memory, tune_allocator
 from engine.onnx_model import OnnxMarian
 from engine.repetition import repeating_tail
 from engine.results import StreamEvent, Translation, TranslationStats
@@ -29,7 +30,10 @@ MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of
 MAX_BEAMS = 8
 CHUNK_TOKENS = 200  # a longer sentence is split into pieces of at most this many source tokens
 BATCH_SENTENCES = 8
-BATCH_TOKENS = 1024
+# Decoder rows (sentences × beams) × (source + target length limit) per batch. Each position costs
+# 2·layers·d_model floats of cache (24.6 kB for opus-mt-en-zh), so this bounds a batch's caches to ~50 MB even when
+# every hypothesis runs to its length limit, whatever the input.
+BATCH_POSITIONS = 2048
 
 
 def length_limit(source_len: int, model_max: int) -> int:
@@ -51,6 +55,7 @@ class Translator:
     def __init__(
         self, bundle_dir: str | Path, precision: str = "int8", threads: int | None = None, verify: bool = True
     ) -> None:
+        tune_allocator()
         self.bundle_dir = Path(bundle_dir)
         self._verify = verify
         self._verified = VerifiedFiles() if verify else None
@@ -218,7 +223,10 @@ class Translator:
         start = time.perf_counter()
         segments = segment_text(text) if text.strip() else []  # whitespace only: an empty result, not an error
         with self._lock:
-            yield from self._stream(segments, params, lang, cancel, start)
+            try:
+                yield from self._stream(segments, params, lang, cancel, start)
+            finally:
+                release_free_memory()
 
     def _stream(self, segments, params, lang, cancel, start) -> Iterator[StreamEvent | Translation]:
         model = self._model
@@ -232,7 +240,7 @@ class Translator:
         decode_s = 0.0
         cancelled = False
         out = _Assembler(self.tokenizer, segments, sentences, self._joiner)
-        for batch_idx in _batches(sentences, BATCH_SENTENCES, BATCH_TOKENS):
+        for batch_idx in _batches(sentences, params.num_beams, model.max_positions):
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
@@ -310,17 +318,19 @@ def _valid_unicode(text: str) -> str:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def _batches(sentences: list[_Sentence], max_sentences: int, max_tokens: int) -> Iterator[list[int]]:
-    """Consecutive sentences (so streaming stays in reading order), bounded in count and padded tokens."""
+def _batches(sentences: list[_Sentence], beams: int, model_max: int) -> Iterator[list[int]]:
+    """Consecutive sentences (so streaming stays in reading order), bounded in count and in cache positions."""
     batch: list[int] = []
-    width = 0
+    src = limit = 0
     for i, s in enumerate(sentences):
-        new_width = max(width, len(s.ids))
-        if batch and (len(batch) >= max_sentences or new_width * (len(batch) + 1) > max_tokens):
+        new_src = max(src, len(s.ids))
+        new_limit = max(limit, length_limit(len(s.ids), model_max))
+        cost = (len(batch) + 1) * beams * (new_src + new_limit)
+        if batch and (len(batch) >= BATCH_SENTENCES or cost > BATCH_POSITIONS):
             yield batch
-            batch, new_width = [], len(s.ids)
+            batch, new_src, new_limit = [], len(s.ids), length_limit(len(s.ids), model_max)
         batch.append(i)
-        width = new_width
+        src, limit = new_src, new_limit
     if batch:
         yield batch
 

@@ -216,6 +216,7 @@ def build_bundle(
         _write_manifest(staging, manifest)
         if not report["passed"]:
             raise BuildError("validation failed: " + "; ".join(report["problems"]))
+        _make_readable(staging)
         if out_dir.exists():
             shutil.rmtree(out_dir)
         out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -225,6 +226,14 @@ def build_bundle(
             shutil.rmtree(staging, ignore_errors=True)
     progress.step(f"Bundle written to {out_dir}")
     return manifest
+
+
+def _make_readable(bundle: Path) -> None:
+    """A bundle is installed for every user of a machine: the staging folder (0700) and the external-data files
+    onnx writes (0600) would otherwise be readable by the builder only."""
+    bundle.chmod(0o755)
+    for path in bundle.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 def _write_manifest(bundle: Path, manifest: dict) -> None:

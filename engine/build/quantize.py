@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,14 +82,25 @@ def write_fp32(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
     from onnx import numpy_helper
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    onnx.save(encoder, str(out_dir / "encoder.onnx"))
+    save_graph(encoder, out_dir / "encoder.onnx")
     decoder = _copy(decoder)
     head = _find(decoder, LM_HEAD)
     weight = numpy_helper.to_array(head).astype(np.float32, copy=False)
     (out_dir / EMBEDDING_FILE).write_bytes(np.ascontiguousarray(weight).tobytes())
     _external(head, EMBEDDING_FILE, 0, weight.nbytes)
-    onnx.save(decoder, str(out_dir / "decoder.onnx"))
+    save_graph(decoder, out_dir / "decoder.onnx")
     return EmbeddingLayout(EMBEDDING_FILE, "float32", tuple(weight.shape), 0)
+
+
+def save_graph(model, path: Path) -> None:
+    """Graph structure in `path`, weights in `path`.weights as ONNX external data. ORT memory-maps external
+    weights and frees them once its kernels have packed their own copy; weights inside the protobuf are parsed
+    into a second heap copy instead (measured: 15 MB more resident for the INT8 model). Tensors already external
+    (the embedding in embedding.bin) stay where they are."""
+    import onnx
+
+    onnx.save(_copy(model), str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+              location=path.stem + ".weights", size_threshold=1024)  # a copy: saving rewrites tensors in place
 
 
 def _copy(model):
@@ -149,7 +159,7 @@ def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
                 weight_type=QuantType.QInt8,
                 extra_options=options,
             )
-        shutil.copy(Path(tmp) / "encoder.onnx", out_dir / "encoder.onnx")
+        save_graph(onnx.load(str(Path(tmp) / "encoder.onnx")), out_dir / "encoder.onnx")
         decoder = onnx.load(str(Path(tmp) / "decoder.onnx"))
 
     placeholder = next(n for n in decoder.graph.node if n.op_type == "LmHead")
@@ -185,5 +195,5 @@ def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
     _external(q_init, EMBEDDING_FILE, 0, q.nbytes)
     _external(s_init, EMBEDDING_FILE, scales_offset, scales.nbytes)
     decoder.graph.initializer.extend([q_init, s_init])
-    onnx.save(decoder, str(out_dir / "decoder.onnx"))
+    save_graph(decoder, out_dir / "decoder.onnx")
     return EmbeddingLayout(EMBEDDING_FILE, "uint8", (vocab, dim), 0, scales_offset, block, ZERO_POINT)

@@ -1,11 +1,15 @@
-"""Convert Marian's SentencePiece model + vocab.json into one `tokenizer.json` for the `tokenizers` library.
+"""Convert Marian's SentencePiece model + vocab.json into `tokenizer.json` for the `tokenizers` library.
 
 Why this shape: MarianTokenizer segments with the *source* SentencePiece model but numbers pieces by the joint
 `vocab.json`. The Unigram model below is laid out in `vocab.json` id order, so `tokenizers` emits Marian's ids
-directly. Entries that the source model can never produce (target-only pieces, control symbols, language tokens)
-keep their id but get a marker prefix that the normaliser deletes from every input, so Viterbi can never pick
-them, and their score does not move the unknown-piece penalty. Source pieces missing from `vocab.json` are
-appended after it; the runtime maps those ids to `<unk>`, as MarianTokenizer does.
+directly. Ids the source model can never produce (target-only pieces, control symbols, language tokens) hold a
+placeholder: a character the normaliser deletes from every input, so Viterbi can never pick it, with a score that
+does not move the unknown-piece penalty. Source pieces missing from `vocab.json` are appended after it; the runtime
+maps those ids to `<unk>`, as MarianTokenizer does.
+
+The target side (id → piece, for decoding) is `pieces.json`, the vocabulary in id order. Keeping the ~33k
+target-only pieces in the Unigram model instead would put them in tokenizers' byte trie, which costs ~40 MB of
+memory at run time for opus-mt-en-zh's vocabulary (measured with a synthetic vocabulary of that size).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from engine.errors import BuildError
 _MARKER_CANDIDATES = ("\x01", "\x02", "\x03", "\x04", "\x05", "\x06", "\x07", "\x08")
 
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = 1, 2, 3, 4, 5, 6
+PIECES_FILE = "pieces.json"
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,8 @@ class TokenizerInfo:
     special_tokens: list[dict]  # {"content", "id", "lstrip", "rstrip"}: split out of the text before SentencePiece
     control_pieces: list[str]  # target-side pieces SentencePiece decodes to nothing
     language_tokens: list[str]
+    language_ids: dict[str, int]
+    pieces_file: str  # the vocabulary in id order: target-side decoding and lookups of unknown runs
     clean_up_tokenization_spaces: bool
     source_only_pieces: int  # source pieces absent from vocab.json (encoded as <unk>, like MarianTokenizer)
 
@@ -107,7 +114,7 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
 
     marker = _pick_marker(source.normalizer_spec.precompiled_charsmap)
     source_scores = {p.piece: p.score for p in source.pieces if p.type == _NORMAL}
-    entries = [(piece, source_scores[piece]) if piece in source_scores else (marker + piece, 0.0) for piece in by_id]
+    entries = [(piece, source_scores[piece]) if piece in source_scores else (marker, 0.0) for piece in by_id]
     extras = [(piece, score) for piece, score in source_scores.items() if piece not in vocab]
     entries.extend(extras)
 
@@ -117,6 +124,7 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
     tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.Strip(" ", 1, 0)])
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tok.save(str(out_path), pretty=False)
+    (out_path.parent / PIECES_FILE).write_text(json.dumps(by_id, ensure_ascii=False), encoding="utf-8")
 
     added = hf._added_tokens_decoder  # id -> AddedToken, exactly what MarianTokenizer splits on
     special = [
@@ -137,6 +145,8 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
         special_tokens=special,
         control_pieces=control,
         language_tokens=languages,
+        language_ids={token: vocab[token] for token in languages},
+        pieces_file=PIECES_FILE,
         clean_up_tokenization_spaces=bool(hf.clean_up_tokenization_spaces),
         source_only_pieces=len(extras),
     )
