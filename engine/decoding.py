@@ -11,6 +11,7 @@ algorithm of `GenerationMixin._beam_search` (2·beams candidates, length penalty
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -24,7 +25,7 @@ BIG_NEG = np.float32(-1.0e9)
 
 @dataclass(frozen=True)
 class GenerationParams:
-    """Decoding settings; defaults come from the bundle's generation config (see `from_manifest`)."""
+    """Decoding settings; defaults come from the bundle's generation config (`from_generation_config`)."""
 
     eos_id: int
     pad_id: int
@@ -59,9 +60,7 @@ class GenerationParams:
         return params.replace(**overrides) if overrides else params
 
     def replace(self, **changes) -> GenerationParams:
-        from dataclasses import replace
-
-        return replace(self, **changes)
+        return dataclasses.replace(self, **changes)
 
 
 @dataclass
@@ -70,7 +69,6 @@ class StepUpdate:
 
     committed: list[list[int]]
     done: list[bool]
-    steps: int = 0
     tokens: list[list[int]] = field(default_factory=list)  # final tokens once all are done (eos excluded)
 
 
@@ -151,7 +149,7 @@ def greedy_search(model, enc: EncoderState, params: GenerationParams, max_length
                     done[r] = True
             if not done[r]:
                 keep.append(i)
-        yield StepUpdate(committed=generated, done=list(done), steps=cur_len - 1)
+        yield StepUpdate(committed=generated, done=list(done))
         if len(keep) < active.size:
             idx = np.array(keep, dtype=np.int64)
             active = active[idx]
@@ -160,7 +158,7 @@ def greedy_search(model, enc: EncoderState, params: GenerationParams, max_length
             run.select(idx)
             next_tokens = next_tokens[idx]
         tokens = next_tokens.astype(np.int64)
-    yield StepUpdate(committed=generated, done=[True] * batch, steps=cur_len - 1, tokens=generated)
+    yield StepUpdate(committed=generated, done=[True] * batch, tokens=generated)
 
 
 def _common_prefix(seqs: list[np.ndarray], start: int, end: int) -> int:
@@ -320,6 +318,6 @@ def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths:
                 committed[b].extend(int(t) for t in seg)
         if not more or cur_len >= max_len:
             break
-        yield StepUpdate(committed=committed, done=list(done), steps=cur_len - 1)
+        yield StepUpdate(committed=committed, done=list(done))
     results = [_strip(sequences[b, 0, 1:], params.eos_id, fill) for b in range(batch)]
-    yield StepUpdate(committed=results, done=[True] * batch, steps=cur_len - 1, tokens=results)
+    yield StepUpdate(committed=results, done=[True] * batch, tokens=results)

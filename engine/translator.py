@@ -6,6 +6,7 @@ created once with explicit options) and CTranslate2 (cancellation checked betwee
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -46,7 +47,6 @@ def length_limit(source_len: int, model_max: int) -> int:
 class _Sentence:
     index: int  # position in the segment list
     ids: list[int]
-    text: str
 
 
 class Translator:
@@ -162,17 +162,15 @@ class Translator:
         out: list[_Sentence] = []
         for (index, text), ids in zip(texts, encoded):
             if len(ids) + len(prefix) + 1 <= CHUNK_TOKENS:
-                out.append(_Sentence(index, [*prefix, *ids, eos], text))
+                out.append(_Sentence(index, [*prefix, *ids, eos]))
                 continue
             for chunk in self._split_long(text, CHUNK_TOKENS - len(prefix) - 1):
                 chunk_ids = self.tokenizer.encode(chunk, add_eos=False)
-                out.append(_Sentence(index, [*prefix, *chunk_ids, eos], chunk))
+                out.append(_Sentence(index, [*prefix, *chunk_ids, eos]))
         return out
 
     def _split_long(self, text: str, budget: int) -> list[str]:
         """Split an over-long sentence at clause punctuation, else at spaces, else anywhere, within `budget` tokens."""
-        import re
-
         def fits(s: str) -> bool:
             return len(self.tokenizer.encode(s, add_eos=False)) <= budget
 

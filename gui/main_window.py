@@ -531,6 +531,7 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _setting_changed(self, key: Key) -> None:
         value = self.settings.get(key)
+        shown = self._shows_current_translation()
         if key is Key.PRECISION:
             self.engine.worker.set_precision(value)
         elif key is Key.THREADS:
@@ -554,7 +555,18 @@ class MainWindow(QMainWindow):
                 self._live_timer.start(self.settings.get(Key.LIVE_DELAY_MS))
             else:
                 self._live_timer.stop()
+        if shown and key in (Key.PRECISION, Key.SCRIPT, Key.BEAMS):
+            self.translate()  # what the pane shows would no longer match the settings
         self._update_actions()
+
+    def _shows_current_translation(self) -> bool:
+        """A finished translation of exactly the text in the source pane is on screen."""
+        return (
+            not self.translating
+            and self.last_result is not None
+            and bool(self.target.toPlainText())
+            and self._last_translated == self.source.toPlainText()
+        )
 
     def _apply_fonts(self) -> None:
         size = self.settings.get(Key.FONT_SIZE)

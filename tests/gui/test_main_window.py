@@ -254,6 +254,27 @@ def test_script_setting_gives_traditional_chinese(qtbot, make_window, settings, 
     assert "火車站" in window.target.toPlainText()
 
 
+def test_changing_script_or_quality_retranslates_what_is_shown(qtbot, make_window, settings, engine_output):
+    window = make_window()
+    window.source.setPlainText("Thank you very much.")
+    window.translate()
+    wait_done(qtbot, window)
+    assert window.target.toPlainText() == engine_output("Thank you very much.")
+    settings.set(Key.SCRIPT, "hant")
+    qtbot.waitUntil(lambda: window.target.toPlainText() == engine_output("Thank you very much.", script="hant"))
+    wait_done(qtbot, window)
+    first = window.last_result
+    settings.set(Key.BEAMS, 1)
+    qtbot.waitUntil(lambda: window.last_result is not first and not window.translating, timeout=5000)
+    assert window.last_result.stats.beams == 1
+    # an edited source is not re-translated behind the user's back
+    window.source.setPlainText("Good morning, everyone!")
+    before = window.last_result
+    settings.set(Key.SCRIPT, "hans")
+    qtbot.wait(300)
+    assert window.last_result is before and not window.translating
+
+
 def test_real_precision_switch_reloads_the_other_graphs_and_translates_with_them(
     qtbot, make_window, settings, engine_output
 ):
