@@ -10,7 +10,7 @@
 Each derived folder records which checkpoint it came from (the bundle also which engine sources), so changing
 either rebuilds what depends on it.
 
-    python bench/prepare.py [--only ct2-int8,optimum-int8,...] [--tokenizer-from DIR]
+    python bench/prepare.py [--only ct2-int8,optimum-int8,...] [--tokenizer-from DIR] [--keep-stale]
 """
 
 from __future__ import annotations
@@ -203,13 +203,16 @@ ARTIFACTS: dict[str, tuple[str, Callable[[Path, Path, Path], None], str | None]]
 }
 
 
-def ensure(name: str, cache_dir: Path, checkpoint: Path) -> Path:
-    """Build one derived artifact (and its prerequisite) unless it is current."""
+def ensure(name: str, cache_dir: Path, checkpoint: Path, keep_stale: bool = False) -> Path:
+    """Build one derived artifact (and its prerequisite) unless it is current (or exists, with `keep_stale`)."""
     subdir, builder, needs = ARTIFACTS[name]
     if needs:
-        ensure(needs, cache_dir, checkpoint)
+        ensure(needs, cache_dir, checkpoint, keep_stale)
     out = cache_dir / subdir
     if is_current(name, out, checkpoint):
+        return out
+    if keep_stale and out.exists() and _stamp_path(out).exists():
+        print(f"[prepare] {name}: keeping {out} although its sources changed (--keep-stale)", flush=True)
         return out
     print(f"[prepare] building {name} in {out}", flush=True)
     builder(checkpoint, out, cache_dir)
@@ -223,6 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--tokenizer-from", type=Path, default=DEFAULT_TOKENIZER_FROM)
     parser.add_argument("--only", default=",".join(ARTIFACTS), help=f"comma list of: {', '.join(ARTIFACTS)}")
+    parser.add_argument(
+        "--keep-stale",
+        action="store_true",
+        help="use a built artifact even if the checkpoint or engine changed since (development; not for results)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -231,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         if name not in ARTIFACTS:
             parser.error(f"unknown artifact {name!r}")
         try:
-            ensure(name, args.cache_dir, checkpoint)
+            ensure(name, args.cache_dir, checkpoint, args.keep_stale)
         except subprocess.CalledProcessError as exc:
             print(f"[prepare] {name} failed: {shlex.join(exc.cmd)} exited {exc.returncode}", file=sys.stderr)
             return 3

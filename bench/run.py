@@ -4,8 +4,10 @@
 
 From a fresh clone this builds the random full-size checkpoint and every peer's converted model into
 .cache/full-random/ (minutes, once), then measures each system in fresh worker processes: warm medians per workload
-and thread count, then cold start (process start → model ready) and peak RSS. It prints one table per workload,
-writes bench/results/<timestamp>.json and a bar chart beside it.
+and thread count, the GEMM-only floor of this machine (floor.py), cold start (process start → model ready) and peak
+RSS, then our engine's own targets: engine load, first token and memory over 500 varied translations
+(engine_checks.py). It prints one table per workload, the floor, the engine checks and issue #6's targets table with
+PASS/MISS, and writes bench/results/<timestamp>.json and a chart beside it.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from pathlib import Path
 
 from full_model import DEFAULT_TOKENIZER_FROM
 from systems import CACHE_DIR, ORT_ALLOW_SPINNING_DEFAULT, REPO_ROOT, SYSTEMS, disk_mb, model_dir
+from targets import FLAT_GROWTH_MB, TARGET_THREADS, targets_table
 from worker import READY
-from workloads import NEW_TOKENS, WORKLOADS, describe, source_ids
+from workloads import NEW_TOKENS, SOURCE_TOKENS, WORKLOADS, describe, source_ids
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS_DIR = BENCH_DIR / "results"
@@ -83,9 +86,9 @@ def prepare(args: argparse.Namespace, systems: list[str], status: dict[str, dict
             reason = f"module {missing!r} not installed (pip install -e '.[bench]')"
             status[name] = {"status": "unavailable", "reason": reason}
     artifacts = [ARTIFACT_FOR[n] for n in systems if n in ARTIFACT_FOR and n not in status]
-    cmd = [sys.executable, str(BENCH_DIR / "prepare.py"), "--cache-dir", str(args.cache_dir)]
-    cmd += ["--tokenizer-from", str(args.tokenizer_from), "--only", ",".join(artifacts)]
-    if subprocess.run(cmd, env=_env(args), cwd=REPO_ROOT).returncode != 0:
+    base = [sys.executable, str(BENCH_DIR / "prepare.py"), "--cache-dir", str(args.cache_dir)]
+    base += ["--tokenizer-from", str(args.tokenizer_from)] + (["--keep-stale"] if args.reuse_models else [])
+    if subprocess.run([*base, "--only", ",".join(artifacts)], env=_env(args), cwd=REPO_ROOT).returncode != 0:
         raise SystemExit("[bench] preparing the models failed (see above)")
 
     ours = [n for n in systems if SYSTEMS[n].is_ours]
@@ -95,7 +98,7 @@ def prepare(args: argparse.Namespace, systems: list[str], status: dict[str, dict
 
     problem = engine_problem()
     if problem is None:
-        bundle = subprocess.run([*cmd[:-1], "bundle"], env=_env(args), cwd=REPO_ROOT)
+        bundle = subprocess.run([*base, "--only", "bundle"], env=_env(args), cwd=REPO_ROOT)
         if bundle.returncode != 0:
             problem = f"`qiao model build` failed (exit {bundle.returncode})"
         else:
@@ -160,13 +163,14 @@ def wait_for_idle(limit_s: float) -> float | None:
         time.sleep(2.0)
 
 
-def run_warm(args: argparse.Namespace, system: str, threads: int, sources: Path, tmp: Path) -> dict[str, object]:
-    """One fresh process: load once, time every workload; also how busy the rest of the machine was meanwhile."""
-    result = tmp / f"warm-{system}-{threads}.json"
+def run_child(
+    args: argparse.Namespace, cmd: list[str], result: Path, env: dict[str, str] | None = None
+) -> dict[str, object]:
+    """Run one measuring process to completion; its result, plus how busy the rest of the machine was meanwhile."""
     busy0, wall0 = _busy_cpu_s(), time.perf_counter()
     proc = subprocess.run(
-        _worker_cmd(args, system, threads, "warm", sources, result),
-        env=_env(args),
+        cmd,
+        env={**_env(args), **(env or {})},
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -174,11 +178,18 @@ def run_warm(args: argparse.Namespace, system: str, threads: int, sources: Path,
     )
     busy1, wall = _busy_cpu_s(), time.perf_counter() - wall0
     out = _read_result(result, proc.stderr, proc.returncode)
+    if out.get("status") == "ok" and busy0 is not None and busy1 is not None and "cpu_s" in out:
+        # Cores' worth of CPU that other processes used while this ran: > 0.2 means noisy numbers.
+        out["foreign_cpu_cores"] = max(busy1 - busy0 - float(out["cpu_s"]), 0.0) / wall  # type: ignore[arg-type]
+    return out
+
+
+def run_warm(args: argparse.Namespace, system: str, threads: int, sources: Path, tmp: Path) -> dict[str, object]:
+    """One fresh process: load once, time every workload; also how busy the rest of the machine was meanwhile."""
+    result = tmp / f"warm-{system}-{threads}.json"
+    out = run_child(args, _worker_cmd(args, system, threads, "warm", sources, result), result)
     if out.get("status") != "ok":
         return out
-    if busy0 is not None and busy1 is not None:
-        # Cores' worth of CPU that other processes used while this system was measured: > 0.2 means noisy numbers.
-        out["foreign_cpu_cores"] = max(busy1 - busy0 - float(out["cpu_s"]), 0.0) / wall  # type: ignore[arg-type]
     for name, t in out["timings"].items():  # type: ignore[union-attr]
         samples = t["samples_ms"]
         median = statistics.median(samples)
@@ -232,6 +243,79 @@ def run_cold(args: argparse.Namespace, system: str, threads: int, sources: Path,
     }
 
 
+def run_floor(args: argparse.Namespace, precision: str, threads: int, tmp: Path) -> dict[str, object]:
+    """The GEMM-only floor for one precision and thread count (floor.py, a fresh process), per workload."""
+    result = tmp / f"floor-{precision}-{threads}.json"
+    cmd = [
+        sys.executable,
+        str(BENCH_DIR / "floor.py"),
+        f"--bundle={model_dir('ours-int8', args.cache_dir)}",
+        f"--checkpoint={args.cache_dir / 'checkpoint'}",
+        f"--precision={precision}",
+        f"--threads={threads}",
+        f"--result={result}",
+    ]
+    out = run_child(args, cmd, result)
+    if out.get("status") == "ok":
+        enc: dict[str, dict[str, float]] = out["encoder_ms"]  # type: ignore[assignment]
+        step: dict[str, dict[str, float]] = out["step_ms"]  # type: ignore[assignment]
+        out["workloads"] = {
+            name: enc[str(wl.batch * SOURCE_TOKENS)]["median_ms"]
+            + NEW_TOKENS * step[str(wl.batch * wl.beams)]["median_ms"]
+            for name, wl in WORKLOADS.items()
+        }
+        out["first_token_ms"] = enc[str(SOURCE_TOKENS)]["median_ms"] + step["1"]["median_ms"]
+    return out
+
+
+def run_engine_checks(args: argparse.Namespace, threads: int, sources: Path, tmp: Path) -> dict[str, object]:
+    """Engine load (empty and filled verification cache) and first token in fresh processes, then the soak run."""
+    bundle = model_dir("ours-int8", args.cache_dir)
+    base = [sys.executable, str(BENCH_DIR / "engine_checks.py"), f"--bundle={bundle}", f"--threads={threads}"]
+    out: dict[str, object] = {"status": "ok", "threads": threads}
+    loads: dict[str, list[float]] = {"cold_cache": [], "warm_cache": []}
+    first: list[float] = []
+    shown: list[float] = []
+    foreign: dict[str, float | None] = {}
+    for i in range(args.cold_repeats):
+        # A fresh, empty verification cache per pair: the first process hashes every file and fills it, the
+        # second finds it warm (what every later app start sees).
+        env = {"QIAO_CACHE_DIR": str(tmp / f"verify-cache-{i}")}
+        for state in ("cold_cache", "warm_cache"):
+            if args.wait_idle > 0:
+                wait_for_idle(args.wait_idle)
+            result = tmp / f"latency-{i}-{state}.json"
+            cmd = [*base, "--mode=latency", f"--sources={sources}", f"--result={result}"]
+            got = run_child(args, [*cmd, f"--repeats={args.first_token_repeats}"], result, env)
+            if got.get("status") != "ok":
+                return got
+            loads[state].append(float(got["load_s"]))  # type: ignore[arg-type]
+            first.extend(got["first_token_ms"])  # type: ignore[arg-type]
+            shown.extend(got["translate_first_token_ms"])  # type: ignore[arg-type]
+            foreign[f"latency-{i}-{state}"] = got.get("foreign_cpu_cores")  # type: ignore[assignment]
+    out.update(load_s=loads, first_token_ms=first, translate_first_token_ms=shown)
+    _log(
+        f"engine load {statistics.median(loads['warm_cache']):.2f} s (warm verification cache), "
+        f"{statistics.median(loads['cold_cache']):.2f} s (cold); first token {statistics.median(first):.1f} ms"
+    )
+    if args.soak_translations > 0:
+        if args.wait_idle > 0:
+            wait_for_idle(args.wait_idle)
+        _log(f"ours-int8: {args.soak_translations} varied translations in one process (memory soak; minutes)")
+        result = tmp / "soak.json"
+        cmd = [*base, "--mode=soak", f"--result={result}", f"--translations={args.soak_translations}"]
+        soak = run_child(args, cmd, result, {"QIAO_CACHE_DIR": str(tmp / "verify-cache-0")})
+        out["soak"] = soak
+        foreign["soak"] = soak.get("foreign_cpu_cores")  # type: ignore[assignment]
+        if soak.get("status") == "ok":
+            last = soak["checkpoints"][-1]  # type: ignore[index]
+            _log(f"soak: VmHWM {last['VmHWM']:.0f} MB, VmRSS {last['VmRSS']:.0f} MB after {last['translations']}")
+        else:
+            _log(f"soak {soak.get('status')} — {soak.get('reason')}")
+    out["foreign_cpu_cores"] = foreign
+    return out
+
+
 # --- reporting ------------------------------------------------------------------------------------------------------
 
 
@@ -252,22 +336,55 @@ def _ours_vs_fastest(ours: str, value: float, peers: dict[str, float], unit: str
     return f"  {ours} vs best peer ({fastest}, {best:.{2 if unit == 's' else 0}f} {unit}): {rel:.2f}× → {verdict}"
 
 
+def _floor(results: dict[str, object], precision: str, threads: int) -> dict[str, object] | None:
+    """This run's GEMM-only floor measurement for one precision and thread count, if it succeeded."""
+    floor: dict[str, dict[str, dict[str, object]]] = results.get("floor", {})  # type: ignore[assignment]
+    got = floor.get(precision, {}).get(str(threads))
+    return got if got and got.get("status") == "ok" else None
+
+
+def _floor_formula(f: dict[str, object], wl_name: str) -> str:
+    """'encoder 1.7 ms + 30 × 1.34 ms step = 41.9 ms' for one workload."""
+    wl = WORKLOADS[wl_name]
+    enc = f["encoder_ms"][str(wl.batch * SOURCE_TOKENS)]["median_ms"]  # type: ignore[index]
+    step = f["step_ms"][str(wl.batch * wl.beams)]["median_ms"]  # type: ignore[index]
+    total = f["workloads"][wl_name]  # type: ignore[index]
+    return f"encoder {enc:.1f} ms + {NEW_TOKENS} × {step:.2f} ms step = {total:.1f} ms"
+
+
 def report(results: dict[str, object]) -> str:
-    """The human-readable tables: per workload and thread count, then cold start and memory."""
+    """The human-readable tables: per workload and thread count, the floor, cold start and memory, engine checks,
+    and issue #6's targets."""
     systems: dict[str, dict[str, object]] = results["systems"]  # type: ignore[assignment]
     warm: dict[str, dict[str, dict[str, dict[str, float]]]] = results["warm"]  # type: ignore[assignment]
     ok = [n for n in systems if systems[n]["status"] == "ok"]
     ours = [n for n in ok if SYSTEMS[n].is_ours]
     lines: list[str] = []
+    sources: dict[str, str] = results.get("engine_sources", {})  # type: ignore[assignment]
+    if sources and sources["at_start"] != sources["at_end"]:
+        lines.append("WARNING: engine/ sources changed during this run: our rows mix engine versions; run again")
+    if results["settings"].get("reused_stale_models"):  # type: ignore[union-attr]
+        lines.append("NOTE: --reuse-models: some models may predate the current checkpoint or engine (not for results)")
     for name, info in systems.items():
         if info["status"] != "ok":
             lines.append(f"{name}: SKIPPED — {info['reason']}")
         elif info.get("errors"):
             for threads, err in info["errors"].items():  # type: ignore[union-attr]
                 lines.append(f"{name} @ {threads} threads: FAILED — {str(err).strip().splitlines()[-1]}")
-    width = max([len(n) for n in systems] + [10])
+    floor_runs: dict[str, dict[str, dict[str, object]]] = results.get("floor", {})  # type: ignore[assignment]
+    for precision, runs in floor_runs.items():
+        for threads, f in runs.items():
+            if f.get("status") != "ok":
+                lines.append(f"floor {precision} @ {threads} threads: FAILED — {f.get('reason')}")
+    floor_label = {p: f"floor-{p} (GEMM only)" for p in ("int8", "fp32")}
+    width = max([len(n) for n in systems] + [len(v) for v in floor_label.values()])
     if ours:
         lines.append("'÷ ours' = this system's median ÷ ours (> 1: ours is faster)")
+    if floor_runs:
+        lines.append(
+            "'÷ floor' = median ÷ the GEMM-only floor of the same precision measured in this run (1.00× = nothing "
+            "but the weight GEMMs)"
+        )
     for wl_name in results["settings"]["workloads"]:  # type: ignore[index]
         wl = WORKLOADS[wl_name]
         for threads in results["settings"]["threads"]:  # type: ignore[index]
@@ -275,14 +392,21 @@ def report(results: dict[str, object]) -> str:
             rows = {n: warm[n][key][wl_name]["median_ms"] for n in ok if key in warm.get(n, {})}
             if not rows:
                 continue
+            floors = {p: f for p in ("int8", "fp32") if (f := _floor(results, p, threads))}
+            floor_ms = {p: float(f["workloads"][wl_name]) for p, f in floors.items()}  # type: ignore[index]
             lines.append("")
             lines.append(f"== {wl.title}, {threads} thread{'s' if threads > 1 else ''} ==")
             head = f"{'system':<{width}}  {'median ms':>10}  {'tokens/s':>9}"
             head += "".join(f"  {'÷ ' + o:>{len(o) + 4}}" for o in ours if o in rows)
+            head += f"  {'÷ floor':>8}" if floors else ""
             lines.append(head)
-            for n, ms in sorted(rows.items(), key=lambda kv: kv[1]):
+            table = [*rows.items(), *((floor_label[p], ms) for p, ms in floor_ms.items())]
+            for n, ms in sorted(table, key=lambda kv: kv[1]):
                 row = f"{n:<{width}}  {ms:>10.1f}  {wl.target_tokens / ms * 1000:>9.0f}"
                 row += "".join(f"  {_ratio(ms, rows[o]):>{len(o) + 4}}" for o in ours if o in rows)
+                if floors:
+                    same = floor_ms.get(_precision(n)) if n in rows else None
+                    row += f"  {_ratio(ms, same) if same else '':>8}"
                 lines.append(row)
             peers = {n: v for n, v in rows.items() if not SYSTEMS[n].is_ours}
             for o in ours:
@@ -293,6 +417,13 @@ def report(results: dict[str, object]) -> str:
                         lines.append(
                             _ours_vs_fastest(o, rows[o], same, "ms").replace("best peer", "best same-precision")
                         )
+                if o in rows and _precision(o) in floors:
+                    f = floors[_precision(o)]
+                    lines.append(
+                        f"  {o} ÷ GEMM-only floor: {_ratio(rows[o], floor_ms[_precision(o)])} "
+                        f"(floor: {_floor_formula(f, wl_name)})"
+                    )
+    lines += floor_report(results)
     cold: dict[str, dict[str, float]] = results.get("cold", {})  # type: ignore[assignment]
     cold_ok = {n: c for n, c in cold.items() if c.get("status") == "ok"}
     if cold_ok:
@@ -309,6 +440,7 @@ def report(results: dict[str, object]) -> str:
             if peers_ready:
                 lines.append(_ours_vs_fastest(o, cold_ok[o]["ready_s"], peers_ready, "s"))
                 lines.append(_ours_vs_fastest(o, cold_ok[o]["peak_rss_mb"], peers_rss, "MB"))
+    lines += engine_report(results)
     foreign: dict[str, float | None] = results.get("foreign_cpu_cores", {})  # type: ignore[assignment]
     noisy = {k: v for k, v in foreign.items() if v is not None and v > NOISY_CORES}
     if noisy:
@@ -318,7 +450,121 @@ def report(results: dict[str, object]) -> str:
     if agreement:
         lines += ["", "greedy tokens identical to transformers-fp32 (leading tokens of sentence 1; INT8 may diverge):"]
         lines += [f"  {n}: {k}/{NEW_TOKENS}" for n, k in agreement.items()]  # type: ignore[union-attr]
+    _, table = targets_table(results)
+    lines += [
+        "",
+        f"== issue #6 targets (this run; rows without a thread count are at {TARGET_THREADS} threads) ==",
+        table,
+    ]
     return "\n".join(lines)
+
+
+def floor_report(results: dict[str, object]) -> list[str]:
+    """The floor's parts: encoder and decoder-step GEMM chains per precision and thread count, and what they are."""
+    floor: dict[str, dict[str, dict[str, object]]] = results.get("floor", {})  # type: ignore[assignment]
+    runs = [(p, t, f) for p, by_t in floor.items() for t, f in by_t.items() if f.get("status") == "ok"]
+    if not runs:
+        return []
+    first = runs[0][2]
+    enc_rows = list(first["encoder_ms"])  # type: ignore[arg-type]
+    step_rows = list(first["step_ms"])  # type: ignore[arg-type]
+    lines = ["", "== GEMM-only floor, measured here: the weight matmuls only, with the engine's kernels and options =="]
+    head = f"{'precision':<9} {'threads':>7}"
+    head += "".join(f"  {'encoder ' + r + ' rows':>16}" for r in enc_rows)
+    head += "".join(f"  {'step ' + r + ' row' + ('s' if r != '1' else ''):>11}" for r in step_rows)
+    head += "".join(f"  {name:>8}" for name in WORKLOADS) + f"  {'1st token':>9}"
+    lines += [head + "   (ms, medians)"]
+    for p, t, f in runs:
+        row = f"{p:<9} {t:>7}"
+        row += "".join(f"  {f['encoder_ms'][r]['median_ms']:>16.2f}" for r in enc_rows)  # type: ignore[index]
+        row += "".join(f"  {f['step_ms'][r]['median_ms']:>11.2f}" for r in step_rows)  # type: ignore[index]
+        row += "".join(f"  {f['workloads'][name]:>8.1f}" for name in WORKLOADS)  # type: ignore[index]
+        lines.append(row + f"  {f['first_token_ms']:>9.2f}")
+    lines.append(
+        f"  workload floor = encoder (sentences × {SOURCE_TOKENS} rows) + {NEW_TOKENS} × step (sentences × beams rows);"
+        " first token = encoder + 1 step"
+    )
+    lines.append(f"  weights: {first['weights']}")
+    lines.append(
+        f"  session options: {first['session_options']} (the step graph spins like the engine's decoder, the encoder"
+        f" graph does not); the engine's default thread count here: {first.get('engine_default_threads')}"
+    )
+    for p in floor:
+        f = next((f for q, _, f in runs if q == p), None)
+        if f:
+            gemms = f["gemms"]  # type: ignore[index]
+            lines.append(f"  {p} step: {', '.join(f'{n}× {g}' for g, n in gemms['step'].items())}")  # type: ignore[index]
+            lines.append(f"  {p} encoder: {', '.join(f'{n}× {g}' for g, n in gemms['encoder'].items())}")  # type: ignore[index]
+            lines.append(f"  {p} vs bundle: {f['bundle_check']}")
+    return lines
+
+
+def engine_report(results: dict[str, object]) -> list[str]:
+    """Engine load, first token and the memory soak of our INT8 engine."""
+    checks: dict[str, object] = results.get("engine_checks") or {}  # type: ignore[assignment]
+    if not checks:
+        return []
+    if checks.get("status") != "ok":
+        return ["", f"engine checks: {checks.get('status')} — {checks.get('reason')}"]
+    threads = int(checks["threads"])  # type: ignore[call-overload]
+    loads: dict[str, list[float]] = checks["load_s"]  # type: ignore[assignment]
+    n = len(loads["warm_cache"])
+    lines = ["", f"== ours-int8: engine load and first token, {threads} threads, {n} fresh processes each =="]
+    labels = {
+        "warm_cache": "engine load, warm verification cache (files trusted by size, mtime, inode)",
+        "cold_cache": "engine load, cold verification cache (every bundle file sha256-hashed)",
+    }
+    for state, label in labels.items():
+        v = loads[state]
+        lines.append(f"  {label + ':':<78} {statistics.median(v):.3f} s  ({min(v):.3f}–{max(v):.3f})")
+    lines.append(
+        "  (Translator(bundle, 'int8') timed inside a running process after its imports: what an app start pays)"
+    )
+    first: list[float] = checks["first_token_ms"]  # type: ignore[assignment]
+    median_first = statistics.median(first)
+    line = f"  {'first token, encoder + first decoder step (20-token source, 1 new token):':<78} {median_first:.2f} ms"
+    f = _floor(results, "int8", threads)
+    if f:
+        line += f"  = {_ratio(median_first, float(f['first_token_ms']))} floor ({f['first_token_ms']:.2f} ms)"  # type: ignore[arg-type]
+    lines.append(line)
+    shown: list[float] = checks.get("translate_first_token_ms") or []  # type: ignore[assignment]
+    if shown:
+        label = "first token as translate() reports it (+ segmentation, tokenization):"
+        lines.append(f"  {label:<78} {statistics.median(shown):.2f} ms")
+    soak: dict[str, object] = checks.get("soak") or {}  # type: ignore[assignment]
+    if soak and soak.get("status") != "ok":
+        lines += ["", f"memory soak: {soak.get('status')} — {soak.get('reason')}"]
+    elif soak:
+        points: list[dict[str, float]] = soak["checkpoints"]  # type: ignore[assignment]
+        after: dict[str, float] = soak["after_load"]  # type: ignore[assignment]
+        lines += [
+            "",
+            f"== ours-int8: memory over {soak['translations']} varied translations in one process, "
+            f"{threads} threads ==",
+        ]
+        lines.append(f"{'after':>13}  {'VmHWM MB':>9}  {'VmRSS MB':>9}  {'elapsed s':>9}")
+        lines.append(f"{'load':>13}  {after['VmHWM']:>9.1f}  {after['VmRSS']:>9.1f}  {0.0:>9.1f}")
+        for p in points:
+            lines.append(
+                f"{int(p['translations']):>4} transl.  {p['VmHWM']:>9.1f}  {p['VmRSS']:>9.1f}  {p['elapsed_s']:>9.1f}"
+            )
+        totals: dict[str, int] = soak["totals"]  # type: ignore[assignment]
+        growth = points[-1]["VmRSS"] - points[0]["VmRSS"]
+        lines.append(
+            f"  VmHWM = peak resident set, VmRSS = resident now; VmRSS {growth:+.1f} MB from "
+            f"{points[0]['translations']:.0f} to {points[-1]['translations']:.0f} translations "
+            f"('flat' = at most +{FLAT_GROWTH_MB:.0f} MB)"
+        )
+        lines.append(
+            f"  texts: {soak['texts']} (seed {soak['seed']}); {totals['sentences']} sentences, "
+            f"{totals['source_tokens']:,} source → {totals['target_tokens']:,} target tokens"
+        )
+        lines.append(
+            f"  random model: outputs used {soak['length_cap_used']:.0%} of the engine's length limit (3 × source + 10"
+            " tokens per sentence), so each request decodes about as long as the engine ever lets it — real output"
+            " would stop at eos much earlier"
+        )
+    return lines
 
 
 def greedy_agreement(warm: dict[str, dict[str, dict[str, dict[str, object]]]]) -> dict[str, int]:
@@ -337,7 +583,8 @@ def greedy_agreement(warm: dict[str, dict[str, dict[str, dict[str, object]]]]) -
 
 
 def chart(results: dict[str, object], path: Path) -> None:
-    """Bar chart: top row one panel per workload (a bar per thread count); bottom row cold start, RSS, disk."""
+    """Bar chart: top row one panel per workload (a bar per thread count, the GEMM-only floors as lines); then cold
+    start, RSS, disk; then our engine's load, first token and memory over the soak."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -349,10 +596,13 @@ def chart(results: dict[str, object], path: Path) -> None:
     settings: dict[str, list] = results["settings"]  # type: ignore[assignment]
     names = [n for n in systems if n in warm]
     cold_ok = [n for n in names if cold.get(n, {}).get("status") == "ok"]
+    checks: dict[str, object] = results.get("engine_checks") or {}  # type: ignore[assignment]
+    checks_ok = checks.get("status") == "ok"
     cols = max(len(settings["workloads"]), 3)
-    rows = 2 if cold_ok else 1
+    rows = 1 + bool(cold_ok) + checks_ok
     fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.6 * rows), squeeze=False)
     colors = ["#4c72b0", "#dd8452", "#55a868", "#c44e52"]
+    line_colors = ["#1f3a68", "#8a4210", "#24602f", "#7a1f22"]
     width = 0.8 / max(len(settings["threads"]), 1)
     for ax, wl in zip(axes[0], settings["workloads"], strict=False):
         shown: list[float] = []
@@ -362,13 +612,23 @@ def chart(results: dict[str, object], path: Path) -> None:
             bars = ax.bar(xs, vals, width, label=f"{threads} thr", color=colors[k % len(colors)])
             ax.bar_label(bars, labels=["" if math.isnan(v) else f"{v:.0f}" for v in vals], fontsize=7)
             shown += [v for v in vals if not math.isnan(v)]
+            for precision, style in (("int8", "--"), ("fp32", ":")):
+                f = _floor(results, precision, threads)
+                if f:
+                    ms = float(f["workloads"][wl])  # type: ignore[index]
+                    label = f"{precision} GEMM floor, {threads} thr"
+                    dark = line_colors[k % len(line_colors)]  # a darker shade of the bars' color: visible on them
+                    ax.axhline(ms, color=dark, linestyle=style, linewidth=1.2, label=label, zorder=3)
+                    shown.append(ms)
         if shown and max(shown) > 20 * min(shown):
             ax.set_yscale("log")  # one pathological bar would otherwise flatten all the others
         ax.set_title(WORKLOADS[wl].title, fontsize=9)
         ax.set_ylabel("median ms (lower is better)")
         ax.set_xticks([i + width * (len(settings["threads"]) - 1) / 2 for i in range(len(names))])
         ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
+    if checks_ok:
+        _chart_engine(results, checks, axes[-1])
     if cold_ok:
         panels = (
             ([cold[n]["ready_s"] for n in cold_ok], "cold start s (process start → ready)", "%.2f"),
@@ -395,6 +655,42 @@ def chart(results: dict[str, object], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _chart_engine(results: dict[str, object], checks: dict[str, object], axes: object) -> None:
+    """Bottom row: engine load (both verification cache states), first token vs its floor, memory over the soak."""
+    bar = "#8172b3"
+    ax_load, ax_first, ax_mem = axes[0], axes[1], axes[2]  # type: ignore[index]
+    loads: dict[str, list[float]] = checks["load_s"]  # type: ignore[assignment]
+    labels = ["warm verification cache", "cold verification cache"]
+    vals = [statistics.median(loads["warm_cache"]), statistics.median(loads["cold_cache"])]
+    ax_load.bar_label(ax_load.bar(labels, vals, color=bar), fmt="%.3f", fontsize=7)
+    ax_load.axhline(0.3, color="#c44e52", linestyle="--", linewidth=1, label="target 0.3 s")
+    ax_load.set_title(f"ours-int8 engine load s, process running ({checks['threads']} thr)", fontsize=9)
+    ax_load.legend(fontsize=7)
+    first = [statistics.median(checks["first_token_ms"])]  # type: ignore[arg-type]
+    names = ["first token"]
+    f = _floor(results, "int8", int(checks["threads"]))  # type: ignore[call-overload]
+    if f:
+        first.append(float(f["first_token_ms"]))  # type: ignore[arg-type]
+        names.append("GEMM-only floor")
+    ax_first.bar_label(ax_first.bar(names, first, color=bar), fmt="%.2f", fontsize=7)
+    ax_first.axhline(10.0, color="#c44e52", linestyle="--", linewidth=1, label="target 10 ms")
+    ax_first.set_title("ours-int8 first token ms (encoder + first step)", fontsize=9)
+    ax_first.legend(fontsize=7)
+    soak: dict[str, object] = checks.get("soak") or {}  # type: ignore[assignment]
+    if soak.get("status") == "ok":
+        points: list[dict[str, float]] = soak["checkpoints"]  # type: ignore[assignment]
+        after: dict[str, float] = soak["after_load"]  # type: ignore[assignment]
+        xs = [0.0] + [p["translations"] for p in points]
+        for key, color in (("VmHWM", "#c44e52"), ("VmRSS", "#4c72b0")):
+            ax_mem.plot(xs, [after[key]] + [p[key] for p in points], marker="o", color=color, label=key)
+        ax_mem.axhline(180.0, color="#55a868", linestyle="--", linewidth=1, label="target 180 MB")
+        ax_mem.set_xlabel("translations done (0 = after load)")
+        ax_mem.set_ylabel("MB")
+        ax_mem.set_ylim(bottom=0)
+        ax_mem.set_title("ours-int8 memory over varied translations", fontsize=9)
+        ax_mem.legend(fontsize=7)
 
 
 def machine_info() -> dict[str, object]:
@@ -446,7 +742,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="before each measurement wait up to S seconds for other processes to go quiet (shared machines)",
     )
     p.add_argument("--skip-cold", action="store_true", help="skip cold start / peak RSS processes")
-    p.add_argument("--cold-repeats", type=int, default=3, help="fresh processes per system for cold start")
+    p.add_argument(
+        "--cold-repeats", type=int, default=3, help="fresh processes per system for cold start (and per engine load)"
+    )
+    p.add_argument("--skip-floor", action="store_true", help="skip the GEMM-only floor (floor.py)")
+    p.add_argument(
+        "--skip-engine-checks", action="store_true", help="skip ours-int8's engine load, first token and memory soak"
+    )
+    p.add_argument(
+        "--soak-translations",
+        type=int,
+        default=500,
+        metavar="N",
+        help="varied translations in the memory soak (issue #6: 500; 0 skips it); memory is read after 20/50/100 %%",
+    )
+    p.add_argument("--first-token-repeats", type=int, default=30, help="timed first-token calls per process")
+    p.add_argument(
+        "--reuse-models",
+        action="store_true",
+        help="measure the models already in the cache even if the checkpoint or engine changed since they were "
+        "built (development only; recorded in the JSON)",
+    )
     p.add_argument(
         "--ort-spinning",
         choices=("0", "1"),
@@ -477,6 +793,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = datetime.now()
     status: dict[str, dict[str, object]] = {}
+    from prepare import engine_fingerprint
+
+    engine_at_start = engine_fingerprint()  # the bundle is built from the engine as it is now
     prepare(args, args.only, status)
     sources = source_ids(args.cache_dir / "checkpoint")
 
@@ -492,6 +811,11 @@ def main(argv: list[str] | None = None) -> int:
             "cold_repeats": 0 if args.skip_cold else args.cold_repeats,
             "ort_allow_spinning": args.ort_spinning,
             "wait_idle_s": args.wait_idle,
+            "floor": not args.skip_floor,
+            "engine_checks": not args.skip_engine_checks,
+            "soak_translations": args.soak_translations,
+            "first_token_repeats": args.first_token_repeats,
+            "reused_stale_models": args.reuse_models,
             "forced_eos": "disabled for generate() peers: min = max = 30 new tokens everywhere",
             "page_cache": "warm (models were just built or used)",
         },
@@ -532,6 +856,21 @@ def main(argv: list[str] | None = None) -> int:
                 summary = ", ".join(f"{w} {t['median_ms']:.0f} ms" for w, t in out["timings"].items())
                 busy = out.get("foreign_cpu_cores")
                 _log(f"{name} @ {threads}: {summary}" + (f" (other processes: {busy:.2f} cores)" if busy else ""))
+        floor: dict[str, dict[str, object]] = {}
+        if not args.skip_floor:
+            for precision in sorted({_precision(n) for n in args.only}, key=("int8", "fp32").index):
+                for threads in args.threads:
+                    if args.wait_idle > 0:
+                        wait_for_idle(args.wait_idle)
+                    _log(f"GEMM-only floor, {precision} @ {threads} thread(s)")
+                    f = run_floor(args, precision, threads, tmp)
+                    floor.setdefault(precision, {})[str(threads)] = f
+                    foreign[f"floor-{precision}@{threads}"] = f.get("foreign_cpu_cores")  # type: ignore[assignment]
+                    if f.get("status") == "ok":
+                        parts = ", ".join(f"{w} {ms:.1f} ms" for w, ms in f["workloads"].items())  # type: ignore[union-attr]
+                        _log(f"floor {precision} @ {threads}: {parts}")
+                    else:
+                        _log(f"floor {precision} @ {threads}: {f.get('status')} — {f.get('reason')}")
         if not args.skip_cold:
             threads = max(args.threads)
             for name in args.only:
@@ -547,13 +886,28 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     _log(f"{name}: cold run {c['status']} — {c.get('reason')}")
 
+        checks: dict[str, object] = {}
+        if not args.skip_engine_checks and systems.get("ours-int8", {}).get("status") == "ok":
+            threads = TARGET_THREADS if TARGET_THREADS in args.threads else max(args.threads)
+            _log(f"ours-int8: engine load and first token, {args.cold_repeats} × 2 fresh processes, {threads} threads")
+            checks = run_engine_checks(args, threads, src_file, tmp)
+            foreign.update({f"engine-{k}": v for k, v in checks.pop("foreign_cpu_cores", {}).items()})  # type: ignore[union-attr]
+            if checks.get("status") != "ok":
+                _log(f"engine checks {checks.get('status')} — {checks.get('reason')}")
+
+    # An engine edited while the bench runs measures a mix of versions (and may no longer load the bundle built at
+    # the start): say so instead of publishing it as one run.
+    results["engine_sources"] = {"at_start": engine_at_start, "at_end": engine_fingerprint()}
     results.update(
         systems=systems,
         warm=warm,
+        floor=floor,
+        engine_checks=checks,
         cold=cold,
         greedy_agreement=greedy_agreement(warm),
         foreign_cpu_cores=foreign,
     )
+    results["targets"], _ = targets_table(results)
     text = report(results)
     print("\n" + text)
     args.results_dir.mkdir(parents=True, exist_ok=True)

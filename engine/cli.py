@@ -59,12 +59,22 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--threads", type=int, help="intra-op threads (default: physical cores)")
     tr.add_argument("--stream", action="store_true", help="print the translation as it is decoded")
     tr.add_argument("--json", action="store_true", help="one request per input line; one JSON object per request")
+
+    sub.add_parser(
+        "bench",
+        help="benchmark against the peers on the full-size model (from a source checkout; options: qiao bench --help)",
+        add_help=False,
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "bench":
+        return _bench(rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.self_test and args.command is not None:
         parser.error("--self-test takes no command")
     try:
@@ -92,6 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return 2
+
+
+def _bench(argv: list[str]) -> int:
+    """Run bench/run.py: the benchmark lives beside the sources (it needs qiao[bench]), never in the frozen app."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent.parent / "bench" / "run.py"
+    if getattr(sys, "frozen", False) or not script.is_file():
+        hint = "pip install -e '.[bench]' && qiao bench"
+        print(f"qiao: the benchmark runs from a source checkout: {hint}", file=sys.stderr)
+        return 1
+    argv = argv[1:] if argv[:1] == ["--"] else argv
+    return subprocess.call([sys.executable, str(script), *argv])
 
 
 def _model_build(args) -> int:

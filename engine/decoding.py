@@ -236,9 +236,7 @@ def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths:
     unsatisfied = np.ones((batch, 1), dtype=bool)
     row_max = max_lengths[:, None]
     lp = params.length_penalty
-    state = EncoderState(
-        cross=[np.repeat(c, k, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, k, axis=0)
-    )
+    state = EncoderState(cross=[np.repeat(c, k, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, k, axis=0))
     run = model.start(state, max_len)
     cur_len = 1
     rows = np.arange(batch * k)

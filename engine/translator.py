@@ -171,6 +171,7 @@ class Translator:
 
     def _split_long(self, text: str, budget: int) -> list[str]:
         """Split an over-long sentence at clause punctuation, else at spaces, else anywhere, within `budget` tokens."""
+
         def fits(s: str) -> bool:
             return len(self.tokenizer.encode(s, add_eos=False)) <= budget
 

@@ -21,14 +21,22 @@ def run(monkeypatch, capsys, argv, stdin=""):
 
 def test_tokenize_round_trip(monkeypatch, capsys, bundle_dir):
     lines = ["Hello world.", "The word 你好 means hello.", "", ">>cmn_Hant<< Hi"]
-    code, out, _ = run(monkeypatch, capsys, ["tokenize", "--model", str(bundle_dir)],
-                       "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
+    code, out, _ = run(
+        monkeypatch,
+        capsys,
+        ["tokenize", "--model", str(bundle_dir)],
+        "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n",
+    )
     assert code == 0
     ids = [json.loads(line) for line in out.splitlines()]
     assert len(ids) == 4 and all(row[-1] == 0 for row in ids)
     assert ids[2] == [0]  # the empty string is just </s>, like MarianTokenizer
-    code, out, _ = run(monkeypatch, capsys, ["tokenize", "--model", str(bundle_dir), "--decode"],
-                       "\n".join(json.dumps(x) for x in ids) + "\n")
+    code, out, _ = run(
+        monkeypatch,
+        capsys,
+        ["tokenize", "--model", str(bundle_dir), "--decode"],
+        "\n".join(json.dumps(x) for x in ids) + "\n",
+    )
     assert code == 0
     decoded = [json.loads(line) for line in out.splitlines()]
     assert decoded[0] == "Hello world."
@@ -40,8 +48,12 @@ def test_tokenize_rejects_non_json(monkeypatch, capsys, bundle_dir):
 
 
 def test_translate_json_lines(monkeypatch, capsys, bundle_dir):
-    code, out, _ = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--json", "--beams", "1"],
-                       "Thank you very much.\nGood morning, everyone!\n")
+    code, out, _ = run(
+        monkeypatch,
+        capsys,
+        ["translate", "--model", str(bundle_dir), "--json", "--beams", "1"],
+        "Thank you very much.\nGood morning, everyone!\n",
+    )
     assert code == 0
     records = [json.loads(line) for line in out.splitlines()]
     assert len(records) == 2
@@ -54,8 +66,9 @@ def test_translate_json_lines(monkeypatch, capsys, bundle_dir):
 def test_translate_argument_and_stream(monkeypatch, capsys, bundle_dir):
     code, plain, err = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "Thank you very much."])
     assert code == 0 and plain.strip() and "INT8" in err
-    code, streamed, _ = run(monkeypatch, capsys,
-                            ["translate", "--model", str(bundle_dir), "--stream", "Thank you very much."])
+    code, streamed, _ = run(
+        monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--stream", "Thank you very much."]
+    )
     assert code == 0 and streamed == plain
 
 
@@ -81,6 +94,23 @@ def test_missing_model_says_where_it_looked(monkeypatch, capsys, tmp_path):
 def test_build_with_a_bad_checkpoint_is_a_clear_error(monkeypatch, capsys, tmp_path):
     pytest.importorskip("torch")
     (tmp_path / "ckpt").mkdir()
-    code, _, err = run(monkeypatch, capsys, ["model", "build", "--from", str(tmp_path / "ckpt"),
-                                              "--out", str(tmp_path / "out"), "--quiet"])
+    code, _, err = run(
+        monkeypatch,
+        capsys,
+        ["model", "build", "--from", str(tmp_path / "ckpt"), "--out", str(tmp_path / "out"), "--quiet"],
+    )
     assert code == 1 and "not a complete Marian checkpoint" in err and "config.json" in err
+
+
+def test_bench_hands_its_options_to_the_bench_script(capfd):
+    # `qiao bench` runs bench/run.py in a child process; its own options pass through untouched.
+    assert main(["bench", "--help"]) == 0
+    out = capfd.readouterr().out
+    assert "usage: run.py" in out and "--wait-idle" in out
+
+
+def test_unknown_options_of_other_commands_are_still_errors(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["translate", "hello", "--bogus"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err

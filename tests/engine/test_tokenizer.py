@@ -56,7 +56,8 @@ def test_pieces_missing_from_vocab_become_unk(ours, theirs, bundle_dir):
     dropped = [
         proto_pieces.id_to_piece(i)
         for i in range(proto_pieces.get_piece_size())
-        if proto_pieces.id_to_piece(i) not in theirs.encoder and not proto_pieces.is_control(i)
+        if proto_pieces.id_to_piece(i) not in theirs.encoder
+        and not proto_pieces.is_control(i)
         and not proto_pieces.is_unknown(i)
     ]
     assert dropped

@@ -16,7 +16,7 @@ EDGE_CASES = [
     "multiple     spaces     between",
     "Hello, world!",
     "He said “hi” and ‘bye’.",
-    '"Straight quotes" and \'single\'',
+    "\"Straight quotes\" and 'single'",
     "It's, don't, can't, we'll, they're",
     "3.14159 and 2,000,000 and -42 and 1e10",
     "Call 555-1234 or +1 (800) 555-0199.",
@@ -72,7 +72,7 @@ EDGE_CASES = [
     "currency $5, €10, £7, ¥100",
     "#hashtag @mention",
     "C:\\path\\to\\file.txt and /usr/bin/env",
-    "JSON {\"key\": [1, 2, 3]}",
+    'JSON {"key": [1, 2, 3]}',
     "\ud7ff\ue000private\uf8ff",
     "￼replacement\ufffd",
 ]
