@@ -92,7 +92,10 @@ def _load_ours(path: Path, threads: int, precision: str) -> Generate:
     translator = Translator(path, precision=precision, threads=threads)
 
     def generate(batch: list[list[int]], beams: int, new_tokens: int) -> list[list[int]]:
-        return translator.generate_ids(batch, beams=beams, min_new_tokens=new_tokens, max_new_tokens=new_tokens)
+        # forced_eos=False like the generate() peers below: 30 real tokens, not 29 and a forced eos
+        return translator.generate_ids(
+            batch, beams=beams, min_new_tokens=new_tokens, max_new_tokens=new_tokens, forced_eos=False
+        )
 
     return generate
 

@@ -131,10 +131,13 @@ class Translator:
         max_length: int | None = None,
         min_new_tokens: int = 0,
         max_new_tokens: int | None = None,
+        forced_eos: bool = True,
     ) -> list[list[int]]:
         """Decode source id rows (each ending with eos) exactly as `generate()` would; eos is not returned.
 
         `max_length` counts the decoder start token, like transformers; `max_new_tokens` overrides it.
+        `forced_eos=False` is generate()'s `forced_eos_token_id=None`: the last allowed token is not forced to eos
+        (benchmarks that need exactly N real tokens).
         """
         if not batch:
             return []
@@ -142,6 +145,8 @@ class Translator:
         if max_new_tokens is not None:
             limit = max_new_tokens + 1
         params = self.params(beams, max_length=limit, min_new_tokens=min_new_tokens)
+        if not forced_eos:
+            params = params.replace(forced_eos_id=None)
         with self._lock:
             *_, last = self._search(batch, params, np.full(len(batch), limit, dtype=np.int64))
         return last.tokens

@@ -86,6 +86,26 @@ def test_min_and_max_new_tokens_match_generate(hf, fp32):
     assert len(ours) == 14  # the 15th step is the forced EOS of the model's generation config
 
 
+@pytest.mark.parametrize("beams", [1, 4])
+def test_without_forced_eos_matches_generate(hf, fp32, beams):
+    import torch
+
+    tok, model = hf
+    text = ">>cmn_Hans<< Thank you very much."
+    with torch.no_grad():
+        out = model.generate(
+            **tok([text], return_tensors="pt"),
+            num_beams=beams,
+            min_new_tokens=15,
+            max_new_tokens=15,
+            forced_eos_token_id=None,
+        )
+    expected = [t for t in out[0].tolist()[1:] if t not in (tok.eos_token_id, tok.pad_token_id)]
+    ours = fp32.generate_ids([tok(text).input_ids], beams=beams, min_new_tokens=15, max_new_tokens=15, forced_eos=False)
+    assert ours[0] == expected
+    assert len(expected) == 15  # 15 real tokens: nothing turned the last one into eos
+
+
 def test_fixture_output_is_varied(fp32):
     """A model that repeats one token would make every parity test above meaningless."""
     texts = _sources()[:40]
