@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import time
-import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
 
+from child_result import write_result
 from workloads import SENTENCES
 
 SOAK_CHECKPOINTS = (0.2, 0.5, 1.0)  # of the translations: 100, 250, 500 by default
@@ -178,16 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--translations", type=int, default=500, help="soak: how many translations")
     p.add_argument("--seed", type=int, default=SOAK_SEED)
     args = p.parse_args(argv)
-    try:
-        result = latency(args) if args.mode == "latency" else soak(args)
-        times = os.times()
-        result["cpu_s"] = times.user + times.system  # lets run.py tell our CPU use from other processes'
-        code = 0
-    except Exception as exc:
-        result = {"status": "failed", "reason": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
-        code = 1
-    Path(args.result).write_text(json.dumps(result))
-    return code
+    return write_result(args.result, lambda: latency(args) if args.mode == "latency" else soak(args))
 
 
 if __name__ == "__main__":

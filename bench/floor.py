@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
-import traceback
 from collections import Counter
 from pathlib import Path
 
@@ -38,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
 
+from child_result import write_result
 from workloads import SOURCE_TOKENS, WORKLOADS
 
 # Rows each graph is timed at: every workload's encoder input (sentences × source tokens) and decoder step
@@ -307,16 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-samples", type=int, default=300)
     p.add_argument("--budget-s", type=float, default=2.0, help="time per (graph, rows) once min-samples are taken")
     args = p.parse_args(argv)
-    try:
-        result = measure(args)
-        times = os.times()
-        result["cpu_s"] = times.user + times.system  # lets run.py tell our CPU use from other processes'
-        code = 0
-    except Exception as exc:
-        result = {"status": "failed", "reason": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
-        code = 1
-    Path(args.result).write_text(json.dumps(result))
-    return code
+    return write_result(args.result, lambda: measure(args))
 
 
 if __name__ == "__main__":

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
-import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
 
+from child_result import write_result
 from systems import CACHE_DIR, load_system
 from workloads import NEW_TOKENS, WORKLOADS, batch_for
 
@@ -98,16 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--cache-dir", default=str(CACHE_DIR))
     args = parser.parse_args(argv)
-    try:
-        result = run(args)
-        times = os.times()
-        result["cpu_s"] = times.user + times.system  # lets run.py tell our CPU use from other processes'
-        code = 0
-    except Exception as exc:
-        result = {"status": "failed", "reason": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
-        code = 1
-    Path(args.result).write_text(json.dumps(result))
-    return code
+    return write_result(args.result, lambda: run(args))
 
 
 if __name__ == "__main__":
