@@ -130,27 +130,27 @@ class _Builder:
         return helper.make_model(graph, opset_imports=opsets, ir_version=9)
 
 
-def step_graph(shapes: Shapes, precision: str, seed: int = 0) -> object:
-    """One decoder step's weight GEMMs: per layer QKV (a graph output), then out → cross q → cross out → fc1 → fc2
-    chained, then the output projection."""
+def _layers(shapes: Shapes, precision: str, seed: int, layers: int, chained: list[tuple[int, int]]) -> tuple:
+    """Per layer: QKV (a graph output, so it cannot be skipped), then the `chained` GEMMs, each feeding the next."""
     b = _Builder(precision, seed)
     h = "x"
-    for _ in range(shapes.dec_layers):
+    for _ in range(layers):
         b.outputs.append((b.gemm(h, shapes.d, 3 * shapes.d), 3 * shapes.d))
-        for k, n in shapes.step()[1:6]:
+        for k, n in chained:
             h = b.gemm(h, k, n)
+    return b, h
+
+
+def step_graph(shapes: Shapes, precision: str, seed: int = 0) -> object:
+    """One decoder step's weight GEMMs: per layer QKV, out → cross q → cross out → fc1 → fc2; the output projection."""
+    b, h = _layers(shapes, precision, seed, shapes.dec_layers, shapes.step()[1:6])
     b.outputs.append((b.head(h, shapes.d, shapes.vocab), shapes.vocab))
     return b.model(shapes.d)
 
 
 def encoder_graph(shapes: Shapes, precision: str, seed: int = 1) -> object:
-    """The encoder's weight GEMMs: per layer QKV (a graph output), out → fc1 → fc2 chained; then cross K/V."""
-    b = _Builder(precision, seed)
-    h = "x"
-    for _ in range(shapes.enc_layers):
-        b.outputs.append((b.gemm(h, shapes.d, 3 * shapes.d), 3 * shapes.d))
-        for k, n in shapes.encoder()[1:4]:
-            h = b.gemm(h, k, n)
+    """The encoder's weight GEMMs: per layer QKV, out → fc1 → fc2; then every decoder layer's cross K/V."""
+    b, h = _layers(shapes, precision, seed, shapes.enc_layers, shapes.encoder()[1:4])
     k, n = shapes.encoder()[-1]
     b.outputs.append((b.gemm(h, k, n), n))
     return b.model(shapes.d)

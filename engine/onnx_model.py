@@ -53,8 +53,8 @@ class OnnxMarian:
         self.max_positions = int(cfg["max_position_embeddings"])
         self.embed_scale = float(cfg.get("embed_scale", math.sqrt(self.d_model)))
         self.threads = threads or default_threads()
-        self.encoder = create_session(manifest.path(spec["encoder"]), threads)
-        self.decoder = create_session(manifest.path(spec["decoder"]), threads, spinning=True)
+        self.encoder = create_session(manifest.path(spec["encoder"]), self.threads)
+        self.decoder = create_session(manifest.path(spec["decoder"]), self.threads, spinning=True)
         graphs = manifest.graphs
         self._enc_out = list(graphs["encoder"]["outputs"])
         self._dec_in = list(graphs["decoder"]["inputs"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -58,20 +59,26 @@ class MarianTokenizer:
             raise ValueError(f"{self._pieces_path.name} has {len(pieces)} pieces, the manifest says {self.vocab_size}")
         return pieces
 
-    def id_to_piece(self, idx: int) -> str:
+    def _pieces_blob(self) -> tuple[str, np.ndarray]:
+        """pieces.json, read once for both directions of lookup."""
         if self._blob is None:
             pieces = self._load_pieces()
             self._offsets = np.concatenate([[0], np.cumsum([len(p) for p in pieces])]).astype(np.int64)
             self._blob = "".join(pieces)
-        start, end = self._offsets[idx], self._offsets[idx + 1]  # type: ignore[index]
-        return self._blob[start:end]
+        return self._blob, self._offsets  # type: ignore[return-value]
+
+    def id_to_piece(self, idx: int) -> str:
+        blob, offsets = self._pieces_blob()
+        return blob[offsets[idx] : offsets[idx + 1]]
 
     def token_to_id(self, piece: str) -> int:
         """The vocab.json id of `piece`, or `<unk>`'s id, like MarianTokenizer's lookup."""
         if piece in self._language_ids:
             return self._language_ids[piece]
         if self._ids is None:  # only unknown runs and odd language codes need the reverse table
-            self._ids = {p: i for i, p in enumerate(self._load_pieces())}
+            blob, offsets = self._pieces_blob()
+            bounds = offsets.tolist()
+            self._ids = {blob[a:b]: i for i, (a, b) in enumerate(pairwise(bounds))}
         return self._ids.get(piece, self.unk_id)
 
     def language_id(self, token: str) -> int:

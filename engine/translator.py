@@ -327,12 +327,12 @@ def _batches(sentences: list[_Sentence], beams: int, model_max: int) -> Iterator
     batch: list[int] = []
     src = limit = 0
     for i, s in enumerate(sentences):
-        new_src = max(src, len(s.ids))
-        new_limit = max(limit, length_limit(len(s.ids), model_max))
+        own_limit = length_limit(len(s.ids), model_max)
+        new_src, new_limit = max(src, len(s.ids)), max(limit, own_limit)
         cost = (len(batch) + 1) * beams * (new_src + new_limit)
         if batch and (len(batch) >= BATCH_SENTENCES or cost > BATCH_POSITIONS):
             yield batch
-            batch, new_src, new_limit = [], len(s.ids), length_limit(len(s.ids), model_max)
+            batch, new_src, new_limit = [], len(s.ids), own_limit
         batch.append(i)
         src, limit = new_src, new_limit
     if batch:

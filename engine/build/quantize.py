@@ -9,7 +9,8 @@
   DynamicQuantizeMatMul, with a smaller error. Its weight layout is one contiguous row per token, so the
   engine's embedding lookups read 512 bytes per token from the same file.
 * In both precisions that matrix (and, for INT8, its scales) lives in `embedding.bin` as ONNX external data,
-  which the engine also memory-maps for lookups: the table is stored exactly once per precision.
+  which the engine also reads row by row for lookups (engine.embedding): the table is stored exactly once per
+  precision.
 """
 
 from __future__ import annotations
