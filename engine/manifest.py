@@ -11,7 +11,7 @@ from engine.errors import BundleError, ModelNotFoundError
 from engine.verified_cache import VerifiedFiles
 
 MANIFEST = "manifest.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: compact source tokenizer (tokenizer.json + source_ids.json)
 _CHUNK = 1 << 20
 
 

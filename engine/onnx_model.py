@@ -170,8 +170,16 @@ class DecoderRun:
                 filled[row] = gathered[row]
 
     def select(self, rows: np.ndarray) -> None:
-        """Keep only `rows` (finished sentences leave the batch); rebinds smaller buffers."""
+        """Keep only `rows` (ascending; finished sentences leave the batch) and rebind.
+
+        The cache is compacted in place, its filled positions only, and the first rows bound as a view: copying it
+        into new arrays would hold two caches at once (the process's peak memory) and touch every page up to the
+        length limit, which a cache filled position by position never does for sentences that end early."""
         self.enc = EncoderState(cross=[c[rows] for c in self.enc.cross], mask=self.enc.mask[rows])
-        self.cache = [np.ascontiguousarray(a[rows]) for a in self.cache]
+        n, moves = self.length, [(new, int(old)) for new, old in enumerate(rows) if new != old]
+        for array in self.cache:
+            for new, old in moves:  # new < old: a row is read before anything overwrites it
+                array[new, :, :n] = array[old, :, :n]
+        self.cache = [array[: len(rows)] for array in self.cache]
         self._scratch = None
         self._bind()

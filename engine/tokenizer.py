@@ -1,8 +1,8 @@
 """MarianTokenizer, id for id, on top of the `tokenizers` library (no sentencepiece, no transformers).
 
 `tokenizer.json` (written by `engine.build.tokenizer_json`) does SentencePiece's normalisation and Unigram
-segmentation and emits vocab.json ids. This wrapper adds the three things MarianTokenizer does around
-SentencePiece that `tokenizers` cannot express:
+segmentation over the source pieces; `source_ids.json` turns its ids into vocab.json ids. This wrapper adds the
+three things MarianTokenizer does around SentencePiece that `tokenizers` cannot express:
 
 * special tokens (`</s>`, `<unk>`, `<pad>`) typed in the text are split out first, and a chunk that starts with a
   language code (`>>cmn_Hans<<`) keeps it as one token;
@@ -31,6 +31,10 @@ class MarianTokenizer:
         self._tok.no_padding()
         self._tok.no_truncation()
         self._pieces_path = Path(tokenizer_json).parent / info["pieces_file"]
+        ids_file = Path(tokenizer_json).parent / info["source_ids_file"]
+        self._source_ids = np.asarray(json.loads(ids_file.read_text(encoding="utf-8")), dtype=np.int64)
+        if self._source_ids.shape != (self._tok.get_vocab_size(with_added_tokens=False),):
+            raise ValueError(f"{ids_file.name} does not match the tokenizer's vocabulary")
         self.vocab_size: int = int(info["vocab_size"])
         self.unk_id: int = int(info["unk_id"])
         self.eos_id: int = int(info["eos_id"])
@@ -140,20 +144,13 @@ class MarianTokenizer:
         return self.encode_batch([text], add_eos=add_eos)[0]
 
     def _map_ids(self, encoding) -> list[int]:
-        ids = encoding.ids
-        size, unk = self.vocab_size, self.unk_id
-        if all(i < size and i != unk for i in ids):
-            return ids
-        tokens = encoding.tokens
-        mapped = []
-        for i, tok in zip(ids, tokens):
-            if i >= size:
-                mapped.append(unk)
-            elif i == unk:
-                mapped.append(self.token_to_id(tok))  # fused unknown run: look its surface up, as Marian does
-            else:
-                mapped.append(i)
-        return mapped
+        """Unigram ids → vocab.json ids; a fused unknown run is looked up by its surface, as Marian does."""
+        mapped = self._source_ids[encoding.ids]
+        if mapped.size and mapped.min() < 0:
+            tokens = encoding.tokens
+            for j in np.flatnonzero(mapped < 0).tolist():
+                mapped[j] = self.token_to_id(tokens[j])
+        return mapped.tolist()
 
     # -- decoding ---------------------------------------------------------------------------------------------
     def pieces_text(self, ids: Iterable[int]) -> str:

@@ -89,8 +89,12 @@ class Translator:
             problems = verify_files(self.manifest, precision, hashes=self._verify, cache=self._verified)
             if problems:
                 raise BundleError(str(self.bundle_dir), problems)
+        # Parsing the tokenizer and the graphs leaves freed heap behind; hand it back before and after the
+        # sessions are built, so the process's high-water mark is the engine, not its loading garbage.
+        release_free_memory()
         model = OnnxMarian(self.manifest, precision, self._threads)
         self._model = model  # the previous sessions are released with the old object
+        release_free_memory()
 
     def set_precision(self, precision: str) -> None:
         """Switch INT8 ↔ FP32 without restarting (loads the other graphs; the old ones are freed)."""

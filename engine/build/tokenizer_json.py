@@ -1,11 +1,13 @@
 """Convert Marian's SentencePiece model + vocab.json into `tokenizer.json` for the `tokenizers` library.
 
 Why this shape: MarianTokenizer segments with the *source* SentencePiece model but numbers pieces by the joint
-`vocab.json`. The Unigram model below is laid out in `vocab.json` id order, so `tokenizers` emits Marian's ids
-directly. Ids the source model can never produce (target-only pieces, control symbols, language tokens) hold a
-placeholder: a character the normaliser deletes from every input, so Viterbi can never pick it, with a score that
-does not move the unknown-piece penalty. Source pieces missing from `vocab.json` are appended after it; the runtime
-maps those ids to `<unk>`, as MarianTokenizer does.
+`vocab.json`. The Unigram model below holds only what the source model can produce: the unknown piece first (its
+text is a character the normaliser deletes from every input, so Viterbi never matches it, with a score that does not
+move the unknown-piece penalty), then every source piece. `source_ids.json` maps each Unigram id to its `vocab.json`
+id: -1 for the unknown piece (a fused unknown run is looked up by its surface, as MarianTokenizer does) and `<unk>`
+for source pieces missing from `vocab.json`. An earlier layout put the Unigram model in `vocab.json` order with a
+placeholder in each of the ~64k slots the source model cannot produce; those placeholders alone cost ~14 MB of
+resident memory in `tokenizers` (measured on the full-size benchmark vocabulary).
 
 The target side (id → piece, for decoding) is `pieces.json`, the vocabulary in id order. Keeping the ~33k
 target-only pieces in the Unigram model instead would put them in tokenizers' byte trie, which costs ~40 MB of
@@ -26,6 +28,7 @@ _MARKER_CANDIDATES = ("\x01", "\x02", "\x03", "\x04", "\x05", "\x06", "\x07", "\
 
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = 1, 2, 3, 4, 5, 6
 PIECES_FILE = "pieces.json"
+SOURCE_IDS_FILE = "source_ids.json"
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class TokenizerInfo:
     language_tokens: list[str]
     language_ids: dict[str, int]
     pieces_file: str  # the vocabulary in id order: target-side decoding and lookups of unknown runs
+    source_ids_file: str  # Unigram id -> vocab.json id (-1: the unknown piece, looked up by its surface)
     clean_up_tokenization_spaces: bool
     source_only_pieces: int  # source pieces absent from vocab.json (encoded as <unk>, like MarianTokenizer)
 
@@ -113,18 +117,19 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
     by_id = sorted(vocab, key=vocab.__getitem__)
 
     marker = _pick_marker(source.normalizer_spec.precompiled_charsmap)
-    source_scores = {p.piece: p.score for p in source.pieces if p.type == _NORMAL}
-    entries = [(piece, source_scores[piece]) if piece in source_scores else (marker, 0.0) for piece in by_id]
-    extras = [(piece, score) for piece, score in source_scores.items() if piece not in vocab]
-    entries.extend(extras)
-
+    source_pieces = [(p.piece, p.score) for p in source.pieces if p.type == _NORMAL]
+    extras = [piece for piece, _ in source_pieces if piece not in vocab]
     unk_id = vocab[hf.unk_token]
-    tok = Tokenizer(models.Unigram(entries, unk_id=unk_id, byte_fallback=False))
+    entries = [(marker, 0.0), *source_pieces]
+    source_ids = [-1, *(vocab.get(piece, unk_id) for piece, _ in source_pieces)]
+
+    tok = Tokenizer(models.Unigram(entries, unk_id=0, byte_fallback=False))
     tok.normalizer = _normalizer(source)
     tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.Strip(" ", 1, 0)])
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tok.save(str(out_path), pretty=False)
     (out_path.parent / PIECES_FILE).write_text(json.dumps(by_id, ensure_ascii=False), encoding="utf-8")
+    (out_path.parent / SOURCE_IDS_FILE).write_text(json.dumps(source_ids), encoding="utf-8")
 
     added = hf._added_tokens_decoder  # id -> AddedToken, exactly what MarianTokenizer splits on
     special = [
@@ -147,6 +152,7 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
         language_tokens=languages,
         language_ids={token: vocab[token] for token in languages},
         pieces_file=PIECES_FILE,
+        source_ids_file=SOURCE_IDS_FILE,
         clean_up_tokenization_spaces=bool(hf.clean_up_tokenization_spaces),
         source_only_pieces=len(extras),
     )

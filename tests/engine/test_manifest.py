@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from engine.errors import BundleError, ModelNotFoundError
-from engine.manifest import load_manifest, verify_bundle, verify_files
+from engine.manifest import FORMAT_VERSION, load_manifest, verify_bundle, verify_files
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def test_intact_bundle_verifies(bundle_dir):
 
 def test_manifest_records_what_the_engine_needs(bundle_dir):
     raw = load_manifest(bundle_dir).raw
-    assert raw["format_version"] == 1
+    assert raw["format_version"] == FORMAT_VERSION
     assert {"torch", "transformers", "onnx", "onnxruntime"} <= set(raw["tools"])
     assert raw["model"]["revision"].startswith("local-sha256:")
     gen = raw["generation"]

@@ -1,4 +1,4 @@
-"""The decoder run's cache bookkeeping (beam search's reorder), checked against plain numpy indexing."""
+"""The decoder run's cache bookkeeping (beam search's reorder, greedy's select), checked against numpy indexing."""
 
 from __future__ import annotations
 
@@ -31,6 +31,22 @@ def test_reorder_moves_each_rows_history(model, index):
     for old, new in zip(before, run.cache):
         np.testing.assert_array_equal(new[:, :, :6], old[index, :, :6])
         np.testing.assert_array_equal(new[:, :, 6:], old[:, :, 6:])  # unfilled positions are left alone
+
+
+@pytest.mark.parametrize("rows", [[0, 2], [1, 2, 3], [3], [0, 1, 2, 3]])
+def test_select_keeps_each_remaining_rows_history_in_place(model, rows):
+    run = _run(model, rows=4, max_len=9)
+    rng = np.random.default_rng(len(rows))
+    for array in run.cache:
+        array[...] = rng.standard_normal(array.shape)
+    run.length = 5
+    before = [array.copy() for array in run.cache]
+    buffers = [array.base if array.base is not None else array for array in run.cache]
+    run.select(np.array(rows))
+    for old, new, buffer in zip(before, run.cache, buffers):
+        assert new.shape == (len(rows), *old.shape[1:]) and new.flags.c_contiguous
+        assert np.shares_memory(new, buffer)  # compacted where it was: no second cache, not even briefly
+        np.testing.assert_array_equal(new[:, :, :5], old[rows, :, :5])
 
 
 def test_decoding_continues_after_reorder_and_select(model):

@@ -93,3 +93,23 @@ def test_target_side_round_trip(ours, theirs):
         for text in (hans, hant):
             ids = theirs(text_target=text).input_ids
             assert ours.decode(ids) == theirs.decode(ids, skip_special_tokens=True)
+
+
+def test_unigram_model_holds_only_what_the_source_side_can_produce(ours, theirs, bundle_dir):
+    """A slot per vocab.json id (placeholders for the ~64k target-only ids) cost ~14 MB resident at full size."""
+    import json
+
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(theirs.spm_files[0]))
+    normal = [
+        sp.id_to_piece(i)
+        for i in range(sp.get_piece_size())
+        if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_unused(i) or sp.is_byte(i))
+    ]
+    unigram = json.loads((bundle_dir / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    assert [piece for piece, _ in unigram[1:]] == normal  # slot 0: the unknown piece
+    ids = json.loads((bundle_dir / "source_ids.json").read_text(encoding="utf-8"))
+    unk = theirs.encoder[theirs.unk_token]
+    assert ids == [-1, *(theirs.encoder.get(piece, unk) for piece in normal)]
+    assert ours.encode(" ".join(normal[:50])) == theirs(" ".join(normal[:50])).input_ids
