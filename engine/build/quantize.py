@@ -9,8 +9,8 @@
   contiguous row per token, so the engine's embedding lookups read 512 bytes per token from the same file;
   DynamicQuantizeMatMul would need a second, transposed copy. Speed depends on the host: isolated, 2 threads, one
   row, it took 0.32 vs 0.69 ms (DynamicQuantizeMatMul) on one machine and 0.46 vs 0.41 ms on another (an AMD EPYC,
-  where it also scales worse with rows: 6.6 vs 4.1 ms at 32), yet inside the decoder step's GEMM chain at one row
-  it was the faster there too (1.73 vs 1.92 ms per step).
+  where it also scales worse with rows: 6.6 vs 4.1 ms at 32); in the decoder step's GEMM chain at one row it still
+  measured faster there (1.73 vs 1.92 ms per step).
 * In both precisions that matrix (and, for INT8, its scales) lives in `embedding.bin` as ONNX external data,
   which the engine also reads row by row for lookups (engine.embedding): the table is stored exactly once per
   precision.
