@@ -19,14 +19,19 @@ def _run(model, rows: int, max_len: int):
     return model.start(model.encode(ids, np.ones_like(ids)), max_len)
 
 
-@pytest.mark.parametrize("index", [[0, 0, 3, 1], [3, 2, 1, 0], [1, 1, 1, 1], [0, 1, 2, 2]])
-def test_reorder_moves_each_rows_history(model, index):
+def _filled_run(model, length: int, seed: int):
+    """A 4-row run whose cache holds random values, `length` positions counted as written; and a copy of it."""
     run = _run(model, rows=4, max_len=9)
-    rng = np.random.default_rng(len(index))
+    rng = np.random.default_rng(seed)
     for array in run.cache:
         array[...] = rng.standard_normal(array.shape)
-    run.length = 6
-    before = [array.copy() for array in run.cache]
+    run.length = length
+    return run, [array.copy() for array in run.cache]
+
+
+@pytest.mark.parametrize("index", [[0, 0, 3, 1], [3, 2, 1, 0], [1, 1, 1, 1], [0, 1, 2, 2]])
+def test_reorder_moves_each_rows_history(model, index):
+    run, before = _filled_run(model, length=6, seed=len(index))
     run.reorder(np.array(index))
     for old, new in zip(before, run.cache):
         np.testing.assert_array_equal(new[:, :, :6], old[index, :, :6])
@@ -35,12 +40,7 @@ def test_reorder_moves_each_rows_history(model, index):
 
 @pytest.mark.parametrize("rows", [[0, 2], [1, 2, 3], [3], [0, 1, 2, 3]])
 def test_select_keeps_each_remaining_rows_history_in_place(model, rows):
-    run = _run(model, rows=4, max_len=9)
-    rng = np.random.default_rng(len(rows))
-    for array in run.cache:
-        array[...] = rng.standard_normal(array.shape)
-    run.length = 5
-    before = [array.copy() for array in run.cache]
+    run, before = _filled_run(model, length=5, seed=len(rows))
     buffers = [array.base if array.base is not None else array for array in run.cache]
     run.select(np.array(rows))
     for old, new, buffer in zip(before, run.cache, buffers):
