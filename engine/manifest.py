@@ -98,6 +98,10 @@ def load_manifest(bundle_dir: str | Path) -> Manifest:
     if not isinstance(raw, dict) or raw.get("format_version") != FORMAT_VERSION:
         version = raw.get("format_version") if isinstance(raw, dict) else None
         message = f"{MANIFEST} has format version {version!r}; this Qiao reads {FORMAT_VERSION}"
+        if isinstance(version, int) and version < FORMAT_VERSION:
+            message += " (the bundle was made by an older Qiao: build or download the model again)"
+        elif isinstance(version, int):
+            message += " (the bundle was made by a newer Qiao: update Qiao)"
         raise BundleError(str(bundle), [message])
     required = ("model", "files", "precisions", "graphs", "tokenizer", "generation", "config")
     missing = [k for k in required if k not in raw]

@@ -80,7 +80,11 @@ def test_corrupt_or_absent_manifest(bundle_copy, tmp_path):
     with pytest.raises(BundleError, match="unreadable"):
         load_manifest(bundle_copy)
     (bundle_copy / "manifest.json").write_text(json.dumps({"format_version": 99}), encoding="utf-8")
-    with pytest.raises(BundleError, match="format version 99"):
+    with pytest.raises(BundleError, match="format version 99.*newer Qiao: update Qiao"):
+        load_manifest(bundle_copy)
+    old = json.dumps({"format_version": FORMAT_VERSION - 1})
+    (bundle_copy / "manifest.json").write_text(old, encoding="utf-8")
+    with pytest.raises(BundleError, match="older Qiao: build or download the model again"):
         load_manifest(bundle_copy)
     with pytest.raises(ModelNotFoundError, match=r"no manifest\.json"):
         load_manifest(tmp_path)
