@@ -80,7 +80,7 @@ def test_corrupt_or_absent_manifest(bundle_copy, tmp_path):
     with pytest.raises(BundleError, match="unreadable"):
         load_manifest(bundle_copy)
     (bundle_copy / "manifest.json").write_text(json.dumps({"format_version": 99}), encoding="utf-8")
-    with pytest.raises(BundleError, match="format version 99.*newer Qiao: update Qiao"):
+    with pytest.raises(BundleError, match=r"format version 99.*newer Qiao: update Qiao"):
         load_manifest(bundle_copy)
     old = json.dumps({"format_version": FORMAT_VERSION - 1})
     (bundle_copy / "manifest.json").write_text(old, encoding="utf-8")
