@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 class QiaoError(Exception):
     """Base class: anything Qiao reports to the user rather than crashing on."""
@@ -15,12 +17,35 @@ class ModelNotFoundError(QiaoError):
         self.searched = list(searched or [])
 
 
-class BundleError(QiaoError):
-    """A bundle exists but fails its manifest check (missing, truncated or modified files)."""
+@dataclass(frozen=True)
+class FileProblem:
+    """One thing wrong with a bundle, structured so the window can word it in the interface language.
 
-    def __init__(self, bundle_dir: str, problems: list[str]) -> None:
+    kind: "missing" | "size" | "hash" | "unreadable" | "outside" (path escapes the bundle) | "not-file" |
+    "unlisted" (loaded but not in `files`) | "manifest" (schema or integrity of manifest.json) | "format"
+    (format version) | "precision" (the bundle lacks it) | "damaged" (passes its hashes yet fails to load).
+    file: the bundle-relative path concerned ("" for the bundle as a whole); detail: the English wording.
+    """
+
+    kind: str
+    file: str
+    detail: str
+
+    def __str__(self) -> str:
+        return self.detail
+
+
+class BundleError(QiaoError):
+    """A bundle exists but fails its manifest check (missing, truncated or modified files).
+
+    `problems` are the English lines (CLI); `issues` the same as FileProblems (plain strings become kind
+    "manifest" with no file), so the GUI can word each for a person.
+    """
+
+    def __init__(self, bundle_dir: str, problems: list[str | FileProblem]) -> None:
         self.bundle_dir = bundle_dir
-        self.problems = list(problems)
+        self.issues = [p if isinstance(p, FileProblem) else FileProblem("manifest", "", str(p)) for p in problems]
+        self.problems = [p.detail for p in self.issues]
         lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"model bundle {bundle_dir} failed verification:\n{lines}")
 

@@ -20,6 +20,7 @@ from engine.errors import BundleError, InputError
 from engine.manifest import Manifest, verify_bundle, verify_files
 from engine.native_memory import release_free_memory, tune_allocator
 from engine.onnx_model import OnnxMarian
+from engine.options import TranslationOptions
 from engine.repetition import repeating_tail
 from engine.results import StreamEvent, Translation, TranslationStats
 from engine.segment import Segment, segment_text
@@ -212,12 +213,18 @@ class Translator:
     def stream(
         self,
         text: str,
+        options: TranslationOptions | None = None,
         *,
         beams: int | None = None,
-        script: str = "hans",
+        script: str | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[StreamEvent | Translation]:
-        """Lazily translate `text`: yields StreamEvents as tokens are decoded, then the final Translation."""
+        """Lazily translate `text`: yields StreamEvents as tokens are decoded, then the final Translation.
+
+        `options` is the request; `beams`/`script`, when given, override its fields (callers that set one thing).
+        """
+        options = _with_overrides(options, beams, script)
+        beams, script = options.beams, options.script
         if not isinstance(text, str):
             raise InputError("text must be a string")
         text = _valid_unicode(text)
@@ -300,21 +307,46 @@ class Translator:
     def translate(
         self,
         text: str,
+        options: TranslationOptions | None = None,
         *,
         beams: int | None = None,
-        script: str = "hans",
+        script: str | None = None,
         cancel: threading.Event | None = None,
         on_event: Callable[[StreamEvent], None] | None = None,
     ) -> Translation:
         """Translate `text`; `on_event` receives the streamed deltas, `cancel` stops within one decoder step."""
         result: Translation | None = None
-        for item in self.stream(text, beams=beams, script=script, cancel=cancel):
+        for item in self.stream(text, options, beams=beams, script=script, cancel=cancel):
             if isinstance(item, Translation):
                 result = item
             elif on_event is not None:
                 on_event(item)
         assert result is not None
         return result
+
+    def translate_batch(
+        self,
+        texts: Sequence[str],
+        options: TranslationOptions | None = None,
+        *,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Translation]:
+        """One Translation per text, in order (bulk jobs: `qiao translate --json`, documents, the local API).
+
+        Each result is what `translate(text, options)` gives for that text alone.
+        """
+        # TODO(contract stub): translated one by one; to be replaced by batching sentences across texts.
+        for text in texts:
+            yield self.translate(text, options, cancel=cancel)
+
+
+def _with_overrides(options: TranslationOptions | None, beams: int | None, script: str | None) -> TranslationOptions:
+    options = options or TranslationOptions()
+    if beams is not None:
+        options = options.replace(beams=beams)
+    if script is not None:
+        options = options.replace(script=script)
+    return options
 
 
 def _valid_unicode(text: str) -> str:
