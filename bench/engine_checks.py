@@ -25,9 +25,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
-
 from child_result import write_result
 from workloads import SENTENCES
+
+import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
 
 SOAK_CHECKPOINTS = (0.2, 0.5, 1.0)  # of the translations: 100, 250, 500 by default
 SOAK_SEED = 6

@@ -35,9 +35,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
-
 from child_result import write_result
 from workloads import SOURCE_TOKENS, WORKLOADS
+
+import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
 
 # Rows each graph is timed at: every workload's encoder input (sentences × source tokens) and decoder step
 # (sentences × beams): 20 and 160; 1, 4, 8 and 32.

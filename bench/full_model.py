@@ -17,6 +17,9 @@ import shutil
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
+import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / ".cache" / "full-random" / "checkpoint"
 DEFAULT_TOKENIZER_FROM = REPO_ROOT / "tests" / "fixtures" / "tiny_marian" / "checkpoint"

@@ -26,8 +26,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
 from full_model import DEFAULT_TOKENIZER_FROM, build_full_checkpoint
 from systems import CACHE_DIR, REPO_ROOT
+
+import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
 
 STAMP = ".bench-source.json"
 ONNX_KEEP = ("encoder_model.onnx", "decoder_model_merged.onnx")

@@ -27,11 +27,15 @@ from datetime import datetime
 from importlib import metadata
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
 from full_model import DEFAULT_TOKENIZER_FROM
 from systems import CACHE_DIR, ORT_ALLOW_SPINNING_DEFAULT, REPO_ROOT, SYSTEMS, disk_mb, model_dir
 from targets import FLAT_GROWTH_MB, TARGET_THREADS, targets_table
 from worker import READY
 from workloads import NEW_TOKENS, SOURCE_TOKENS, WORKLOADS, describe, source_ids
+
+import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
+from engine.privacy import TELEMETRY_OFF
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS_DIR = BENCH_DIR / "results"
@@ -51,10 +55,13 @@ def _log(msg: str) -> None:
 
 
 def _env(args: argparse.Namespace) -> dict[str, str]:
-    """Environment for every child: repo root importable, no network look-ups, quiet libraries."""
+    """Environment for every child: repo root importable, no network look-ups, no telemetry (onnxruntime's native
+    switch must be in the environment before a child loads it: optimum's sessions are created outside `engine`),
+    quiet libraries."""
     path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
     return {
         **os.environ,
+        **TELEMETRY_OFF,
         "PYTHONPATH": path,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_VERBOSITY": "error",

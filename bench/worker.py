@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
-
 from child_result import write_result
 from systems import CACHE_DIR, load_system
 from workloads import NEW_TOKENS, WORKLOADS, batch_for
+
+import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
 
 READY = "QIAO_BENCH_READY"
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from engine.sessions import inference_session
+
 
 class TopKScorer:
     """`top(logits, k)` → (log-probabilities, token ids) of the k best allowed tokens per row, best first.
@@ -28,7 +30,7 @@ class TopKScorer:
         opts.inter_op_num_threads = 1
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
-        self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self._session = inference_session(path, opts)
 
     def top(self, logits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         feeds = {"logits": logits, "mask": self._mask, "k": np.array([k], dtype=np.int64)}

@@ -1,4 +1,5 @@
-"""ONNX Runtime session options, set explicitly (never left to defaults that differ between versions and machines)."""
+"""ONNX Runtime sessions: the one place the engine creates them, with options set explicitly (never left to defaults
+that differ between versions and machines), and never with onnxruntime's telemetry on (engine/privacy.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,12 @@ import os
 from pathlib import Path
 
 import onnxruntime as ort
+
+from engine.privacy import require_applied
+
+# Windows: ONNX Runtime's ETW telemetry events, whose documented switch this is (elsewhere it is not enough: see
+# engine/privacy.py, which has switched the native telemetry off before onnxruntime could load).
+ort.disable_telemetry_events()
 
 
 def physical_cores() -> int:
@@ -56,6 +63,13 @@ def session_options(threads: int | None = None, spinning: bool = False) -> ort.S
     return opts
 
 
-def create_session(path: Path, threads: int | None = None, spinning: bool = False) -> ort.InferenceSession:
-    options = session_options(threads, spinning)
+def inference_session(path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
+    """A CPU session for `path`; raises RuntimeError if onnxruntime was loaded with its telemetry on (the process
+    would contact the vendor's telemetry host, which Qiao promises never to do)."""
+    require_applied()
     return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def create_session(path: Path, threads: int | None = None, spinning: bool = False) -> ort.InferenceSession:
+    """An engine session with Qiao's options (see `session_options`)."""
+    return inference_session(path, session_options(threads, spinning))

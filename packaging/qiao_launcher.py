@@ -5,12 +5,18 @@ exactly as from source. Only one thing differs when frozen: a windowed Windows e
 streams (`sys.stdout is None`). If it was started from a console, we attach to that console so `--self-test` and
 the subcommands still print; otherwise the streams go to devnull so a stray print can never crash the GUI.
 (`qiao-cli.exe`, the console twin built next to `qiao.exe`, needs none of this.)
+
+Before anything else it imports `engine`, which switches onnxruntime's telemetry off (engine/privacy.py) before
+onnxruntime can load; the runtime hook pyi_rth_qiao_privacy.py does the same even earlier, so a change here cannot
+lose it.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+
+import engine  # noqa: F401 - before anything can load onnxruntime, for its side effect: ORT_DISABLE_TELEMETRY=1
 
 
 def _ensure_streams() -> None:

@@ -18,14 +18,20 @@
    (the app's QIAO_STARTUP_PROBE), then the idle RSS with the INT8 engine loaded. It checks from /proc/PID/maps
    that the only Python the process mapped is the app's own. On the last run it types English, translates it
    and takes a screenshot of the window.
+6. Watches the network (packaging/offline_trace.py): the frozen `qiao translate --json` and the frozen GUI run side
+   by side with the network present (not unshared, so an attempt would show), a fresh empty HOME, no XDG_*
+   variables and the telemetry variables set to "0", under `strace -f -e trace=socket,connect,sendto`, for 30 s
+   after their ONNX Runtime sessions exist; any inet socket, inet or port-53 address, or file under HOME outside
+   Qiao's own folders fails.
 
 Writes OUT/report.json (what tests/packaging asserts on) and prints a summary. Exit status 0 when every check
-passed and every budget held. Needs: unshare (util-linux), Xvfb, xdotool, ImageMagick `import`, zstd, tar.
+passed and every budget held. Needs: unshare (util-linux), Xvfb, xdotool, ImageMagick `import`, zstd, tar, strace.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import glob
 import json
 import os
@@ -36,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -45,6 +52,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import check_dist  # noqa: E402
+from offline_trace import OPTED_IN, WATCH_S, audit, strace_problem, traced  # noqa: E402
 
 BUDGETS = {  # Linux release budgets (issue #5)
     "installed_mb": 170.0,  # the app folder without models
@@ -54,6 +62,7 @@ BUDGETS = {  # Linux release budgets (issue #5)
     "idle_rss_mb": 300.0,  # idle, INT8 engine loaded
 }
 SAMPLE = "Thank you very much. Good morning, everyone!\n\nThe weather is very nice. See you tomorrow."
+CORPUS = ROOT / "tests" / "fixtures" / "tiny_marian" / "corpus.tsv"  # what the fixture model (--model fixture) knows
 
 
 # ---- isolation ------------------------------------------------------------------------------------------------------
@@ -149,7 +158,8 @@ class Isolated:
     def command(self, app: list[str], tag: str) -> tuple[list[str], dict[str, str], Path, Path]:
         proof, stamp = self.work / f"{tag}.proof", self.work / f"{tag}.exec"
         inner = ["sh", "-c", INNER, "inner", str(proof), str(stamp), str(self.empty), str(self.home), *app]
-        return [*self.prefix, *inner], {"HIDE": " ".join(self.hide)}, proof, stamp
+        hide = " ".join(self.hide) if self.prefix else ""  # no private mount namespace: never hide the caller's Python
+        return [*self.prefix, *inner], {"HIDE": hide}, proof, stamp
 
     def popen(self, app: list[str], tag: str, app_env: dict[str, str], **kwargs) -> tuple[subprocess.Popen, Path, Path]:
         cmd, env, proof, stamp = self.command(app, tag)
@@ -349,6 +359,108 @@ def take_screenshot(pid: int, xvfb: Xvfb, path: Path) -> dict:
     return {"path": str(path), "bytes": path.stat().st_size}
 
 
+# ---- network watch --------------------------------------------------------------------------------------------------
+
+
+def watch_network(app: Path, xvfb: Xvfb, work: Path) -> dict:
+    """Run the frozen `qiao translate --json` and GUI side by side under strace (see the module docstring, step 6).
+
+    `qiao translate` exits once it has printed, so its stdout is a pipe shrunk to one page that is read only after
+    WATCH_S: the CLI blocks in write() with its sessions loaded, as under `qiao translate --json < big.txt | less`.
+    """
+    problem = strace_problem()
+    if problem:
+        return {"error": problem}
+    homes = {name: work / f"watch-home-{name}" for name in ("cli", "gui")}
+    for home in homes.values():
+        shutil.rmtree(home, ignore_errors=True)
+        home.mkdir(parents=True)
+    logs = {name: work / f"watch-{name}.strace" for name in homes}
+    base = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **OPTED_IN}
+    corpus = dict(row.split("\t")[:2] for row in CORPUS.read_text(encoding="utf-8").splitlines() if row.strip())
+    lines = list(corpus) * 2  # ~100 KB of JSON records: far more than the pipe and the app's stdout buffer hold
+    source = work / "watch-input.txt"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    probe = work / "watch-startup.txt"
+    probe.unlink(missing_ok=True)
+    gui_env = {**base, "HOME": str(homes["gui"]), "DISPLAY": xvfb.display, "QT_QPA_PLATFORM": "xcb"}
+    gui_env["QIAO_STARTUP_PROBE"] = str(probe)
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(read_end, fcntl.F_SETPIPE_SZ, 4096)
+    started = time.monotonic()
+    with os.fdopen(read_end, "rb") as reader, open(source, "rb") as stdin, \
+            open(work / "watch-cli.err", "w+b") as cli_err, open(work / "watch-gui.out", "w+b") as gui_out:  # fmt: skip
+        cli = subprocess.Popen(
+            traced([str(app), "translate", "--json"], logs["cli"]),
+            stdin=stdin, stdout=write_end, stderr=cli_err, env={**base, "HOME": str(homes["cli"])}, cwd=homes["cli"],
+        )  # fmt: skip
+        os.close(write_end)
+        gui = subprocess.Popen(
+            traced([str(app)], logs["gui"]), stdout=gui_out, stderr=subprocess.STDOUT, env=gui_env, cwd=homes["gui"]
+        )
+        result: dict = {"watch_s": WATCH_S, "cli": {}, "gui": {}}
+        try:
+
+            def marks() -> str:
+                return probe.read_text(encoding="utf-8") if probe.exists() else ""
+
+            ready = wait_for(lambda: "ready" in marks() or "failed" in marks(), 60)
+            result["gui"]["marks"] = marks()
+            time.sleep(max(0.0, (time.monotonic() if ready else started) + WATCH_S - time.monotonic()))
+            result["cli"]["alive_while_watched"] = cli.poll() is None
+            output = reader.read().decode("utf-8", "replace")
+            result["cli"]["exit_code"] = cli.wait(120)
+            texts = [json.loads(line)["text"] for line in output.splitlines() if line.strip()]
+            result["cli"]["records"] = len(texts)
+            result["cli"]["expected_records"] = len(lines)
+            nfkc = lambda text: unicodedata.normalize("NFKC", text)  # noqa: E731 - full/half-width agnostic
+            # the fixture memorised most of its corpus: a wrong model or garbled output would not match
+            result["cli"]["corpus_matches"] = sum(nfkc(t) == nfkc(corpus[e]) for e, t in zip(lines, texts))
+            env = {**os.environ, "DISPLAY": xvfb.display}
+            app_pid = Path(f"/proc/{gui.pid}/task/{gui.pid}/children").read_text().split()[0]  # strace's tracee
+            wid = sh("xdotool", "search", "--onlyvisible", "--pid", app_pid, env=env).split()[0]
+            sh("xdotool", "windowfocus", "--sync", wid, env=env)
+            sh("xdotool", "key", "ctrl+q", env=env)
+            result["gui"]["exit_code"] = gui.wait(15)
+        except (subprocess.SubprocessError, OSError, ValueError, IndexError) as exc:
+            result["error"] = f"{type(exc).__name__}: {exc}"
+        finally:
+            for proc in (cli, gui):
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait(10)
+            cli_err.seek(0)
+            gui_out.seek(0)
+            result["cli"]["stderr_tail"] = cli_err.read().decode("utf-8", "replace")[-1000:]
+            result["gui"]["output_tail"] = gui_out.read().decode("utf-8", "replace")[-1000:]
+    for name, home in homes.items():
+        result[name].update(audit(logs[name], home))
+    return result
+
+
+def network_watch_failures(watch: dict) -> list[str]:
+    """What the network watch found wrong, one line each (empty when the frozen app stayed offline)."""
+    if "error" in watch:
+        return [f"network watch could not run: {watch['error']}"]
+    failures = []
+    for name in ("cli", "gui"):
+        run = watch[name]
+        if run["inet_call_count"]:
+            failures.append(f"frozen {name}: {run['inet_call_count']} network system calls: {run['inet_calls'][:3]}")
+        if run["stray_files"]:
+            failures.append(f"frozen {name}: files under HOME outside Qiao's folders: {run['stray_files'][:5]}")
+    cli, gui = watch["cli"], watch["gui"]
+    if cli.get("exit_code") != 0 or cli.get("records") != cli.get("expected_records"):
+        failures.append(f"frozen qiao translate --json: exit {cli.get('exit_code')}, {cli.get('records')} records")
+    elif cli.get("corpus_matches", 0) < cli["records"] // 2:
+        failures.append(f"frozen qiao translate --json: only {cli.get('corpus_matches')} translations as trained")
+    if not cli.get("alive_while_watched"):
+        failures.append("frozen qiao translate --json exited before the watch ended (the watch saw too little)")
+    if "ready" not in gui.get("marks", "") or gui.get("exit_code") != 0:
+        failures.append(f"frozen GUI under strace: marks {gui.get('marks')!r}, exit {gui.get('exit_code')}")
+    return failures
+
+
 # ---- main -----------------------------------------------------------------------------------------------------------
 
 
@@ -378,11 +490,12 @@ def main(argv: list[str] | None = None) -> int:
         build = [str(HERE / "build.sh"), "--model", "fixture", "--dist", str(dist.parent)]
         subprocess.run(build, cwd=ROOT, env=env, check=True)
         timings["build_s"] = round(time.perf_counter() - start, 1)
-    missing = [t for t in ("unshare", "Xvfb", "xdotool", "import", "zstd", "tar", "ldd") if not shutil.which(t)]
+    tools = ("unshare", "Xvfb", "xdotool", "import", "zstd", "tar", "ldd", "strace")
+    missing = [t for t in tools if not shutil.which(t)]
     if missing:
         print(
             f"smoke_test: missing tools: {', '.join(missing)} "
-            "(Debian/Ubuntu: apt-get install util-linux xvfb xdotool imagemagick zstd)",
+            "(Debian/Ubuntu: apt-get install util-linux xvfb xdotool imagemagick zstd strace)",
             file=sys.stderr,
         )
         return 1
@@ -441,9 +554,14 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.runs):
             last = i == args.runs - 1
             runs.append(gui_run(iso, app, xvfb, f"gui-{i + 1}", screenshot if last else None))
+        timings["gui_s"] = round(time.perf_counter() - start, 1)
+        # -- the network watch: the frozen CLI and GUI under strace, network present, fresh HOME --
+        start = time.perf_counter()
+        report["network_watch"] = watch_network(app, xvfb, iso.work)
+        report["failures"] += network_watch_failures(report["network_watch"])
+        timings["network_watch_s"] = round(time.perf_counter() - start, 1)
     finally:
         xvfb.close()
-    timings["gui_s"] = round(time.perf_counter() - start, 1)
     report["gui_runs"] = runs
     report["gui_warmup"] = {k: warmup.get(k) for k in ("window_s", "ready_s", "idle_rss_mb", "error")}
     good = [r for r in runs if "error" not in r]
@@ -508,6 +626,15 @@ def print_summary(report: dict, path: Path) -> None:
             f"start-up (median of {s['runs']} warm runs): window {s['window_s_all']} s, ready {s['ready_s_all']} s; "
             f"RSS after a translation {s['rss_after_translation_mb']} MB"
         )
+    watch = report.get("network_watch", {})
+    for name in ("cli", "gui"):
+        if name in watch and "inet_call_count" in watch[name]:
+            run = watch[name]
+            print(
+                f"network watch, frozen {name} ({watch['watch_s']:.0f} s under strace, fresh HOME): "
+                f"{run['inet_call_count']} inet calls, {len(run['stray_files'])} stray files; "
+                f"Qiao's own: {run['qiao_files']}"
+            )
     if report.get("screenshot"):
         print(f"screenshot: {report['screenshot']['path']} ({report['screenshot']['bytes']} bytes)")
     print(f"timings: {report['timings']}")

@@ -7,6 +7,11 @@ from pathlib import Path
 
 import pytest
 
+# Imported here, before any test module can import onnxruntime, for its side effect: engine/__init__ switches
+# onnxruntime's telemetry off (engine/privacy.py), and the subprocesses tests start inherit it. tests/test_offline.py
+# proves that nothing reaches the network.
+import engine  # noqa: F401
+
 FIXTURE_DIR = Path(__file__).parent / "fixtures" / "tiny_marian"
 CHECKPOINT = FIXTURE_DIR / "checkpoint"
 BUNDLE = FIXTURE_DIR / "bundle"

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from .conftest import ROOT, SCRIPTS
+from .conftest import ROOT, SCRIPTS, BuildFailed, BuildOnce
 
 pytestmark = [
     pytest.mark.packaging,
@@ -23,18 +23,29 @@ pytestmark = [
 OUT = ROOT / "build" / "smoke"
 
 
-@pytest.fixture(scope="module")
-def report() -> dict:
+def _smoke_report() -> dict:
     cmd = [sys.executable, str(SCRIPTS / "smoke_test.py"), "--build", "--out", str(OUT)]
     env = {**os.environ, "PYTHON": sys.executable}
     env.pop("QT_QPA_PLATFORM", None)  # the smoke test chooses xcb (Xvfb) itself
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     path = OUT / "report.json"
     log = f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
-    assert path.exists(), f"smoke_test.py wrote no report (exit {proc.returncode}):\n{log}"
+    if not path.exists():
+        raise BuildFailed(f"smoke_test.py wrote no report (exit {proc.returncode}):\n{log}")
     data = json.loads(path.read_text(encoding="utf-8"))
     data["_log"] = log
     return data
+
+
+@pytest.fixture(scope="module")
+def _smoke() -> BuildOnce:
+    return BuildOnce.run("the frozen-app smoke test (smoke_test.py --build)", _smoke_report)
+
+
+@pytest.fixture
+def report(_smoke: BuildOnce, request: pytest.FixtureRequest) -> dict:
+    """The smoke test's report; if it could not run, the first test shows its log and the others one line."""
+    return _smoke.get(request)
 
 
 def test_self_test_passes_offline_without_python(report):
@@ -75,6 +86,32 @@ def test_gui_starts_offline_and_quits_cleanly(report):
     assert runs and all("error" not in r for r in runs), [r.get("error") for r in runs]
     assert all(r["exit_code"] == 0 for r in runs)
     assert report["gui_python_outside_app"] == []  # /proc/PID/maps: only the app's own libpython and modules
+
+
+@pytest.mark.parametrize("name", ["cli", "gui"])
+def test_frozen_app_opens_no_network_socket_and_leaves_nothing_in_home(report, name):
+    """The frozen `qiao translate --json` and GUI, network present, fresh HOME, telemetry variables "0", 30 s under
+    strace after their sessions exist (smoke_test.py watch_network)."""
+    watch = report["network_watch"]
+    assert "error" not in watch, watch.get("error")
+    assert watch["watch_s"] >= 30
+    run = watch[name]
+    assert run["inet_call_count"] == 0, run["inet_calls"]
+    assert run["stray_files"] == [], "files written under HOME outside Qiao's folders"
+
+
+def test_frozen_cli_translated_while_watched(report):
+    cli = report["network_watch"]["cli"]
+    assert cli["exit_code"] == 0, cli["stderr_tail"]
+    assert cli["alive_while_watched"]  # its sessions were open for the whole watch
+    assert cli["records"] == cli["expected_records"] and cli["corpus_matches"] >= cli["records"] // 2
+
+
+def test_frozen_gui_loaded_the_model_while_watched(report):
+    gui = report["network_watch"]["gui"]
+    assert "ready" in gui["marks"] and gui["exit_code"] == 0, gui["output_tail"]
+    assert gui["traced_calls"] > 0  # its X11 connection (a Unix socket) was seen: the trace worked
+    assert gui["qiao_files"], "the GUI wrote nothing into the fresh HOME: was it the HOME in use?"
 
 
 def test_screenshot(report):
