@@ -42,17 +42,25 @@ def bundle_search_paths(explicit: str | None = None) -> list[Path]:
     return unique
 
 
+def _has_manifest(path: Path) -> bool:
+    """Whether `path` looks like a bundle; a folder that cannot be read counts, so loading it says why."""
+    try:
+        return (path / "manifest.json").is_file()
+    except OSError:
+        return True
+
+
 def find_bundle(explicit: str | None = None) -> Path:
     """The first bundle found (a folder with manifest.json). An explicit path or QIAO_MODEL_DIR is final: if it
     has no bundle, that is the error (no silent fallback to another model)."""
     searched = bundle_search_paths(explicit)
     if explicit or os.environ.get(ENV_VAR):
         chosen = searched[0]
-        if (chosen / "manifest.json").is_file():
+        if _has_manifest(chosen):
             return chosen
         how = "--model" if explicit else ENV_VAR
         raise ModelNotFoundError(f"no model bundle at {chosen} (given by {how})", [str(chosen)])
     for path in searched:
-        if (path / "manifest.json").is_file():
+        if _has_manifest(path):
             return path
     raise ModelNotFoundError("no model bundle found", [str(p) for p in searched])

@@ -1,4 +1,11 @@
-"""The bundle's manifest: what every file must be, and the model facts the engine reads instead of hard-coding."""
+"""The bundle's manifest: what every file must be, and the model facts the engine reads instead of hard-coding.
+
+A bundle is untrusted input. `load_manifest` parses manifest.json defensively (size, nesting, duplicate keys),
+checks its seal (a sha256 of its own canonical content, so a flipped byte in the manifest is caught like one in a
+weight file) and its schema (engine.manifest_schema), all before any other file is opened. `verify_files` then
+checks that every file the engine will open, ONNX external data included, is listed, lies inside the bundle, is a
+regular file, and has the recorded size and sha256.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +14,19 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import BundleError, ModelNotFoundError
+from engine.bundle_paths import beside, inside
+from engine.errors import BundleError, FileProblem, ModelNotFoundError
+from engine.manifest_schema import MANIFEST, SEAL, named_loads, validate
+from engine.onnx_external import OnnxFormatError, external_data
 from engine.verified_cache import VerifiedFiles
 
-MANIFEST = "manifest.json"
-FORMAT_VERSION = 2  # 2: compact source tokenizer (tokenizer.json + source_ids.json)
+__all__ = ["FORMAT_VERSION", "MANIFEST", "Manifest", "dumps", "load_manifest", "seal", "sha256_file",
+           "verify_bundle", "verify_files"]
+
+# 2: compact source tokenizer (tokenizer.json + source_ids.json)
+# 3: manifest_sha256 seals the manifest; every file the engine opens is listed in `files`
+FORMAT_VERSION = 3
+MAX_MANIFEST_BYTES = 16 << 20  # the real model's manifest is ~10 kB
 _CHUNK = 1 << 20
 
 
@@ -23,9 +38,26 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def canonical_sha256(raw: dict) -> str:
+    """sha256 of the manifest's content without its seal: sorted keys, no whitespace, UTF-8 (layout-independent)."""
+    content = {k: v for k, v in raw.items() if k != SEAL}
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def seal(raw: dict) -> dict:
+    """A copy of `raw` carrying the seal of its current content (whoever writes a manifest calls this last)."""
+    return {**{k: v for k, v in raw.items() if k != SEAL}, SEAL: canonical_sha256(raw)}
+
+
+def dumps(raw: dict) -> str:
+    """manifest.json's text for `raw`, sealed (the build pipeline, stage_model and tests write it with this)."""
+    return json.dumps(seal(raw), ensure_ascii=False, indent=1) + "\n"
+
+
 @dataclass
 class Manifest:
-    """Parsed manifest.json. Fields the engine and GUI use are attributes; the rest stays in `raw`."""
+    """Parsed, schema-checked manifest.json. Fields the engine and GUI use are attributes; the rest stays in `raw`."""
 
     bundle_dir: Path
     raw: dict = field(repr=False)
@@ -44,7 +76,7 @@ class Manifest:
 
     @property
     def languages(self) -> list[str]:
-        return list(self.raw["tokenizer"]["language_tokens"])
+        return list(self.raw["tokenizer"].get("language_tokens", []))
 
     @property
     def scripts(self) -> dict[str, str]:
@@ -74,75 +106,232 @@ class Manifest:
     def path(self, relative: str) -> Path:
         return self.bundle_dir / relative
 
+    def loaded_files(self, precision: str | None = None) -> list[str]:
+        """Files the engine opens by name for `precision` (all precisions when None); ONNX external data aside."""
+        return list(dict.fromkeys(rel for _, rel in named_loads(self.raw, precision)))
+
     def files_for(self, precision: str | None) -> list[str]:
-        """Files one precision needs (shared files included); all files when precision is None."""
+        """Listed files one precision needs (shared files included); all files when precision is None.
+
+        A file belongs to another precision when that precision loads it or it lies in that precision's folder,
+        unless this precision loads it too."""
         files = list(self.raw["files"])
         if precision is None:
             return files
+        mine = set(self.loaded_files(precision))
         others = [p for p in self.precisions if p != precision]
-        return [f for f in files if not any(f.startswith(f"{o}/") for o in others)]
+        theirs = {rel for o in others for rel in self.loaded_files(o)}
+        return [f for f in files if f in mine or not (f in theirs or any(f.startswith(f"{o}/") for o in others))]
+
+
+def _problem(detail: str, kind: str = "manifest") -> FileProblem:
+    return FileProblem(kind, MANIFEST, detail)
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a valid JSON number")
+
+
+def _read_json(bundle: Path) -> dict:
+    real, problem = inside(bundle, MANIFEST)
+    if problem is not None:
+        raise BundleError(str(bundle), [problem])
+    assert real is not None
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as exc:
+        problem = _problem(f"{MANIFEST} is unreadable: {exc.strerror or exc}", "unreadable")
+        raise BundleError(str(bundle), [problem]) from None
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise BundleError(str(bundle), [_problem(f"{MANIFEST} is unreadable: larger than "
+                                                 f"{MAX_MANIFEST_BYTES >> 20} MiB, which no manifest is")])
+    try:
+        raw = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_not_a_number)
+    except RecursionError:
+        raise BundleError(str(bundle), [_problem(f"{MANIFEST} is unreadable: nested too deeply")]) from None
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+        raise BundleError(str(bundle), [_problem(f"{MANIFEST} is unreadable: {exc}")]) from None
+    if not isinstance(raw, dict):
+        raise BundleError(str(bundle), [_problem(f"{MANIFEST} is unreadable: expected a JSON object")])
+    return raw
+
+
+def _format_problem(version: object) -> FileProblem:
+    message = f"{MANIFEST} has format version {version!r}; this Qiao reads {FORMAT_VERSION}"
+    if isinstance(version, int) and not isinstance(version, bool) and version < FORMAT_VERSION:
+        message += " (the bundle was made by an older Qiao: build or download the model again)"
+    elif isinstance(version, int) and not isinstance(version, bool):
+        message += " (the bundle was made by a newer Qiao: update Qiao)"
+    return _problem(message, "format")
 
 
 def load_manifest(bundle_dir: str | Path) -> Manifest:
-    """Read a bundle's manifest, with a clear error when there is no bundle or the manifest is unreadable."""
+    """Read and check a bundle's manifest: a clear error when there is no bundle, or a BundleError listing every
+    problem (unreadable, wrong format version, broken seal, schema) before any other file is opened."""
     bundle = Path(bundle_dir)
-    path = bundle / MANIFEST
-    if not bundle.is_dir():
-        raise ModelNotFoundError(f"no model bundle at {bundle}", [str(bundle)])
-    if not path.is_file():
-        raise ModelNotFoundError(f"{bundle} is not a Qiao model bundle (no {MANIFEST})", [str(bundle)])
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BundleError(str(bundle), [f"{MANIFEST} is unreadable: {exc}"]) from exc
-    if not isinstance(raw, dict) or raw.get("format_version") != FORMAT_VERSION:
-        version = raw.get("format_version") if isinstance(raw, dict) else None
-        message = f"{MANIFEST} has format version {version!r}; this Qiao reads {FORMAT_VERSION}"
-        if isinstance(version, int) and version < FORMAT_VERSION:
-            message += " (the bundle was made by an older Qiao: build or download the model again)"
-        elif isinstance(version, int):
-            message += " (the bundle was made by a newer Qiao: update Qiao)"
-        raise BundleError(str(bundle), [message])
-    required = ("model", "files", "precisions", "graphs", "tokenizer", "generation", "config")
-    missing = [k for k in required if k not in raw]
-    if missing:
-        raise BundleError(str(bundle), [f"{MANIFEST} lacks {', '.join(missing)}"])
+        is_dir = bundle.is_dir()
+        has_manifest = is_dir and ((bundle / MANIFEST).exists() or (bundle / MANIFEST).is_symlink())
+    except OSError as exc:  # e.g. a folder this user may not read
+        problem = FileProblem("unreadable", "", f"the model folder cannot be read ({exc.strerror or exc})")
+        raise BundleError(str(bundle), [problem]) from None
+    if not is_dir:
+        raise ModelNotFoundError(f"no model bundle at {bundle}", [str(bundle)])
+    if not has_manifest:
+        raise ModelNotFoundError(f"{bundle} is not a Qiao model bundle (no {MANIFEST})", [str(bundle)])
+    raw = _read_json(bundle)
+    version = raw.get("format_version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        raise BundleError(str(bundle), [_format_problem(version)])
+    problems: list[FileProblem] = []
+    recorded = raw.get(SEAL)
+    if not isinstance(recorded, str):
+        problems.append(_problem(f"{MANIFEST}: {SEAL}: expected the sha256 of the manifest's content, found nothing"))
+    elif recorded != canonical_sha256(raw):
+        problems.append(_problem(f"{MANIFEST} was changed or damaged after it was written (its content no longer "
+                                 f"matches its {SEAL}): build or download the model again"))
+    problems += validate(raw)
+    if problems:
+        raise BundleError(str(bundle), problems)
     return Manifest(bundle, raw)
+
+
+class _Verifier:
+    """One pass over a bundle's files; each file is checked at most once."""
+
+    def __init__(self, manifest: Manifest, hashes: bool, cache: VerifiedFiles | None) -> None:
+        self.manifest, self.hashes, self.cache = manifest, hashes, cache
+        self.problems: list[FileProblem] = []
+        self.good: dict[str, Path] = {}  # rel → real path, for files that passed
+        self.trusted: set[str] = set()  # passed on the cache's word, not hashed in this pass
+        self.seen: set[str] = set()
+
+    def check(self, rel: str) -> Path | None:
+        if rel in self.seen:
+            return self.good.get(rel)
+        self.seen.add(rel)
+        expected = self.manifest.raw["files"][rel]
+        real, problem = inside(self.manifest.bundle_dir, rel)
+        if problem is not None:
+            self.problems.append(problem)
+            return None
+        assert real is not None
+        size = real.stat().st_size
+        if size != expected["size"]:
+            self.problems.append(FileProblem("size", rel, f"{rel}: size {size} bytes, manifest says "
+                                                          f"{expected['size']} (truncated or replaced)"))
+            return None
+        if self.hashes and not self._hash_ok(rel, real, use_cache=True):
+            return None
+        self.good[rel] = real
+        return real
+
+    def _hash_ok(self, rel: str, real: Path, use_cache: bool) -> bool:
+        want = self.manifest.raw["files"][rel]["sha256"]
+        if use_cache and self.cache is not None and self.cache.is_verified(real, want):
+            self.trusted.add(rel)
+            return True
+        try:
+            digest = sha256_file(real)
+        except OSError as exc:
+            self.problems.append(FileProblem("unreadable", rel, f"{rel}: unreadable ({exc.strerror or exc})"))
+            return False
+        if digest != want:
+            if self.cache is not None:
+                self.cache.forget(real)
+            self.problems.append(FileProblem("hash", rel, f"{rel}: sha256 {digest[:16]}… differs from the "
+                                                          f"manifest's {want[:16]}…"))
+            return False
+        if self.cache is not None:
+            self.cache.remember(real, digest)
+        return True
+
+    def graph(self, rel: str) -> list[tuple[str, int, int | None]]:
+        """Check the external-data files `rel` makes ORT open; returns (file, offset, length) of each reference."""
+        real = self.good.get(rel)
+        if real is None:
+            return []
+        try:
+            refs = external_data(real)
+        except (OSError, OnnxFormatError) as exc:
+            if rel in self.trusted and not self._hash_ok(rel, real, use_cache=False):
+                return []  # the cache vouched for a file that has since changed in place
+            self.problems.append(FileProblem("damaged", rel, f"{rel}: not a readable ONNX graph ({exc}); build or "
+                                                             "download the model again"))
+            return []
+        files = self.manifest.raw["files"]
+        out = []
+        for ref in refs:
+            target, problem = beside(rel, ref.location)
+            if problem is not None:
+                if problem not in self.problems:
+                    self.problems.append(problem)
+                continue
+            assert target is not None
+            if target not in files:
+                if target not in self.seen:
+                    self.seen.add(target)
+                    self.problems.append(FileProblem("unlisted", target, f"{target}: weights of {rel}, but not "
+                                                                         "listed in the manifest's files"))
+                continue
+            size = files[target]["size"]
+            if self.check(target) is not None and ref.offset + (ref.length or 0) > size:
+                self.problems.append(FileProblem("damaged", rel, f"{rel}: its weights run past the end of {target}"))
+            out.append((target, ref.offset, ref.length))
+        return out
+
+
+def _embedding_matches(manifest: Manifest, precision: str, refs: list[tuple[str, int, int | None]]) -> list[str]:
+    """The manifest's embedding table must be where the decoder graph keeps its output projection."""
+    emb = manifest.precisions[precision]["embedding"]
+    rows, dim = emb["shape"]
+    if emb["dtype"] == "float32":
+        regions = [("offset", emb["offset"], rows * dim * 4)]
+    else:
+        regions = [("offset", emb["offset"], rows * dim),
+                   ("scales_offset", emb["scales_offset"], rows * (dim // emb["block_size"]) * 4)]
+    known = {(off, length) for rel, off, length in refs if rel == emb["file"]}
+    decoder = manifest.precisions[precision]["decoder"]
+    return [f"{MANIFEST}: precisions.{precision}.embedding.{key}: {start} (+{length} bytes) is not where {decoder} "
+            f"keeps its output projection in {emb['file']}" for key, start, length in regions
+            if (start, length) not in known]
 
 
 def verify_files(
     manifest: Manifest, precision: str | None = None, hashes: bool = True, cache: VerifiedFiles | None = None
-) -> list[str]:
+) -> list[FileProblem]:
     """Every problem with the bundle's files, precisely; an empty list means the bundle is intact.
 
-    `hashes=False` checks presence and sizes only (catches truncation). With a `cache`, files whose sha256 was
-    already confirmed, and that have not changed on disk since, are not hashed again.
+    Covers every listed file of `precision` (all when None) and the ONNX external data its graphs name.
+    `hashes=False` checks presence, place and sizes only (catches truncation). With a `cache`, files whose sha256
+    was already confirmed, and that have not changed on disk since, are not hashed again.
     """
-    problems: list[str] = []
+    v = _Verifier(manifest, hashes, cache)
     for rel in manifest.files_for(precision):
-        expected = manifest.raw["files"][rel]
-        path = manifest.path(rel)
-        if not path.is_file():
-            problems.append(f"{rel}: missing")
+        v.check(rel)
+    scorer = manifest.graphs.get("scorer")
+    if scorer is not None:
+        v.graph(scorer["file"])
+    for name, spec in manifest.precisions.items():
+        if precision is not None and name != precision:
             continue
-        size = path.stat().st_size
-        if size != expected["size"]:
-            problems.append(f"{rel}: size {size} bytes, manifest says {expected['size']} (truncated or replaced)")
-            continue
-        if not hashes or (cache is not None and cache.is_verified(path, expected["sha256"])):
-            continue
-        try:
-            digest = sha256_file(path)
-        except OSError as exc:
-            problems.append(f"{rel}: unreadable ({exc})")
-            continue
-        if digest != expected["sha256"]:
-            problems.append(f"{rel}: sha256 {digest[:16]}… differs from the manifest's {expected['sha256'][:16]}…")
-        elif cache is not None:
-            cache.remember(path, digest)
+        v.graph(spec["encoder"])
+        refs = v.graph(spec["decoder"])
+        if spec["decoder"] in v.good and not any(p.kind in ("hash", "damaged") for p in v.problems):
+            v.problems += [_problem(m) for m in _embedding_matches(manifest, name, refs)]
     if cache is not None:
         cache.save()
-    return problems
+    return v.problems
 
 
 def verify_bundle(
@@ -152,7 +341,8 @@ def verify_bundle(
     manifest = load_manifest(bundle_dir)
     if precision is not None and precision not in manifest.precisions:
         available = ", ".join(manifest.precisions)
-        raise BundleError(str(bundle_dir), [f"precision {precision} is not in this bundle (it has {available})"])
+        raise BundleError(str(bundle_dir), [FileProblem("precision", "", f"precision {precision} is not in this "
+                                                                         f"bundle (it has {available})")])
     problems = verify_files(manifest, precision, hashes=hashes, cache=cache)
     if problems:
         raise BundleError(str(bundle_dir), problems)

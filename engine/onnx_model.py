@@ -9,6 +9,7 @@ import numpy as np
 import onnxruntime as ort
 
 from engine.embedding import EmbeddingTable
+from engine.load_guard import opening
 from engine.manifest import Manifest
 from engine.scorer import TopKScorer
 from engine.sessions import create_session, default_threads
@@ -53,17 +54,22 @@ class OnnxMarian:
         self.max_positions = int(cfg["max_position_embeddings"])
         self.embed_scale = float(cfg.get("embed_scale", math.sqrt(self.d_model)))
         self.threads = threads or default_threads()
-        self.encoder = create_session(manifest.path(spec["encoder"]), self.threads)
-        self.decoder = create_session(manifest.path(spec["decoder"]), self.threads, spinning=True)
         graphs = manifest.graphs
+        emb = spec["embedding"]
+        with opening(spec["encoder"]):
+            self.encoder = create_session(manifest.path(spec["encoder"]), self.threads)
+            _check_io(self.encoder, graphs["encoder"], emb["shape"])
+        with opening(spec["decoder"]):
+            self.decoder = create_session(manifest.path(spec["decoder"]), self.threads, spinning=True)
+            _check_io(self.decoder, graphs["decoder"], emb["shape"])
         self._enc_out = list(graphs["encoder"]["outputs"])
         self._dec_in = list(graphs["decoder"]["inputs"])
         self._dec_out = list(graphs["decoder"]["outputs"])
         self._past_names = [n for n in self._dec_in if n.startswith("past_") and n != "past_length"]
         self._present_names = [n for n in self._dec_out if n.startswith("present_")]
         self._cross_names = [n for n in self._dec_in if n.startswith("cross_")]
-        emb = spec["embedding"]
-        self._table = EmbeddingTable(manifest.path(emb["file"]), emb)
+        with opening(emb["file"]):
+            self._table = EmbeddingTable(manifest.path(emb["file"]), emb)
         self.vocab_size = self._table.vocab
         self.positions = sinusoidal_positions(self.max_positions, self.d_model)
         self._scorers: dict[tuple, TopKScorer] = {}
@@ -77,8 +83,10 @@ class OnnxMarian:
             return None
         banned = tuple(w[0] for w in params.bad_words if len(w) == 1)
         if banned not in self._scorers:
-            path = self._bundle / spec["file"]
-            self._scorers[banned] = TopKScorer(path, self.vocab_size, list(banned), self.threads)
+            with opening(spec["file"]):
+                scorer = TopKScorer(self._bundle / spec["file"], self.vocab_size, list(banned), self.threads)
+                _check_io(scorer._session, spec, [self.vocab_size, self.d_model])
+            self._scorers[banned] = scorer
         return self._scorers[banned]
 
     # -- embeddings -------------------------------------------------------------------------------------------
@@ -98,6 +106,22 @@ class OnnxMarian:
     def start(self, enc: EncoderState, max_len: int) -> DecoderRun:
         """A decoding run over `enc`'s rows, with a self-attention cache for `max_len` positions."""
         return DecoderRun(self, enc, max_len)
+
+
+def _check_io(session: ort.InferenceSession, io: dict, shape: list[int]) -> None:
+    """The graph must have the inputs and outputs the manifest names, and its fixed vocabulary and model widths
+    must be the manifest's (a mismatch would otherwise surface as a raw ORT error, or as silently empty output)."""
+    vocab, d_model = shape
+    inputs = [i.name for i in session.get_inputs()]
+    outputs = [o.name for o in session.get_outputs()]
+    if sorted(inputs) != sorted(io["inputs"]) or sorted(outputs) != sorted(io["outputs"]):
+        raise ValueError(f"the graph's inputs/outputs ({', '.join(inputs)} → {', '.join(outputs)}) are not the "
+                         "manifest's")
+    for arg in (*session.get_inputs(), *session.get_outputs()):
+        last = arg.shape[-1] if arg.shape else None
+        want = {"logits": vocab, "mask": vocab, "inputs_embeds": d_model}.get(arg.name)
+        if want is not None and isinstance(last, int) and last != want:
+            raise ValueError(f"{arg.name} is {last} wide in the graph, {want} in the manifest")
 
 
 class DecoderRun:

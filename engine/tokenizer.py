@@ -22,24 +22,35 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
+from engine.load_guard import opening
+
 
 class MarianTokenizer:
     """Source-side encoding and target-side decoding for one model bundle."""
 
-    def __init__(self, tokenizer_json: str | Path, info: dict) -> None:
-        self._tok = Tokenizer.from_file(str(tokenizer_json))
+    def __init__(self, tokenizer_json: str | Path, info: dict, base: str | Path | None = None) -> None:
+        """`info` is the manifest's tokenizer section; its other files are relative to `base` (the bundle folder;
+        default: the folder of `tokenizer_json`)."""
+        with opening(info.get("file", Path(tokenizer_json).name)):
+            self._tok = Tokenizer.from_file(str(tokenizer_json))
         self._tok.no_padding()
         self._tok.no_truncation()
         # tokenizers caches each segmented input, and with no pre-tokenizer an input is a whole sentence: the cache
         # (10,000 sentences) almost never hits and only grows: ~2 kB per sentence here, ~20 MB when full.
         if hasattr(self._tok.model, "_resize_cache"):
             self._tok.model._resize_cache(0)
-        self._pieces_path = Path(tokenizer_json).parent / info["pieces_file"]
-        ids_file = Path(tokenizer_json).parent / info["source_ids_file"]
-        self._source_ids = np.asarray(json.loads(ids_file.read_text(encoding="utf-8")), dtype=np.int64)
-        if self._source_ids.shape != (self._tok.get_vocab_size(with_added_tokens=False),):
-            raise ValueError(f"{ids_file.name} does not match the tokenizer's vocabulary")
+        folder = Path(base) if base is not None else Path(tokenizer_json).parent
+        self._pieces_path = folder / info["pieces_file"]
+        ids_file = folder / info["source_ids_file"]
         self.vocab_size: int = int(info["vocab_size"])
+        with opening(info["source_ids_file"]):
+            self._source_ids = np.asarray(json.loads(ids_file.read_text(encoding="utf-8")), dtype=np.int64)
+            if self._source_ids.shape != (self._tok.get_vocab_size(with_added_tokens=False),):
+                raise ValueError(f"{ids_file.name} does not match the tokenizer's vocabulary")
+            ids = self._source_ids
+            if ids.size and not (ids.min() >= -1 and ids.max() < self.vocab_size):
+                raise ValueError(f"{ids_file.name} has ids outside the vocabulary of {self.vocab_size}")
+        self._pieces_label = info["pieces_file"]
         self.unk_id: int = int(info["unk_id"])
         self.eos_id: int = int(info["eos_id"])
         self.pad_id: int = int(info["pad_id"])
@@ -55,6 +66,16 @@ class MarianTokenizer:
         self._offsets: np.ndarray | None = None  # … and where each starts: ~1.5 MB instead of 65k str objects
         self._ids: dict[str, int] | None = None
 
+    @classmethod
+    def from_manifest(cls, manifest) -> MarianTokenizer:
+        """The tokenizer of a loaded bundle (engine.manifest.Manifest), its files read from the bundle folder."""
+        info = manifest.tokenizer
+        return cls(manifest.path(info["file"]), info, base=manifest.bundle_dir)
+
+    def load_vocabulary(self) -> None:
+        """Read pieces.json now rather than at the first decode, so a damaged file fails while loading."""
+        self._pieces_blob()
+
     @property
     def cleans_up(self) -> bool:
         """Whether decoding applies transformers' English clean-up (then text can change at sentence end)."""
@@ -62,9 +83,13 @@ class MarianTokenizer:
 
     # -- vocabulary -------------------------------------------------------------------------------------------
     def _load_pieces(self) -> list[str]:
-        pieces = json.loads(self._pieces_path.read_text(encoding="utf-8"))
-        if len(pieces) != self.vocab_size:
-            raise ValueError(f"{self._pieces_path.name} has {len(pieces)} pieces, the manifest says {self.vocab_size}")
+        with opening(self._pieces_label):
+            pieces = json.loads(self._pieces_path.read_text(encoding="utf-8"))
+            if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
+                raise ValueError(f"{self._pieces_path.name} is not a list of strings")
+            if len(pieces) != self.vocab_size:
+                raise ValueError(f"{self._pieces_path.name} has {len(pieces)} pieces, the manifest says "
+                                 f"{self.vocab_size}")
         return pieces
 
     def _pieces_blob(self) -> tuple[str, np.ndarray]:

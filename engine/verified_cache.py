@@ -48,6 +48,15 @@ class VerifiedFiles:
         self._entries[key] = [*stamp, sha256]
         self._dirty = True
 
+    def forget(self, path: Path) -> None:
+        """Drop a file's entry (it failed a check: the next start must hash it again)."""
+        try:
+            key = str(path.resolve())
+        except OSError:
+            return
+        if self._entries.pop(key, None) is not None:
+            self._dirty = True
+
     def save(self) -> None:
         """Best effort: a read-only home or full disk only costs a re-hash next time."""
         if not self._dirty:

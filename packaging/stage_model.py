@@ -5,8 +5,8 @@
 writes STAGE/opus-mt-en-zh/, which qiao.spec puts at `_internal/models/opus-mt-en-zh` (where engine/locate.py looks
 beside a frozen executable). The source is checked against its manifest first (every sha256), so a damaged bundle
 never ships. `--int8-only` drops fp32/ and rewrites the manifest consistently (its "precisions" and "files" then
-describe INT8 only), so `qiao model verify`, the self-test and the Translator all accept the result; it is
-verified again after staging.
+describe INT8 only, and its seal is recomputed), so `qiao model verify`, the self-test and the Translator all accept
+the result; it is verified again after staging.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.errors import QiaoError  # noqa: E402
 from engine.locate import BUNDLE_NAME  # noqa: E402
-from engine.manifest import MANIFEST, verify_bundle  # noqa: E402
+from engine.manifest import MANIFEST, dumps, verify_bundle  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "tiny_marian" / "bundle"
 DEFAULT = ROOT / "resources" / "models" / BUNDLE_NAME
@@ -57,8 +57,7 @@ def stage(source: Path, stage_dir: Path, int8_only: bool = False) -> Path:
     for rel in raw["files"]:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source / rel, dest / rel)
-    text = json.dumps(raw, ensure_ascii=False, indent=1) + "\n"
-    (dest / MANIFEST).write_text(text, encoding="utf-8")
+    (dest / MANIFEST).write_text(dumps(raw), encoding="utf-8")  # resealed: --int8-only changed its content
     verify_bundle(dest)
     return dest
 

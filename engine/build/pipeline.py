@@ -14,7 +14,7 @@ from pathlib import Path
 from engine import __version__
 from engine.build.checkpoint import resolve_checkpoint
 from engine.errors import BuildError, CheckpointError
-from engine.manifest import FORMAT_VERSION, MANIFEST, sha256_file
+from engine.manifest import FORMAT_VERSION, MANIFEST, dumps, seal, sha256_file
 
 SCRIPTS = {"hans": ">>cmn_Hans<<", "hant": ">>cmn_Hant<<"}
 SUPPORTED_GENERATION = {
@@ -237,12 +237,14 @@ def _make_readable(bundle: Path) -> None:
 
 
 def _write_manifest(bundle: Path, manifest: dict) -> None:
+    """List every file with its size and sha256, then write the manifest sealed (engine.manifest.dumps)."""
     files = {}
     for path in sorted(p for p in bundle.rglob("*") if p.is_file() and p.name != MANIFEST):
         rel = path.relative_to(bundle).as_posix()
         files[rel] = {"size": path.stat().st_size, "sha256": sha256_file(path)}
     manifest["files"] = files
-    (bundle / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+    manifest.update(seal(manifest))  # the returned manifest carries the seal it was written with
+    (bundle / MANIFEST).write_text(dumps(manifest), encoding="utf-8")
 
 
 def bundle_sizes(bundle: Path, manifest: dict) -> dict[str, int]:

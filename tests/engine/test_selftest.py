@@ -13,6 +13,7 @@ import pytest
 
 from engine import selftest
 from engine.cli import main
+from engine.manifest import dumps
 from engine.selftest import PrecisionResult, is_chinese, run_self_test, token_agreement
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ def int8_only_copy(bundle: Path, dest: Path) -> Path:
     manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
     manifest["precisions"].pop("fp32")
     manifest["files"] = {k: v for k, v in manifest["files"].items() if not k.startswith("fp32/")}
-    (dest / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (dest / "manifest.json").write_text(dumps(manifest), encoding="utf-8")  # resealed
     return dest
 
 

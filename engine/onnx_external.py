@@ -1,0 +1,119 @@
+"""The external-data files an .onnx graph makes ONNX Runtime open, read from the protobuf before ORT sees it.
+
+A graph names its weight files itself (TensorProto.external_data "location"), so a bundle's manifest alone does not
+say everything the engine will open: a crafted graph could point at `/etc/passwd` or `../../x`. The `onnx` package
+is not shipped in the app, so this walks the protobuf wire format directly, descending only into the messages that
+can hold tensors (graph initializers, node attributes, subgraphs, functions, training info).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+# field numbers from onnx.proto3: message → {field: child message}
+_MODEL = {7: "graph", 20: "training", 25: "function"}
+_CHILDREN = {
+    "graph": {1: "node", 5: "tensor", 15: "sparse"},
+    "training": {1: "graph", 2: "graph"},
+    "function": {7: "node"},
+    "node": {5: "attribute"},
+    "attribute": {5: "tensor", 6: "graph", 10: "tensor", 11: "graph", 22: "sparse", 23: "sparse"},
+    "sparse": {1: "tensor", 2: "tensor"},
+}
+_TENSOR_EXTERNAL = 13  # repeated StringStringEntryProto (key = 1, value = 2)
+_MAX_DEPTH = 64
+_KEY = b"location"  # every external-data entry holds this key, so a message without these bytes has none
+
+
+@dataclass(frozen=True)
+class ExternalData:
+    """One tensor's bytes in another file: `location` relative to the graph's folder, as written in the graph."""
+
+    location: str
+    offset: int
+    length: int | None
+
+
+class OnnxFormatError(ValueError):
+    """The file is not a well-formed ONNX protobuf."""
+
+
+def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(buf) or shift > 63:
+            raise OnnxFormatError("truncated or overlong varint")
+        byte = buf[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, pos
+        shift += 7
+
+
+def _fields(buf: memoryview):
+    """(field number, wire type, value) for each field; length-delimited values are memoryviews."""
+    pos = 0
+    while pos < len(buf):
+        key, pos = _varint(buf, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(buf, pos)
+        elif wire == 1:
+            value, pos = None, pos + 8
+        elif wire == 5:
+            value, pos = None, pos + 4
+        elif wire == 2:
+            length, pos = _varint(buf, pos)
+            if pos + length > len(buf):
+                raise OnnxFormatError("a field runs past the end of the file")
+            value, pos = buf[pos : pos + length], pos + length
+        else:
+            raise OnnxFormatError(f"unsupported wire type {wire}")
+        if pos > len(buf):
+            raise OnnxFormatError("truncated field")
+        yield number, wire, value
+
+
+def _tensor(buf: memoryview, out: list[ExternalData]) -> None:
+    entries: dict[str, str] = {}
+    for number, wire, value in _fields(buf):
+        if number == _TENSOR_EXTERNAL and wire == 2:
+            key = text = ""
+            for n, w, v in _fields(value):
+                if w == 2 and n in (1, 2):
+                    try:
+                        decoded = bytes(v).decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise OnnxFormatError("an external-data entry is not UTF-8") from exc
+                    key, text = (decoded, text) if n == 1 else (key, decoded)
+            entries[key] = text
+    if "location" in entries:
+        try:
+            offset = int(entries.get("offset") or 0)
+            length = int(entries["length"]) if entries.get("length") else None
+        except ValueError as exc:
+            raise OnnxFormatError("an external-data offset or length is not a number") from exc
+        out.append(ExternalData(entries["location"], offset, length))
+
+
+def _walk(buf: memoryview, children: dict[int, str], out: list[ExternalData], depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        raise OnnxFormatError("subgraphs nested too deeply")
+    for number, wire, value in _fields(buf):
+        kind = children.get(number)
+        if kind is None or wire != 2 or _KEY not in value.tobytes():  # no external data in there: skip unparsed
+            continue
+        if kind == "tensor":
+            _tensor(value, out)
+        else:
+            _walk(value, _CHILDREN[kind], out, depth + 1)
+
+
+def external_data(path: Path) -> list[ExternalData]:
+    """Every external-data reference in the .onnx file at `path`; raises OnnxFormatError if it is malformed."""
+    buf = memoryview(Path(path).read_bytes())
+    out: list[ExternalData] = []
+    _walk(buf, _MODEL, out, 0)
+    return out
