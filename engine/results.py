@@ -17,6 +17,8 @@ class TranslationStats:
     precision: str  # "int8" | "fp32"
     beams: int
     sentences: int
+    # Sentences whose result came from the translator's cache (unchanged since an earlier request), not decoded.
+    sentences_reused: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -36,9 +38,14 @@ class StreamEvent:
 
 @dataclass(frozen=True)
 class Translation:
-    """A finished (or cancelled) request. On cancel, `text` holds the part already translated."""
+    """A finished (or cancelled) request. On cancel, `text` holds the part already translated.
+
+    `error` is set (and `text` empty, `stats` None) only by `Translator.translate_batch`, for a text it refuses on
+    its own (too long, not a string): the English reason, so a bulk job reports that text and goes on.
+    """
 
     text: str
     tokens: list[list[int]] = field(default_factory=list)  # generated ids per sentence, eos excluded
     stats: TranslationStats | None = None
     cancelled: bool = False
+    error: str | None = None

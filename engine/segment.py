@@ -1,16 +1,25 @@
 """Split pasted text into sentences to translate and the layout between them, so output keeps its structure.
 
-Lines and paragraphs are split here (every newline is kept verbatim); sentences inside a line come from sentencex,
-Wikimedia's rule-based segmenter (abbreviations, decimals, URLs), rather than from hand-written regexes.
+Lines and paragraphs are split here; sentences inside a line come from sentencex, Wikimedia's rule-based segmenter
+(abbreviations, decimals, URLs), rather than from hand-written regexes.
+
+Hard-wrapped text (a sentence broken over lines, as copied from a PDF or an e-mail) would be translated line by
+line into nonsense, so lines that continue a sentence are joined first (engine.wrapping decides which). A joined
+sentence is one Segment whose `text` is the source span, line breaks included, and whose `source` is the sentence
+the model reads: its translation appears once, where its first line began, and the line breaks inside it are gone.
+Everything not joined keeps its layout verbatim. Concatenating every segment's `text` always rebuilds the input.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
 
 from sentencex import segment as _sentencex_segment
+
+from engine.wrapping import JOIN_DEHYPHEN, JOIN_SPACE, Line, join_decisions
 
 _NEWLINES = re.compile(r"(\r\n|\r|\n|\u2028|\u2029)")
 
@@ -19,10 +28,17 @@ _NEWLINES = re.compile(r"(\r\n|\r|\n|\u2028|\u2029)")
 class Segment:
     """A run of the source: a sentence to translate, or layout (newlines, indentation) to copy."""
 
-    text: str
+    text: str  # the source span, verbatim
     translate: bool
     # Layout between two sentences of one line: Chinese joins such sentences without a space.
     inline_gap: bool = False
+    # The sentence as the model reads it, when it differs from `text` (wrapped lines joined); None: `text`.
+    source: str | None = None
+
+    @property
+    def sentence(self) -> str:
+        """What to translate: the joined sentence, or the text itself."""
+        return self.text if self.source is None else self.source
 
 
 def has_letters(text: str) -> bool:
@@ -35,35 +51,103 @@ def split_sentences(line: str) -> list[str]:
     return [s.strip() for s in _sentencex_segment("en", line) if s.strip()]
 
 
-def segment_text(text: str) -> list[Segment]:
+def split_lines(text: str) -> list[Line]:
+    """Every line with its offset and its line break ("" for the last line)."""
+    parts = _NEWLINES.split(text)
+    lines: list[Line] = []
+    pos = 0
+    for k in range(0, len(parts), 2):
+        content = parts[k]
+        newline = parts[k + 1] if k + 1 < len(parts) else ""
+        lines.append(Line(pos, content, newline))
+        pos += len(content) + len(newline)
+    return lines
+
+
+def segment_text(text: str, join_wrapped_lines: bool = True) -> list[Segment]:
     """Sentences and layout of `text`; joining every segment's text gives back `text` exactly."""
+    lines = split_lines(text)
+    joins = join_decisions(lines) if join_wrapped_lines else [None] * max(len(lines) - 1, 0)
     out: list[Segment] = []
-    for part in _NEWLINES.split(text):
-        if not part:
+    group: list[Line] = []
+    seps: list[str] = []
+    for k, line in enumerate(lines):
+        group.append(line)
+        sep = joins[k] if k < len(joins) else None
+        if sep is not None:
+            seps.append(sep)
             continue
-        if _NEWLINES.fullmatch(part) or not part.strip():
-            out.append(Segment(part, translate=False))
-            continue
-        cursor = 0
-        for sentence in split_sentences(part):
-            start = part.find(sentence, cursor)
-            if start < 0:  # the segmenter altered the text; fall back to translating the rest as one sentence
-                break
-            if start > cursor:
-                gap = part[cursor:start]
-                out.append(Segment(gap, translate=False, inline_gap=bool(out) and out[-1].translate))
-            out.append(Segment(sentence, translate=has_letters(sentence)))
-            cursor = start + len(sentence)
-        if cursor < len(part):
-            rest = part[cursor:]
-            if rest.strip():
-                lead = len(rest) - len(rest.lstrip())
-                if lead:
-                    out.append(Segment(rest[:lead], translate=False, inline_gap=bool(out) and out[-1].translate))
-                out.append(Segment(rest.strip(), translate=has_letters(rest)))
-                tail = rest[lead + len(rest.strip()) :]
-                if tail:
-                    out.append(Segment(tail, translate=False))
-            else:
-                out.append(Segment(rest, translate=False))
+        _segment_region(text, group, seps, out)
+        if line.newline:
+            out.append(Segment(line.newline, translate=False))
+        group, seps = [], []
     return out
+
+
+def _joined(group: list[Line], seps: list[str]) -> tuple[str, list[int], list[int]]:
+    """The group's lines as one line, and where each piece starts in it and in the source (for mapping back)."""
+    if len(group) == 1:
+        return group[0].content, [0], [group[0].start]
+    parts: list[str] = []
+    starts: list[int] = []
+    origins: list[int] = []
+    length = 0
+    for k, line in enumerate(group):
+        content = line.content
+        lead = 0 if k == 0 else len(content) - len(content.lstrip())
+        stop = len(content) if k == len(group) - 1 else len(content.rstrip())
+        piece = content[lead:stop]
+        if k < len(seps) and seps[k] == JOIN_DEHYPHEN:  # a hyphenated break: "trans-" + "lation"
+            piece = piece[:-1]
+        starts.append(length)
+        origins.append(line.start + lead)
+        parts.append(piece)
+        length += len(piece)
+        if k < len(seps):
+            sep = " " if seps[k] == JOIN_SPACE else ""
+            parts.append(sep)
+            length += len(sep)
+    return "".join(parts), starts, origins
+
+
+def _segment_region(text: str, group: list[Line], seps: list[str], out: list[Segment]) -> None:
+    """Segments for one line, or for lines joined into one, from its first character to its last."""
+    region_start = group[0].start
+    region_end = group[-1].start + len(group[-1].content)
+    if region_end == region_start:
+        return
+    joined, starts, origins = _joined(group, seps)
+
+    def origin(j: int) -> int:
+        k = bisect.bisect_right(starts, j) - 1
+        return origins[k] + (j - starts[k])
+
+    if not joined.strip():
+        out.append(Segment(text[region_start:region_end], translate=False))
+        return
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for sentence in split_sentences(joined):
+        start = joined.find(sentence, cursor)
+        if start < 0:  # the segmenter altered the text; fall back to translating the rest as one sentence
+            break
+        spans.append((start, start + len(sentence)))
+        cursor = start + len(sentence)
+    rest = joined[cursor:]
+    if rest.strip():
+        lead = len(rest) - len(rest.lstrip())
+        spans.append((cursor + lead, cursor + lead + len(rest.strip())))
+    pos = region_start
+    for a, b in spans:
+        src_a, src_b = origin(a), origin(b - 1) + 1
+        if src_a > pos:
+            gap = text[pos:src_a]
+            # between two sentences of one line: the target's joiner; a line break between them stays as it is
+            inline = bool(out) and out[-1].translate and not _NEWLINES.search(gap)
+            out.append(Segment(gap, translate=False, inline_gap=inline))
+        span = text[src_a:src_b]
+        sentence = joined[a:b]
+        out.append(Segment(span, translate=has_letters(sentence), source=None if sentence == span else sentence))
+        pos = src_b
+    if pos < region_end:
+        out.append(Segment(text[pos:region_end], translate=False))

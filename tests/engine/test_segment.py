@@ -1,3 +1,5 @@
+import re
+
 from engine.segment import has_letters, segment_text
 
 SAMPLES = [
@@ -30,3 +32,154 @@ def test_text_without_letters_is_not_translated():
     assert has_letters("é") and has_letters("你")
     segs = segment_text("12345")
     assert [s.translate for s in segs] == [False]
+
+
+# -- hard-wrapped lines -------------------------------------------------------------------------------------------
+EMAIL = (
+    "Hi Anna,\n"
+    "\n"
+    "Thanks for sending the report. I read it on the train this morning and I think\n"
+    "the section on costs needs another look, because the figures for the second\n"
+    "quarter do not match the ones we agreed on last week. I also talked to\n"
+    "John about it.\n"
+    "\n"
+    "Best regards,\n"
+    "Tom\n"
+)
+PDF = (
+    "Machine trans-\n"
+    "lation has improved a great deal in recent years, and neural models now\n"
+    "produce fluent output for many language pairs such as\n"
+    "English and Chinese, e.g.\n"
+    "in news.\n"
+)
+LISTS = (
+    "Before you start:\n"
+    "- download the installer from the\n"
+    "  website\n"
+    "- restart the computer\n"
+    "* check the version\n"
+    "• open the settings\n"
+    "1. first step\n"
+    "2) second step\n"
+    "a) one more\n"
+)
+CODE = (
+    "Run this:\n"
+    "\n"
+    "    result = compute(alpha,\n"
+    "        beta)\n"
+    "    print(result)\n"
+    "\n"
+    "```\n"
+    "for item in items\n"
+    "and more of it\n"
+    "```\n"
+    "if (ready) {\n"
+    "  start();\n"
+    "}\n"
+)
+POEM = (
+    "Shall I compare thee to a summer's day?\n"
+    "Thou art more lovely and more temperate,\n"
+    "Rough winds do shake the darling buds of May,\n"
+    "And summer's lease hath all too short a date\n"
+)
+HEADINGS = "# Setup\nthe tool needs Python\nRESULTS\nwere good\nIntroduction\nThe system has three parts.\n"
+WRAPPED_SAMPLES = [EMAIL, PDF, LISTS, CODE, POEM, HEADINGS, EMAIL.replace("\n", "\r\n"), "a\n\u2029b\u2028c"]
+
+
+BREAK = re.compile("[\r\n\u2028\u2029]")
+
+
+def sentences(text: str, join: bool = True) -> list[str]:
+    return [s.sentence for s in segment_text(text, join) if s.translate]
+
+
+def test_segments_rebuild_wrapped_text_exactly_either_way():
+    for text in SAMPLES + WRAPPED_SAMPLES:
+        for join in (True, False):
+            segs = segment_text(text, join)
+            assert "".join(s.text for s in segs) == text
+            for s in segs:
+                if s.source is not None:  # a joined sentence: its source span holds the line breaks
+                    assert s.translate and BREAK.search(s.text) and not BREAK.search(s.source)
+
+
+def test_wrapped_email_paragraph_is_joined_into_sentences():
+    assert sentences(EMAIL) == [
+        "Hi Anna,",
+        "Thanks for sending the report.",
+        "I read it on the train this morning and I think the section on costs needs another look, because the "
+        "figures for the second quarter do not match the ones we agreed on last week.",
+        "I also talked to John about it.",  # "to" cannot end a sentence: the capitalised name continues it
+        "Best regards,",  # a short salutation line is a line, not a wrap
+        "Tom",
+    ]
+
+
+def test_pdf_hyphenated_break_is_joined_without_the_hyphen():
+    assert sentences(PDF) == [
+        "Machine translation has improved a great deal in recent years, and neural models now produce fluent "
+        "output for many language pairs such as English and Chinese, e.g. in news."
+    ]
+    assert sentences("A well-\nKnown name.") == ["A well-Known name."]  # not a wrap hyphen: kept, no space
+
+
+def test_joining_can_be_turned_off():
+    assert sentences(PDF, join=False)[0] == "Machine trans-"
+    assert len(sentences(PDF, join=False)) == 5  # one per line
+    assert all("\n" not in s.text for s in segment_text(EMAIL, False) if s.translate)
+
+
+def test_list_items_stay_separate_and_their_wrapped_lines_join():
+    assert sentences(LISTS) == [
+        "Before you start:",
+        "- download the installer from the website",
+        "- restart the computer",
+        "* check the version",
+        "• open the settings",
+        "first step",
+        "2) second step",
+        "a) one more",
+    ]
+
+
+def test_code_is_kept_line_by_line():
+    got = sentences(CODE)
+    for line in ("result = compute(alpha,", "beta)", "print(result)", "for item in items", "and more of it"):
+        assert line in got
+    assert "if (ready) {" in got and "start();" in got
+
+
+def test_poetry_and_headings_keep_their_lines():
+    assert len(sentences(POEM)) == 4
+    assert sentences(HEADINGS) == [
+        "# Setup",
+        "the tool needs Python",
+        "RESULTS",
+        "were good",
+        "Introduction",
+        "The system has three parts.",
+    ]
+
+
+def test_crlf_wrapped_lines_join_and_keep_the_other_breaks():
+    text = "This sentence is wrapped\r\nover two lines.\r\nNext one.\r\n\r\nNew paragraph.\r\n"
+    segs = segment_text(text)
+    assert [s.sentence for s in segs if s.translate] == [
+        "This sentence is wrapped over two lines.",
+        "Next one.",
+        "New paragraph.",
+    ]
+    assert [s.text for s in segs if not s.translate] == ["\r\n", "\r\n", "\r\n", "\r\n"]
+
+
+def test_sentences_on_joined_lines_keep_their_gaps():
+    segs = segment_text("It rained all day and\nwe stayed in. Then it stopped\nand we left.")
+    assert [s.sentence for s in segs if s.translate] == [
+        "It rained all day and we stayed in.",
+        "Then it stopped and we left.",
+    ]
+    gap = next(s for s in segs if not s.translate)
+    assert gap.text == " " and gap.inline_gap

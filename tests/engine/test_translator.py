@@ -21,8 +21,15 @@ def nfkc(s: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def tr(bundle_dir):
+def shared(bundle_dir):
     return Translator(bundle_dir, precision="int8", threads=1)
+
+
+@pytest.fixture
+def tr(shared):
+    """The module's translator with an empty sentence cache: every test decodes what it translates."""
+    shared.clear_cache()
+    return shared
 
 
 def collect(tr, text, **kw):
