@@ -4,18 +4,64 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-import threading
 from pathlib import Path
 
 from engine import __version__
-from engine.errors import QiaoError
+from engine.cli_io import (
+    GuardedStdout,
+    Output,
+    OutputClosed,
+    OutputError,
+    iter_lines,
+    json_line,
+    reserve_closed_std_fds,
+    say,
+    silence_stdout,
+    stdin_bytes,
+)
+from engine.errors import InputError, QiaoError
 
 BUILD_HINT = "qiao model build --from Helsinki-NLP/opus-mt-en-zh --out resources/models/opus-mt-en-zh"
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a Unix tool killed by SIGPIPE (`… | head -1`)
+TOKENIZE_MAX_LINE_BYTES = 16 * 2**20  # one JSON line for `qiao tokenize`; a longer one is an error, not a hang
+_BENCH_HELP = "benchmark against the peers on the full-size model (from a source checkout; options: qiao bench --help)"
 
 
-def _add_model_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", metavar="DIR", help="model bundle folder (default: $QIAO_MODEL_DIR, then usual places)")
+def _add_model_arg(p: argparse.ArgumentParser, top: bool = False) -> None:
+    # A command's own --model defaults to SUPPRESS: when not given there, the top-level `qiao --model DIR` stays.
+    p.add_argument(
+        "--model",
+        metavar="DIR",
+        default=None if top else argparse.SUPPRESS,
+        help="model bundle folder (default: qiao --model, $QIAO_MODEL_DIR, then usual places)",
+    )
+
+
+def _whole_number(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+
+
+def _thread_count(value: str) -> int:
+    """--threads: 0 is automatic; more threads than CPUs only adds contention (999 took 12 s for one sentence)."""
+    n = _whole_number(value)
+    top = os.cpu_count() or 64
+    if n != 0 and not 1 <= n <= top:
+        raise argparse.ArgumentTypeError(f"{n} is out of range: use 1 to {top} (the CPUs here), or 0 for automatic")
+    return n
+
+
+def _beam_count(value: str) -> int:
+    from engine.translator import MAX_BEAMS  # only when --beams is given: translate loads the engine anyway
+
+    n = _whole_number(value)
+    if not 1 <= n <= MAX_BEAMS:
+        raise argparse.ArgumentTypeError(f"{n} is out of range: use 1 (greedy, fastest) to {MAX_BEAMS}")
+    return n
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--self-test", action="store_true", help="translate a fixed sentence in every precision, no display needed"
     )
-    _add_model_arg(parser)
+    _add_model_arg(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     model = sub.add_parser("model", help="build or check a model bundle")
@@ -45,30 +91,66 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("dir", type=Path)
     verify.add_argument("--precision", choices=["int8", "fp32"], help="check only the files one precision needs")
 
-    tok = sub.add_parser("tokenize", help="JSON strings on stdin → source ids (MarianTokenizer's contract)")
+    tok = sub.add_parser(
+        "tokenize",
+        help="JSON strings on stdin → source ids (MarianTokenizer's contract)",
+        description="One JSON value per input line (split on \\n only; blank lines skipped) → one JSON line out. "
+        "Input that is not UTF-8, not JSON or not the expected type stops the run: the line is named on stderr, "
+        "exit status 1.",
+    )
     _add_model_arg(tok)
     tok.add_argument("--decode", action="store_true", help="JSON id lists on stdin → decoded strings")
 
-    tr = sub.add_parser("translate", help="translate text from an argument, a file or stdin")
+    tr = sub.add_parser(
+        "translate",
+        help="translate text from an argument, a file or stdin",
+        description="--json: one request per input line (split on \\n or \\r\\n only) and exactly one JSON "
+        "object per line, in order, written as each is done. A line Qiao refuses (over its size limit) gets "
+        '{"error": …, "line": N} and the run goes on; the exit status is then 1.',
+    )
     tr.add_argument("text", nargs="?", help="text to translate (default: stdin)")
     _add_model_arg(tr)
     tr.add_argument("--file", type=Path, help="read the text from this file")
     tr.add_argument("--precision", choices=["int8", "fp32"], default="int8")
-    tr.add_argument("--beams", type=int, help="1 = greedy (fastest) … 8; default from the model")
+    tr.add_argument("--beams", type=_beam_count, help="1 = greedy (fastest) … 8; default from the model")
     tr.add_argument("--script", choices=["hans", "hant"], default="hans", help="Simplified or Traditional Chinese")
-    tr.add_argument("--threads", type=int, help="intra-op threads (default: physical cores)")
+    tr.add_argument("--threads", type=_thread_count, help="intra-op threads, 1 … CPUs (default or 0: automatic)")
+    tr.add_argument("--no-join-lines", action="store_true", help="translate hard-wrapped lines one by one")
+    tr.add_argument("--raw-punctuation", action="store_true", help="keep the model's half-width ! ? , : ;")
     tr.add_argument("--stream", action="store_true", help="print the translation as it is decoded")
-    tr.add_argument("--json", action="store_true", help="one request per input line; one JSON object per request")
+    tr.add_argument("--json", action="store_true", help="one request per input line; one JSON object per line")
 
-    sub.add_parser(
-        "bench",
-        help="benchmark against the peers on the full-size model (from a source checkout; options: qiao bench --help)",
-        add_help=False,
-    )
+    # The frozen app has no benchmark: `qiao bench` there only says where it runs, and --help does not list it
+    # (a sub-parser added without help= is left out of the command list).
+    bench_help = {} if getattr(sys, "frozen", False) else {"help": _BENCH_HELP}
+    sub.add_parser("bench", add_help=False, **bench_help)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one `qiao` command. What a user can get wrong ends in one clear line on stderr, never a traceback."""
+    reserve_closed_std_fds()
+    stdout = sys.stdout
+    try:
+        if stdout is not None:
+            sys.stdout = GuardedStdout(stdout)  # type: ignore[assignment]
+        code = _run(argv)
+        if stdout is not None:
+            Output(stdout).flush()  # here, not at exit, so a full disk is reported like any other error
+        return code
+    except OutputClosed:
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except OutputError as exc:
+        say(f"qiao: {exc}")
+        silence_stdout()
+        return 1
+    finally:
+        if isinstance(sys.stdout, GuardedStdout):
+            sys.stdout = stdout
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
@@ -91,13 +173,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "tokenize":
             return _tokenize(args)
         if args.command == "translate":
-            return _translate(args)
+            from engine.cli_translate import translate_command
+
+            return translate_command(args)
+    except (OutputError, OutputClosed):
+        raise
+    except OSError as exc:  # e.g. a model folder this user may not read
+        where = f"{exc.filename}: " if exc.filename else ""
+        say(f"qiao: {where}{exc.strerror or exc}")
+        return 1
     except QiaoError as exc:
-        print(f"qiao: {exc}", file=sys.stderr)
+        say(f"qiao: {exc}")
         searched = getattr(exc, "searched", None)
         if searched:
-            print("searched:\n  " + "\n  ".join(searched), file=sys.stderr)
-            print(f"build one with: {BUILD_HINT}", file=sys.stderr)
+            say("searched:\n  " + "\n  ".join(searched))
+            say(f"build one with: {BUILD_HINT}")
         return 1
     except KeyboardInterrupt:
         return 130
@@ -111,7 +201,7 @@ def _bench(argv: list[str]) -> int:
     script = Path(__file__).resolve().parent.parent / "bench" / "run.py"
     if getattr(sys, "frozen", False) or not script.is_file():
         hint = "pip install -e '.[bench]' && qiao bench"
-        print(f"qiao: the benchmark runs from a source checkout: {hint}", file=sys.stderr)
+        say(f"qiao: the benchmark runs from a source checkout: {hint}")
         return 1
     argv = argv[1:] if argv[:1] == ["--"] else argv
     return subprocess.call([sys.executable, str(script), *argv])
@@ -144,13 +234,15 @@ def _model_build(args) -> int:
 
 
 def _model_verify(args) -> int:
-    from engine.manifest import load_manifest, verify_files
+    """Every sha256, never the verified-files cache; the manifest's seal and schema first."""
+    from engine.errors import BundleError
+    from engine.manifest import verify_bundle
 
-    manifest = load_manifest(args.dir)
-    problems = verify_files(manifest, args.precision)
-    if problems:
-        print(f"{args.dir}: {len(problems)} problem(s)", file=sys.stderr)
-        for p in problems:
+    try:
+        manifest = verify_bundle(args.dir, args.precision)
+    except BundleError as exc:
+        print(f"{args.dir}: {len(exc.problems)} problem(s)", file=sys.stderr)
+        for p in exc.problems:
             print(f"  - {p}", file=sys.stderr)
         return 1
     files = manifest.files_for(args.precision)
@@ -169,82 +261,54 @@ def _load_tokenizer(model: str | None):
 
 
 def _tokenize(args) -> int:
+    """Stops at the first line that is not what the contract expects: a tokenizer test wants every id or none."""
+    out = Output(sys.stdout)
+    source = stdin_bytes()
     tok = _load_tokenizer(args.model)
-    out = sys.stdout
-    for n, line in enumerate(sys.stdin, 1):
-        if not line.strip():
+    for line in iter_lines(source, TOKENIZE_MAX_LINE_BYTES):
+        if line.data is None:
+            raise InputError(f"line {line.number}: over {TOKENIZE_MAX_LINE_BYTES:,} bytes, longer than any JSON line")
+        if not line.data.strip(b" \t\r"):
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            print(f"qiao: line {n}: not JSON ({exc})", file=sys.stderr)
-            return 1
+        value = _json_value(line)
         if args.decode:
-            if not isinstance(value, list) or not all(isinstance(i, int) for i in value):
-                print(f"qiao: line {n}: expected a JSON list of ids", file=sys.stderr)
-                return 1
-            out.write(json.dumps(tok.decode(value), ensure_ascii=False) + "\n")
+            if not isinstance(value, list) or not all(_is_id(i, tok.vocab_size) for i in value):
+                raise InputError(f"line {line.number}: expected a JSON list of ids (0 … {tok.vocab_size - 1})")
+            out.write(json_line(tok.decode(value)), flush=True)
         else:
             if not isinstance(value, str):
-                print(f"qiao: line {n}: expected a JSON string", file=sys.stderr)
-                return 1
-            out.write(json.dumps(tok.encode(value)) + "\n")
-        out.flush()
+                raise InputError(f"line {line.number}: expected a JSON string")
+            _check_unicode(value, line.number)
+            out.write(json_line(tok.encode(value)), flush=True)
     return 0
 
 
-def _read_input(args) -> str:
-    if args.text is not None and args.file is not None:
-        raise QiaoError("give the text or --file, not both")
-    if args.text is not None:
-        return args.text
-    if args.file is not None:
-        try:
-            return args.file.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise QiaoError(f"cannot read {args.file}: {exc.strerror}") from exc
-    data = sys.stdin.buffer.read()
-    return data.decode("utf-8", errors="replace")
-
-
-def _translate(args) -> int:
-    from engine.locate import find_bundle
-    from engine.results import Translation
-    from engine.translator import Translator
-
-    text = _read_input(args)
-    translator = Translator(find_bundle(args.model), precision=args.precision, threads=args.threads)
-    out = sys.stdout
-    cancel = threading.Event()
-    if args.json:
-        lines = text.splitlines() if (args.text is None) else [text]
-        for line in lines:
-            result = translator.translate(line, beams=args.beams, script=args.script, cancel=cancel)
-            record = {"text": result.text, "tokens": result.tokens, "stats": result.stats.as_dict()}
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            out.flush()
-        return 0
-    result = None
+def _json_value(line) -> object:
     try:
-        for item in translator.stream(text, beams=args.beams, script=args.script, cancel=cancel):
-            if isinstance(item, Translation):
-                result = item
-            elif args.stream:
-                out.write(item.delta)
-                out.flush()
-    except KeyboardInterrupt:
-        cancel.set()
-        raise
-    assert result is not None
-    if not args.stream:
-        out.write(result.text)
-    out.write("\n")
-    s = result.stats
-    if s is not None and s.sentences:
-        first = f"{s.first_token_ms:.0f} ms" if s.first_token_ms is not None else "–"
-        print(
-            f"[{s.precision.upper()}, beams {s.beams}: {s.total_ms:.0f} ms total, first token {first}, "
-            f"{s.source_tokens}→{s.target_tokens} tokens, {s.tokens_per_s:.0f} tok/s]",
-            file=sys.stderr,
-        )
-    return 0
+        text = line.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = line.data[exc.start]
+        raise InputError(f"line {line.number}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"line {line.number}: not JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"line {line.number}: not JSON Qiao reads (nested too deeply)") from None
+
+
+def _is_id(value: object, vocab_size: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < vocab_size
+
+
+def _check_unicode(value: str, number: int) -> None:
+    """A JSON "\\ud800" is a lone surrogate: not a character, so no tokenizer can take it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(value[exc.start])
+        raise InputError(f"line {number}: the string holds a lone surrogate (\\u{code:04x}), not text") from None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

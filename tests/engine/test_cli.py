@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import sys
 
 import pytest
 
-from engine.cli import main
+from engine.cli import build_parser, main
 
 
 def run(monkeypatch, capsys, argv, stdin=""):
@@ -114,3 +115,92 @@ def test_unknown_options_of_other_commands_are_still_errors(capsys):
         main(["translate", "hello", "--bogus"])
     assert exc.value.code == 2
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+# -- arguments --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def echo(monkeypatch):
+    from tests.engine.cli_fakes import EchoTranslator
+
+    EchoTranslator.instances.clear()
+    monkeypatch.setattr("engine.translator.Translator", EchoTranslator)
+    return EchoTranslator
+
+
+def test_top_level_model_serves_every_command(monkeypatch, capsys, bundle_dir, tmp_path):
+    monkeypatch.setenv("QIAO_MODEL_DIR", str(tmp_path / "none"))  # would be the error if --model were ignored
+    code, out, err = run(monkeypatch, capsys, ["--model", str(bundle_dir), "translate", "The weather is nice today."])
+    assert code == 0 and out.strip(), err
+    code, out, err = run(monkeypatch, capsys, ["--model", str(bundle_dir), "tokenize"], '"Hello world."\n')
+    assert code == 0 and json.loads(out)[-1] == 0, err
+    # The command's own --model wins over the top-level one.
+    argv = ["--model", str(tmp_path / "none"), "translate", "--model", str(bundle_dir), "Thank you very much."]
+    code, out, err = run(monkeypatch, capsys, argv)
+    assert code == 0 and out.strip(), err
+
+
+@pytest.mark.parametrize("value", ["-3", "-1", "999", "65", "two", "1.5"])
+def test_thread_counts_out_of_range_are_refused(capsys, value):
+    if value == "65":
+        value = str((os.cpu_count() or 64) + 1)
+    with pytest.raises(SystemExit) as exc:
+        main(["translate", "--threads", value, "Hello"])
+    assert exc.value.code == 2
+    assert "argument --threads" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "9", "x"])
+def test_beam_counts_out_of_range_are_refused(capsys, value):
+    with pytest.raises(SystemExit) as exc:
+        main(["translate", "--beams", value, "Hello"])
+    assert exc.value.code == 2
+    assert "argument --beams" in capsys.readouterr().err
+
+
+def test_request_options_reach_the_engine(monkeypatch, capsys, bundle_dir, echo):
+    from engine.options import TranslationOptions
+
+    argv = ["translate", "--model", str(bundle_dir), "--threads", "0", "--beams", "2", "--script", "hant"]
+    code, out, _ = run(monkeypatch, capsys, [*argv, "--no-join-lines", "--raw-punctuation", "Hi"])
+    assert code == 0 and out == "Hi\n"
+    engine = echo.instances[-1]
+    assert engine.threads is None  # 0 = automatic
+    assert engine.options == [TranslationOptions(2, "hant", join_wrapped_lines=False, normalize_punctuation=False)]
+    code, _, _ = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--threads", "1", "--json"], "a\n")
+    assert code == 0 and echo.instances[-1].threads == 1
+    assert echo.instances[-1].options == [TranslationOptions()]
+
+
+def test_frozen_app_does_not_list_bench(monkeypatch, capsys):
+    assert "bench" in build_parser().format_help()  # from source it is listed …
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert "bench" not in build_parser().format_help()  # … the frozen app has none
+    assert main(["bench"]) == 1
+    assert "the benchmark runs from a source checkout" in capsys.readouterr().err
+
+
+# -- reading limits ---------------------------------------------------------------------------------------------
+
+
+def test_endless_file_is_refused_at_the_limit(monkeypatch, capsys, bundle_dir, echo):
+    from engine.translator import MAX_CHARS
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("needs /dev/zero")
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--file", "/dev/zero"])
+    assert code == 1 and out == ""
+    assert f"/dev/zero is over {MAX_CHARS * 4:,} bytes" in err and "Split it" in err
+
+
+def test_input_at_the_limit_still_reaches_the_engine(monkeypatch, capsys, bundle_dir, echo, tmp_path):
+    from engine.translator import MAX_CHARS
+
+    big = tmp_path / "big.txt"
+    big.write_bytes("字".encode() * (MAX_CHARS * 4 // 3))  # 3 bytes each: just under the byte limit
+    code, out, _ = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--file", str(big)])
+    assert code == 0 and len(out) == MAX_CHARS * 4 // 3 + 1
+    big.write_bytes(b"a" * (MAX_CHARS * 4 + 1))
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--file", str(big)])
+    assert code == 1 and "over 4,000,000 bytes" in err

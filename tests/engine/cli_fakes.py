@@ -1,0 +1,90 @@
+"""Stand-ins for `engine.translator.Translator` in CLI tests: they echo their input, so a test can check exactly
+which text reached the engine for each record, and they can batch ahead or refuse a text like a real engine may."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from types import SimpleNamespace
+from typing import ClassVar
+
+from engine.errors import InputError
+from engine.options import TranslationOptions
+from engine.results import Translation, TranslationStats
+
+
+def _result(text: str) -> Translation:
+    stats = TranslationStats(0.0, None, len(text), len(text), 0.0, "int8", 1, 1)
+    return Translation(text=text, tokens=[[len(text)]], stats=stats)
+
+
+class EchoTranslator:
+    """Translates every text into itself, one at a time; records what it was built with and asked for."""
+
+    instances: ClassVar[list[EchoTranslator]] = []
+
+    def __init__(self, bundle_dir, precision: str = "int8", threads: int | None = None, verify: bool = True) -> None:
+        self.bundle_dir = bundle_dir
+        self.precision = precision
+        self.threads = threads
+        self.manifest = SimpleNamespace(scripts={"hans": ">>cmn_Hans<<", "hant": ">>cmn_Hant<<"})
+        self.options: list[TranslationOptions | None] = []
+        self.seen: list[str] = []
+        EchoTranslator.instances.append(self)
+
+    def _answer(self, text: str) -> Translation:
+        if "REFUSE" in text:
+            raise InputError(f"refused: {text}")
+        return _result(text)
+
+    def translate(self, text: str, options: TranslationOptions | None = None, **_: object) -> Translation:
+        self.options.append(options)
+        return self._answer(text)
+
+    def stream(self, text: str, options: TranslationOptions | None = None, **_: object) -> Iterator[Translation]:
+        self.options.append(options)
+        yield self._answer(text)
+
+    def translate_batch(
+        self, texts: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
+    ) -> Iterator[Translation]:
+        self.options.append(options)
+        for text in texts:
+            self.seen.append(text)
+            yield self._answer(text)
+
+
+class ErrorFieldTranslator(EchoTranslator):
+    """Answers a text it refuses with a Translation whose `error` is set, and goes on (the engine's contract)."""
+
+    def translate_batch(
+        self, texts: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
+    ) -> Iterator[Translation]:
+        self.options.append(options)
+        for text in texts:
+            self.seen.append(text)
+            yield Translation(text="", error=f"refused: {text}") if "REFUSE" in text else _result(text)
+
+
+class BatchingTranslator(EchoTranslator):
+    """Pulls up to `batch` texts before answering any, like an engine that batches across texts; a text with
+    "REFUSE" in it ends the generator with InputError (after the earlier texts of its batch, unanswered)."""
+
+    batch = 4
+
+    def translate_batch(
+        self, texts: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
+    ) -> Iterator[Translation]:
+        self.options.append(options)
+        it = iter(texts)
+        while True:
+            chunk = []
+            for text in it:
+                self.seen.append(text)
+                chunk.append(text)
+                if len(chunk) == self.batch:
+                    break
+            if not chunk:
+                return
+            answers = [self._answer(t) for t in chunk]  # raises before any of the batch is yielded
+            yield from answers
