@@ -6,6 +6,7 @@ signals bring, ignoring anything from a request that a newer one replaced.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,20 +27,37 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.options import TranslationOptions
 from engine.results import Translation
-from gui import status_text
+from gui import problem_text, status_text
 from gui.about_dialog import AboutDialog
-from gui.autosave import Autosave
+from gui.button_row import ButtonRow
 from gui.fonts import source_font, target_font
 from gui.i18n import install_translators
 from gui.model_status import ModelStatusPanel
 from gui.notice_bar import NoticeBar
+from gui.session_store import SessionStore
 from gui.settings import Key, Settings
 from gui.settings_dialog import SettingsDialog
 from gui.theme import apply_theme
-from gui.worker import NO_MODEL, Locator, ModelInfo, ModelProblem, TranslatorFactory, WorkerThread
+from gui.word_count import count_words
+from gui.worker import (
+    INTERNAL,
+    NO_MODEL,
+    Locator,
+    ModelInfo,
+    ModelProblem,
+    TranslatorFactory,
+    Verifier,
+    WorkerThread,
+)
 
 COUNT_DELAY_MS = 200
+# Settings that change what a translation request asks for: after any of them, what the pane shows may no longer
+# match the request, and the window decides once (after the whole batch of changes) whether to translate again.
+REQUEST_KEYS = frozenset(
+    {Key.PRECISION, Key.SCRIPT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION, Key.THREADS}
+)
 
 
 class Pane(QWidget):
@@ -79,6 +97,7 @@ class MainWindow(QMainWindow):
         translator_factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
         expected_dir: Callable[[], Path] | None = None,
+        verifier: Verifier | None = None,
     ) -> None:
         super().__init__()
         self.setObjectName("mainWindow")
@@ -94,20 +113,24 @@ class MainWindow(QMainWindow):
         self._status: Callable[[], str] = lambda: ""
         self._closed = False
         self.last_result: Translation | None = None  # the latest finished (or cancelled) request
+        # What the running or shown translation asked for: (text, options, precision)
+        self._shown: tuple[str, TranslationOptions, str] | None = None
+        self._pending_keys: set[Key] = set()  # request settings changed since the last decision
+        self._retrying = False  # a "Try again" load is under way
+        self._fallback_from = ""  # the broken precision the user replaced with "Use … instead"
 
         self._build_widgets()
         self._build_actions()
         self._build_menus()
 
-        self.autosave = Autosave(autosave_path, self.source.toPlainText, self)
-        restored = self.autosave.load()
-        if restored:
-            self.source.setPlainText(restored)
-            self.source.moveCursor(QTextCursor.MoveOperation.End)
+        self.store = SessionStore(self, autosave_path)  # the source's autosave and the last translation's file
+        self.autosave = self.store.autosave
+        self.store.restore_source()
 
         self.source.textChanged.connect(self._source_changed)
         self.target.textChanged.connect(self._update_copy)
         self.settings.changed.connect(self._setting_changed)
+        self.settings.noticed.connect(self._show_settings_notices)
         self._apply_fonts()
         self._apply_orientation()
         self._restore_window_state()
@@ -115,11 +138,11 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self._update_counts()
 
-        for notice in settings.take_notices():
-            self.notice.show_message(notice)
+        self._show_settings_notices()
 
-        self.engine = WorkerThread(translator_factory, locator, expected_dir)
+        self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier)
         worker = self.engine.worker
+        worker.switch_failed.connect(self._switch_failed)
         worker.model_loading.connect(self._model_loading)
         worker.model_ready.connect(self._model_ready)
         worker.model_failed.connect(self._model_failed)
@@ -128,6 +151,7 @@ class MainWindow(QMainWindow):
         worker.translation_progress.connect(self._translation_progress)
         worker.translation_finished.connect(self._translation_finished)
         worker.translation_failed.connect(self._translation_failed)
+        self.store.start()  # brings back the last translation; after the window's own slots are connected
         self.load_model()
         self.source.setFocus()
 
@@ -171,18 +195,17 @@ class MainWindow(QMainWindow):
         for b in (self.translate_button, self.cancel_button, self.clear_button, self.copy_button):
             b.setAutoDefault(False)
         self.translate_button.setDefault(True)  # drawn as the primary action; Return still types a newline
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.translate_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addSpacing(12)
-        buttons.addWidget(self.live_check)
-        buttons.addStretch(1)
-        buttons.addWidget(self.clear_button)
-        buttons.addWidget(self.copy_button)
+        self.button_row = ButtonRow(
+            [self.translate_button, self.cancel_button, 12, self.live_check],
+            [self.clear_button, self.copy_button],
+            self,
+        )
 
         self.notice = NoticeBar(self)
         self.model_panel = ModelStatusPanel(self)
-        self.model_panel.retry_requested.connect(self.load_model)
+        self.model_panel.retry_requested.connect(self.retry_model)
+        self.model_panel.use_precision.connect(self.use_precision)
+        self.model_panel.open_failed.connect(self._open_folder_failed)
 
         central = QWidget(self)
         layout = QVBoxLayout(central)
@@ -190,7 +213,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.model_panel)
         layout.addWidget(self.notice)
         layout.addWidget(self.splitter, 1)
-        layout.addLayout(buttons)
+        layout.addWidget(self.button_row)
         self.setCentralWidget(central)
 
         self.status_label = QLabel(self)
@@ -198,7 +221,6 @@ class MainWindow(QMainWindow):
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar(self)
         self.progress.setObjectName("progress")
-        self.progress.setMaximumWidth(180)
         self.progress.setTextVisible(True)
         self.progress.hide()
         self.precision_label = QLabel(self)
@@ -228,7 +250,10 @@ class MainWindow(QMainWindow):
         self.cancel_action = self._action(self.cancel, "Esc")
         self.copy_action = self._action(self.copy_result, "Ctrl+Shift+C")
         self.clear_action = self._action(self.clear, "Ctrl+Shift+Backspace")
-        self.settings_action = self._action(self.open_settings, QKeySequence.StandardKey.Preferences, "Ctrl+,")
+        # Ctrl+, first: the menu shows the first shortcut, and StandardKey.Preferences is empty on Linux and Windows
+        preferences = QKeySequence(QKeySequence.StandardKey.Preferences)
+        extra = [preferences] if not preferences.isEmpty() and preferences != QKeySequence("Ctrl+,") else []
+        self.settings_action = self._action(self.open_settings, "Ctrl+,", *extra)
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         self.quit_action = self._action(self.close, QKeySequence.StandardKey.Quit)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
@@ -261,8 +286,9 @@ class MainWindow(QMainWindow):
 
     def _retranslate(self) -> None:
         """Every visible string; called again when the interface language changes."""
-        self.setWindowTitle(self.tr("Qiao — English to Chinese"))
-        self.source_pane.heading.setText(self.tr("&English"))
+        # Qt appends the application display name ("— Qiao") itself: the title must not repeat it
+        self.setWindowTitle(self.tr("English to Chinese"))
+        self.source_pane.heading.setText(self.tr("E&nglish"))
         hant = self.settings.get(Key.SCRIPT) == "hant"
         self.target_pane.heading.setText(self.tr("Chinese (Traditional)") if hant else self.tr("Chinese (Simplified)"))
         self.source.setPlaceholderText(self.tr("Paste or type English text here, then press Ctrl+Enter."))
@@ -276,7 +302,7 @@ class MainWindow(QMainWindow):
         self.cancel_button.setText(self.tr("Cancel"))
         self.cancel_button.setToolTip(self.tr("Stop translating and keep what is done (Esc)"))
         self.cancel_button.setAccessibleName(self.tr("Cancel translation"))
-        self.live_check.setText(self.tr("Translate as you &type"))
+        self.live_check.setText(self.tr("Translate as you t&ype"))
         self.live_check.setAccessibleName(self.tr("Translate as you type"))
         self.clear_button.setText(self.tr("C&lear"))
         self.clear_button.setToolTip(self.tr("Clear both panes (Ctrl+Shift+Backspace); Ctrl+Z brings the text back"))
@@ -286,6 +312,7 @@ class MainWindow(QMainWindow):
         self.copy_button.setAccessibleName(self.tr("Copy translation"))
         self.progress.setAccessibleName(self.tr("Sentences translated"))
         self.progress.setFormat(self.tr("%v / %m sentences"))
+        self._size_progress()
         self.status_label.setAccessibleName(self.tr("Status"))
         self.precision_label.setAccessibleName(self.tr("Precision"))
         self.precision_label.setToolTip(self.tr("Model precision (change it in Settings)"))
@@ -299,12 +326,12 @@ class MainWindow(QMainWindow):
         self.cancel_action.setText(self.tr("&Cancel translation"))
         self.copy_action.setText(self.tr("C&opy translation"))
         self.clear_action.setText(self.tr("C&lear"))
-        self.live_action.setText(self.tr("Translate as you &type"))
+        self.live_action.setText(self.tr("Translate as you t&ype"))
         self.settings_action.setText(self.tr("&Settings…"))
         self.quit_action.setText(self.tr("&Quit"))
         self.stacked_action.setText(self.tr("&Stacked layout"))
         self.bigger_action.setText(self.tr("&Larger text"))
-        self.smaller_action.setText(self.tr("&Smaller text"))
+        self.smaller_action.setText(self.tr("S&maller text"))
         self.about_action.setText(self.tr("&About Qiao"))
         self._update_counts()
         self._show_status(self._status)
@@ -318,9 +345,31 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def load_model(self) -> None:
-        """(Re)load the model on the worker; also what "Try again" does."""
+        """(Re)load the model on the worker, in the precision the settings name."""
         threads = self.settings.get(Key.THREADS) or None
         self.engine.worker.load(self.model_dir, self.settings.get(Key.PRECISION), threads)
+
+    @Slot()
+    def retry_model(self) -> None:
+        """"Try again": look for the model again; if the same problem comes back, the panel says it checked."""
+        self._retrying = True
+        self.load_model()
+
+    @Slot(str)
+    def use_precision(self, precision: str) -> None:
+        """"Use FP32 instead": the setting changes too, so the setting always names what runs."""
+        self._fallback_from = self.problem.precision if self.problem is not None else ""
+        if self.settings.get(Key.PRECISION) == precision:
+            self.load_model()
+        else:
+            self.settings.set(Key.PRECISION, precision)  # the settings reaction loads it (no model is loaded now)
+
+    @Slot(str)
+    def _open_folder_failed(self, path: str) -> None:
+        self.notice.show_message(
+            self.tr("No file manager could open the model folder. Open it yourself: {path}").format(path=path),
+            (self.tr("Copy path"), lambda: QGuiApplication.clipboard().setText(path)),
+        )
 
     @Slot(str, str)
     def _model_loading(self, kind: str, precision: str) -> None:
@@ -335,8 +384,16 @@ class MainWindow(QMainWindow):
         self.model = info
         self.problem = None
         self.model_panel.clear()
+        self._retrying = False
         self.precision_label.setText(status_text.precision_label(info.precision))
-        if not self.translating:
+        broken, self._fallback_from = self._fallback_from, ""
+        if broken:
+            self._show_status(
+                lambda: self.tr(
+                    "Using the {p} model because the {broken} model is damaged; the Precision setting is now {p}."
+                ).format(p=status_text.precision_label(info.precision), broken=status_text.precision_label(broken))
+            )
+        elif not self.translating:
             self._show_status(
                 lambda: status_text.loaded(info.model_id, info.precision, info.load_seconds, info.switched)
             )
@@ -347,11 +404,40 @@ class MainWindow(QMainWindow):
         self.loading = False
         self.model = None
         self.problem = problem
-        self.model_panel.show_problem(problem)
+        self._fallback_from = ""
+        again, self._retrying = self._retrying, False
+        self.model_panel.show_problem(problem, again=again)
         self.precision_label.clear()
         self._show_status(lambda: self.tr("No translation model: see the message above."))
         self._set_translating(False)
         self._update_actions()
+
+    @Slot(str, object)
+    def _switch_failed(self, precision: str, problem: ModelProblem) -> None:
+        """The other precision would not load; the old one still runs, and the setting goes back to it."""
+        self.loading = False
+        running = self.model.precision if self.model is not None else ""
+        if problem.issues:
+            why = " ".join([*problem_text.describe_all(problem.issues, 3), problem_text.fix(problem.issues)])
+        else:
+            why = problem_text.internal_error()
+        self.notice.show_message(
+            self.tr("Could not switch to {p}: {why} Still using {old}.").format(
+                p=status_text.precision_label(precision), why=why, old=status_text.precision_label(running)
+            )
+        )
+        if running:
+            self.precision_label.setText(status_text.precision_label(running))
+            if self._shown is not None:  # what runs (or ran) is in the old precision
+                self._shown = (self._shown[0], self._shown[1], running)
+            self._show_status(lambda: self.tr("Still using {p}.").format(p=status_text.precision_label(running)))
+            self.settings.set(Key.PRECISION, running)
+        self._update_actions()
+
+    @Slot()
+    def _show_settings_notices(self) -> None:
+        for notice in self.settings.take_notices():
+            self.notice.show_message(notice)
 
     @Slot(str)
     def _worker_error(self, message: str) -> None:
@@ -374,12 +460,26 @@ class MainWindow(QMainWindow):
             self.target.clear()
             self._show_status(lambda: self.tr("Nothing to translate: type or paste English text on the left."))
             return
-        beams = self.settings.get(Key.BEAMS) or None
+        self._request(text)
+
+    def _options(self) -> TranslationOptions:
+        """What the settings ask of a translation now."""
         script = self.settings.get(Key.SCRIPT)
         if self.model is not None and self.model.scripts and script not in self.model.scripts:
             script = self.model.scripts[0]  # e.g. Traditional asked of a model that only writes Simplified
+        return TranslationOptions(
+            beams=self.settings.get(Key.BEAMS) or None,
+            script=script,
+            join_wrapped_lines=self.settings.get(Key.JOIN_WRAPPED_LINES),
+            normalize_punctuation=self.settings.get(Key.NORMALIZE_PUNCTUATION),
+        )
+
+    def _request(self, text: str, precision: str | None = None) -> None:
+        """Send one request; `precision` switches first, in the same step (see TranslationWorker.translate)."""
+        options = self._options()
         self._last_translated = text
-        self.current_id = self.engine.worker.translate(text, beams=beams, script=script)
+        self._shown = (text, options, precision or self.settings.get(Key.PRECISION))
+        self.current_id = self.engine.worker.translate(text, options, precision=precision)
         self._set_translating(True)
         self.target.clear()
         if self.loading or self.model is None:
@@ -415,7 +515,9 @@ class MainWindow(QMainWindow):
             bar.setValue(bar.maximum())
         self._progress = (done, total)
         if total > 1:
-            self.progress.setRange(0, total)
+            if self.progress.maximum() != total:
+                self.progress.setRange(0, total)
+                self._size_progress()
             self.progress.setValue(done)
             self.progress.show()
 
@@ -442,7 +544,23 @@ class MainWindow(QMainWindow):
             self._show_status(lambda: self.tr("No translation model is loaded."))
             return
         self._show_status(lambda: self.tr("Translation failed."))
+        if message.startswith(INTERNAL):  # a bug: worded for a person, the raw detail goes to the log
+            print(f"qiao: translation failed: {message.removeprefix(INTERNAL)}", file=sys.stderr)
+            self.notice.show_message(
+                self.tr(
+                    "Translation failed because of an unexpected error in the engine. Try again; if it keeps "
+                    "failing, build or download the model again."
+                )
+            )
+            return
         self.notice.show_message(self.tr("Translation failed: {error}").format(error=message))
+
+    def _size_progress(self) -> None:
+        """Wide enough for "1000 / 1000 sentences" at its largest value, so the text never wraps or clips."""
+        top = max(self.progress.maximum(), 10)
+        text = self.progress.format().replace("%v", str(top)).replace("%m", str(top)).replace("%p", "100")
+        metrics = self.progress.fontMetrics()
+        self.progress.setFixedWidth(metrics.horizontalAdvance(text) + 2 * metrics.height())
 
     def _set_translating(self, on: bool) -> None:
         self.translating = on
@@ -487,8 +605,8 @@ class MainWindow(QMainWindow):
                 self._last_translated = text
 
     def _update_counts(self) -> None:
-        text = self.source.toPlainText()
-        self.source_pane.info.setText(self.tr("{n} words").format(n=len(text.split())) if text else "")
+        text = self.store.text()  # one shared copy per change, and a fast count: 20 MB documents stay responsive
+        self.source_pane.info.setText(self.tr("{n} words").format(n=count_words(text)) if text else "")
         self._update_actions()
 
     @Slot()
@@ -509,6 +627,10 @@ class MainWindow(QMainWindow):
         cursor.removeSelectedText()
         self.target.clear()
         self._last_translated = ""
+        self._shown = None
+        self.last_result = None
+        self._progress = (0, 0)
+        self._show_status(lambda: "")  # the figures were about the text just cleared
         self._update_actions()
         self.source.setFocus()
 
@@ -530,13 +652,13 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _setting_changed(self, key: Key) -> None:
+        """View settings apply at once; request settings are collected and decided on once, after the batch."""
         value = self.settings.get(key)
-        shown = self._shows_current_translation()
-        if key is Key.PRECISION:
-            self.engine.worker.set_precision(value)
-        elif key is Key.THREADS:
-            self.engine.worker.set_threads(value or None)
-        elif key in (Key.FONT_SIZE, Key.SCRIPT):
+        if key in REQUEST_KEYS:
+            if not self._pending_keys:
+                QTimer.singleShot(0, self._apply_request_settings)
+            self._pending_keys.add(key)
+        if key in (Key.FONT_SIZE, Key.SCRIPT):
             self._apply_fonts()
             self._retranslate()
         elif key is Key.UI_LANGUAGE:
@@ -555,9 +677,33 @@ class MainWindow(QMainWindow):
                 self._live_timer.start(self.settings.get(Key.LIVE_DELAY_MS))
             else:
                 self._live_timer.stop()
-        if shown and key in (Key.PRECISION, Key.SCRIPT, Key.BEAMS):
-            self.translate()  # what the pane shows would no longer match the settings
         self._update_actions()
+
+    @Slot()
+    def _apply_request_settings(self) -> None:
+        """The one place that decides: the engine gets the new settings, and if what the pane shows (or is
+        producing) no longer matches the request, the translation is redone once, with every change applied."""
+        keys, self._pending_keys = self._pending_keys, set()
+        if not keys or self._closed:
+            return
+        worker = self.engine.worker
+        if Key.THREADS in keys:
+            worker.set_threads(self.settings.get(Key.THREADS) or None)
+        precision = self.settings.get(Key.PRECISION)
+        if Key.PRECISION in keys and self.model is None and self.problem is not None:
+            self.load_model()  # e.g. "Use FP32 instead": nothing loaded to switch, so load the chosen precision
+            return
+        shown = self._shown
+        redo = (
+            shown is not None
+            and (self.translating or self._shows_current_translation())
+            and (shown[1] != self._options() or shown[2] != precision)
+        )
+        switch = precision if Key.PRECISION in keys else None
+        if redo and shown is not None:
+            self._request(shown[0], switch)
+        elif switch is not None:
+            worker.set_precision(switch)
 
     def _shows_current_translation(self) -> bool:
         """A finished translation of exactly the text in the source pane is on screen."""

@@ -1,15 +1,19 @@
 """What the window shows when there is no usable model: what is wrong, where the model belongs, and buttons to
-open that folder, copy its path and try again. Developers also see the command that builds a bundle."""
+use another intact precision, open that folder, copy its path and try again. Developers also see the command that
+builds a bundle."""
 
 from __future__ import annotations
 
 import contextlib
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication, QPalette
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QStyle, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QStyle, QToolButton, QVBoxLayout, QWidget
 
+from engine.errors import FileProblem
+from gui import problem_text
 from gui.worker import ModelProblem
 
 BUILD_COMMAND = "qiao model build"
@@ -25,9 +29,15 @@ def open_folder(path: str) -> bool:
 
 
 class ModelStatusPanel(QFrame):
-    """Shown above the text panes while no model is usable; the panes stay usable (typing is autosaved)."""
+    """Shown above the text panes while no model is usable; the panes stay usable (typing is autosaved).
+
+    Problems are worded for a person (gui.problem_text); the engine's English detail is behind "Details". When
+    another precision of the bundle is intact, "Use FP32 instead" offers it.
+    """
 
     retry_requested = Signal()
+    use_precision = Signal(str)  # the user chose an intact precision instead of the broken one
+    open_failed = Signal(str)  # no file manager could open this folder
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -36,6 +46,7 @@ class ModelStatusPanel(QFrame):
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.AlternateBase)
         self.problem: ModelProblem | None = None
+        self.checked_at: str = ""  # "HH:MM:SS" of a Try again that found the same problem
 
         icon = QLabel(self)
         icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(32, 32))
@@ -49,25 +60,41 @@ class ModelStatusPanel(QFrame):
         self.body = self._label()
         self.location = self._label(mono=True)
         self.details = self._label()
+        self.raw_details = self._label(mono=True)
+        self.raw_details.setObjectName("rawDetails")
+        self.raw_details.hide()
+        self.feedback = self._label()
+        self.feedback.setObjectName("retryFeedback")
         self.developer = self._label()
 
+        self.use_button = QPushButton(self)
+        self.use_button.setObjectName("usePrecisionButton")
+        self.use_button.clicked.connect(self._use)
         self.open_button = QPushButton(self)
         self.open_button.clicked.connect(self._open)
         self.copy_button = QPushButton(self)
         self.copy_button.clicked.connect(self._copy)
         self.retry_button = QPushButton(self)
         self.retry_button.clicked.connect(self.retry_requested)
+        self.details_button = QToolButton(self)
+        self.details_button.setObjectName("detailsButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.toggled.connect(self._toggle_details)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.open_button)
-        buttons.addWidget(self.copy_button)
-        buttons.addWidget(self.retry_button)
+        for b in (self.use_button, self.open_button, self.copy_button, self.retry_button):
+            buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.details_button)
 
         text = QVBoxLayout()
         text.setSpacing(6)
-        for w in (self.title, self.body, self.location, self.details):
+        for w in (self.title, self.body, self.location, self.details, self.feedback):
             text.addWidget(w)
         text.addLayout(buttons)
+        text.addWidget(self.raw_details)
         text.addWidget(self.developer)
         outer = QHBoxLayout(self)
         outer.setContentsMargins(12, 10, 12, 10)
@@ -93,21 +120,34 @@ class ModelStatusPanel(QFrame):
             return ""
         return p.bundle_dir or p.expected_dir
 
-    def show_problem(self, problem: ModelProblem) -> None:
+    def show_problem(self, problem: ModelProblem, *, again: bool = False) -> None:
+        """Show `problem`; `again` when it answers Try again, so the user sees that the check did run."""
+        self.checked_at = time.strftime("%H:%M:%S") if again else ""
         self.problem = problem
         self._retranslate()
         self.show()
 
     def clear(self) -> None:
         self.problem = None
+        self.checked_at = ""
         self.hide()
 
+    def _use(self) -> None:
+        p = self.problem
+        if p is not None and p.alternatives:
+            self.use_precision.emit(p.alternatives[0])
+
     def _open(self) -> None:
-        if self.folder():
-            open_folder(self.folder())
+        folder = self.folder()
+        if folder and not open_folder(folder):
+            self.open_failed.emit(folder)
 
     def _copy(self) -> None:
         QGuiApplication.clipboard().setText(self.folder())
+
+    def _toggle_details(self, on: bool) -> None:
+        self.details_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+        self.raw_details.setVisible(on and bool(self.raw_details.text()))
 
     def _retranslate(self) -> None:
         self.open_button.setText(self.tr("Open model folder"))
@@ -116,6 +156,8 @@ class ModelStatusPanel(QFrame):
         self.copy_button.setAccessibleName(self.tr("Copy the model folder path"))
         self.retry_button.setText(self.tr("Try again"))
         self.retry_button.setAccessibleName(self.tr("Look for the model again"))
+        self.details_button.setText(self.tr("Details"))
+        self.details_button.setAccessibleName(self.tr("Show the technical details"))
         self.setAccessibleName(self.tr("Model problem"))
         self.developer.setText(
             self.tr("For developers: build a model bundle with “{cmd}” (see the README), then press Try again.").format(
@@ -125,6 +167,7 @@ class ModelStatusPanel(QFrame):
         p = self.problem
         if p is None:
             return
+        raw = ""
         if p.kind == "missing":
             self.title.setText(self.tr("No translation model found"))
             self.body.setText(
@@ -142,18 +185,35 @@ class ModelStatusPanel(QFrame):
                 self.tr("The model folder below is incomplete or damaged. Replace it with a fresh copy of the model:")
             )
             self.location.setText(p.bundle_dir or p.expected_dir)
-            shown = list(p.details[:MAX_DETAILS])
-            extra = len(p.details) - len(shown)
+            issues = p.issues or tuple(FileProblem("manifest", "", d) for d in p.details)
+            shown = problem_text.describe_all(issues, MAX_DETAILS)
+            extra = len(problem_text.describe_all(issues, len(issues))) - len(shown)
             lines = [f"• {d}" for d in shown] + ([self.tr("… and {n} more").format(n=extra)] if extra > 0 else [])
-            self.details.setText(self.tr("Problems found:") + "\n" + "\n".join(lines))
+            self.details.setText("\n".join([*lines, problem_text.fix(issues)]))
+            raw = "\n".join(p.details)
         else:
             self.title.setText(self.tr("The translation model could not be loaded"))
             if p.bundle_dir:
-                self.body.setText(self.tr("Qiao found a model but could not start it:"))
+                self.body.setText(problem_text.internal_error())
             else:
                 self.body.setText(self.tr("Qiao could not look for the model:"))
             self.location.setText(p.bundle_dir or p.expected_dir)
-            self.details.setText(p.message)
+            self.details.setText("")
+            raw = p.message
+        if p.alternatives:
+            other = p.alternatives[0].upper()
+            self.use_button.setText(self.tr("Use {p} instead").format(p=other))
+            self.use_button.setAccessibleName(self.tr("Use the {p} model, which passed its check").format(p=other))
+            intact = self.tr("The {p} model in the same folder is intact: you can use it now.").format(p=other)
+            self.details.setText("\n".join(t for t in (self.details.text(), intact) if t))
+        self.use_button.setVisible(bool(p.alternatives))
+        self.raw_details.setText(raw)
+        self.details_button.setVisible(bool(raw))
+        self._toggle_details(self.details_button.isChecked())
+        self.feedback.setText(
+            self.tr("Still no model — checked at {time}.").format(time=self.checked_at) if self.checked_at else ""
+        )
+        self.feedback.setVisible(bool(self.checked_at))
         self.details.setVisible(bool(self.details.text()))
         self.location.setVisible(bool(self.location.text()))
         self.open_button.setEnabled(bool(self.folder()))

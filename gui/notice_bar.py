@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QStyle, QToolButton, QWidget
 
 
 class NoticeBar(QFrame):
@@ -25,6 +27,12 @@ class NoticeBar(QFrame):
         self.label.setWordWrap(True)
         self.label.setForegroundRole(QPalette.ColorRole.ToolTipText)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.action_button = QPushButton(self)
+        self.action_button.setObjectName("noticeAction")
+        self.action_button.setAutoDefault(False)
+        self.action_button.clicked.connect(self._run_action)
+        self.action_button.hide()
+        self._action: Callable[[], object] | None = None
         self.close_button = QToolButton(self)
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
@@ -33,11 +41,17 @@ class NoticeBar(QFrame):
         layout.setContentsMargins(10, 6, 6, 6)
         layout.addWidget(icon)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.action_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         self._retranslate()
         self.hide()
 
-    def show_message(self, text: str) -> None:
+    def show_message(self, text: str, action: tuple[str, Callable[[], object]] | None = None) -> None:
+        """Add `text`; `action` (label, callback) puts one button beside it, e.g. "Copy path"."""
+        if action is not None:
+            self._action = action[1]
+            self.action_button.setText(action[0])
+            self.action_button.show()
         if text not in self._messages:
             self._messages.append(text)
         self.label.setText("\n".join(self._messages))
@@ -47,7 +61,13 @@ class NoticeBar(QFrame):
     def messages(self) -> list[str]:
         return list(self._messages)
 
+    def _run_action(self) -> None:
+        if self._action is not None:
+            self._action()
+
     def dismiss(self) -> None:
+        self._action = None
+        self.action_button.hide()
         self._messages.clear()
         self.label.clear()
         self.hide()

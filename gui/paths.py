@@ -20,7 +20,7 @@ def config_dir() -> Path:
 
 
 def state_dir() -> Path:
-    """Folder holding the autosaved source text."""
+    """Folder holding the autosaved source text and the last finished translation."""
     override = os.environ.get("QIAO_STATE_DIR")
     return Path(override) if override else Path(user_state_dir(APP_NAME, appauthor=False))
 
@@ -31,3 +31,8 @@ def settings_file() -> Path:
 
 def autosave_file() -> Path:
     return state_dir() / "source.txt"
+
+
+def last_translation_file() -> Path:
+    """The last finished translation, kept beside the source it belongs to (see gui.last_translation)."""
+    return state_dir() / "translation.json"

@@ -26,6 +26,8 @@ class Key(Enum):
     PRECISION = "engine/precision"
     SCRIPT = "engine/script"
     BEAMS = "engine/beams"
+    JOIN_WRAPPED_LINES = "engine/join_wrapped_lines"
+    NORMALIZE_PUNCTUATION = "engine/normalize_punctuation"
     THREADS = "engine/threads"
     LIVE_TRANSLATE = "editor/live_translate"
     LIVE_DELAY_MS = "editor/live_delay_ms"
@@ -52,6 +54,8 @@ SPECS: dict[Key, Spec] = {
     Key.PRECISION: Spec(str, "int8", ("int8", "fp32")),
     Key.SCRIPT: Spec(str, "hans", ("hans", "hant")),
     Key.BEAMS: Spec(int, 0, BEAM_CHOICES),
+    Key.JOIN_WRAPPED_LINES: Spec(bool, True),
+    Key.NORMALIZE_PUNCTUATION: Spec(bool, True),
     Key.THREADS: Spec(int, 0, minimum=0, maximum=MAX_THREADS),  # 0 = automatic
     Key.LIVE_TRANSLATE: Spec(bool, False),
     Key.LIVE_DELAY_MS: Spec(int, 700, minimum=200, maximum=5000),
@@ -63,6 +67,24 @@ SPECS: dict[Key, Spec] = {
     Key.SPLITTER_STATE: Spec(bytes, b""),
 }
 
+# What a person calls each setting (the Settings dialog's wording), for notices; never the raw INI key.
+LABELS: dict[Key, str] = {
+    Key.PRECISION: QT_TRANSLATE_NOOP("Settings", "Precision"),
+    Key.SCRIPT: QT_TRANSLATE_NOOP("Settings", "Chinese script"),
+    Key.BEAMS: QT_TRANSLATE_NOOP("Settings", "Quality"),
+    Key.JOIN_WRAPPED_LINES: QT_TRANSLATE_NOOP("Settings", "Join lines broken by wrapping"),
+    Key.NORMALIZE_PUNCTUATION: QT_TRANSLATE_NOOP("Settings", "Normalise punctuation"),
+    Key.THREADS: QT_TRANSLATE_NOOP("Settings", "Threads"),
+    Key.LIVE_TRANSLATE: QT_TRANSLATE_NOOP("Settings", "Translate as you type"),
+    Key.LIVE_DELAY_MS: QT_TRANSLATE_NOOP("Settings", "Delay"),
+    Key.FONT_SIZE: QT_TRANSLATE_NOOP("Settings", "Text size"),
+    Key.UI_LANGUAGE: QT_TRANSLATE_NOOP("Settings", "Interface language"),
+    Key.THEME: QT_TRANSLATE_NOOP("Settings", "Appearance"),
+    Key.STACKED: QT_TRANSLATE_NOOP("Settings", "Stacked layout"),
+    Key.WINDOW_GEOMETRY: QT_TRANSLATE_NOOP("Settings", "Window size and position"),
+    Key.SPLITTER_STATE: QT_TRANSLATE_NOOP("Settings", "Pane sizes"),
+}
+
 _CORRUPT = QT_TRANSLATE_NOOP(
     "Settings", "Your settings file could not be read, so Qiao started with the default settings."
 )
@@ -71,7 +93,9 @@ _CORRUPT_KEPT = QT_TRANSLATE_NOOP(
     "Your settings file could not be read, so Qiao started with the default settings. "
     "The unreadable file was kept as {path}.",
 )
-_INVALID_VALUE = QT_TRANSLATE_NOOP("Settings", "The setting “{key}” had an invalid value and was reset to its default.")
+_INVALID_VALUE = QT_TRANSLATE_NOOP(
+    "Settings", "The setting “{name}” had an invalid value ({value}) and was reset to its default."
+)
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
@@ -134,10 +158,26 @@ def _looks_corrupt(path: Path, qsettings: QSettings) -> bool:
     return bool(meaningful) and not qsettings.allKeys()
 
 
+def label(key: Key) -> str:
+    """The setting's name in the interface language."""
+    return QCoreApplication.translate("Settings", LABELS[key])
+
+
+def _shown_value(raw: Any) -> str:
+    text = bytes(raw.data()).decode("utf-8", "replace") if isinstance(raw, QByteArray) else str(raw)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 class Settings(QObject):
-    """The app's settings file; emits `changed(Key)` whenever a value really changes."""
+    """The app's settings file; emits `changed(Key)` whenever a value really changes.
+
+    Every stored value is validated when the file is opened, so an invalid one is reported at start-up even if the
+    key is read only later (precision and quality are read after the window shows its first notices).
+    `noticed` fires for a notice found after that.
+    """
 
     changed = Signal(object)
+    noticed = Signal()
 
     def __init__(self, path: str | Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -148,6 +188,8 @@ class Settings(QObject):
         self._qs = QSettings(str(self.path), QSettings.Format.IniFormat)
         if _looks_corrupt(self.path, self._qs):
             self._move_aside()
+        for key in Key:
+            self.get(key)
 
     def _move_aside(self) -> None:
         backup = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -175,7 +217,8 @@ class Settings(QObject):
         except (ValueError, TypeError):
             if key not in self._reported:
                 self._reported.add(key)
-                self.notices.append((_INVALID_VALUE, {"key": key.value}))
+                self.notices.append((_INVALID_VALUE, {"key": key.value, "value": _shown_value(raw)}))
+                self.noticed.emit()
             self._qs.remove(key.value)
             return spec.default
 
@@ -203,4 +246,9 @@ class Settings(QObject):
     def take_notices(self) -> list[str]:
         """Notices for the user, each returned once."""
         notices, self.notices = self.notices, []
-        return [QCoreApplication.translate("Settings", text).format(**args) for text, args in notices]
+        out = []
+        for text, args in notices:
+            if "key" in args:  # worded with the setting's name in the language shown now
+                args = {**args, "name": label(Key(args["key"]))}
+            out.append(QCoreApplication.translate("Settings", text).format(**args))
+        return out

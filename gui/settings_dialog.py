@@ -1,7 +1,8 @@
 """Preferences: precision, Chinese script, quality, threads, translate-as-you-type, font size, language, theme.
 
-Values are written to `Settings` only on OK; `Settings.changed` then tells the window, which applies each change
-at once (a precision switch reloads the model on the worker, no restart).
+Values are written to `Settings` only on OK, all together; `Settings.changed` then tells the window, which applies
+view changes at once and decides once, after the whole batch, whether the translation shown must be redone (a
+precision switch reloads the model on the worker, no restart).
 """
 
 from __future__ import annotations
@@ -60,6 +61,18 @@ class SettingsDialog(QDialog):
                 (default_label, 0),
             ],
         )
+        self.join_lines = QCheckBox(self.tr("&Join lines broken by wrapping"), self)
+        self.join_lines.setObjectName("joinLines")
+        self.join_lines.setAccessibleName(self.tr("Join lines broken by wrapping"))
+        self.join_lines.setToolTip(
+            self.tr("Text copied from a PDF or an e-mail often breaks sentences over lines; translate them whole.")
+        )
+        self.normalize = QCheckBox(self.tr("&Normalise punctuation (full-width between Chinese)"), self)
+        self.normalize.setObjectName("normalizePunctuation")
+        self.normalize.setAccessibleName(self.tr("Normalise punctuation"))
+        self.normalize.setToolTip(
+            self.tr("Write ！？，：； between Chinese characters; numbers, Latin text and web addresses stay.")
+        )
         if model is not None:  # offer only what the loaded bundle has
             self._limit(self.precision, model.available_precisions, self.tr("This model has no {v} files."))
             if model.scripts:
@@ -93,6 +106,8 @@ class SettingsDialog(QDialog):
         form.addRow(self._buddy(self.tr("&Precision:"), self.precision), self.precision)
         form.addRow(self._buddy(self.tr("Chinese &script:"), self.script), self.script)
         form.addRow(self._buddy(self.tr("&Quality:"), self.quality), self.quality)
+        form.addRow("", self.join_lines)
+        form.addRow("", self.normalize)
         form.addRow(self._buddy(self.tr("&Threads:"), self.threads), self.threads)
         form.addRow("", self.live)
         form.addRow(self._buddy(self.tr("&Delay:"), self.live_delay), self.live_delay)
@@ -149,6 +164,8 @@ class SettingsDialog(QDialog):
         self._select(self.precision, get(Key.PRECISION))
         self._select(self.script, get(Key.SCRIPT))
         self._select(self.quality, get(Key.BEAMS))
+        self.join_lines.setChecked(get(Key.JOIN_WRAPPED_LINES))
+        self.normalize.setChecked(get(Key.NORMALIZE_PUNCTUATION))
         self.threads.setValue(get(Key.THREADS))
         self.live.setChecked(get(Key.LIVE_TRANSLATE))
         self.live_delay.setValue(get(Key.LIVE_DELAY_MS))
@@ -166,6 +183,8 @@ class SettingsDialog(QDialog):
             Key.PRECISION: self.precision.currentData(),
             Key.SCRIPT: self.script.currentData(),
             Key.BEAMS: self.quality.currentData(),
+            Key.JOIN_WRAPPED_LINES: self.join_lines.isChecked(),
+            Key.NORMALIZE_PUNCTUATION: self.normalize.isChecked(),
             Key.THREADS: self.threads.value(),
             Key.LIVE_TRANSLATE: self.live.isChecked(),
             Key.LIVE_DELAY_MS: self.live_delay.value(),

@@ -21,10 +21,13 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from engine.errors import BundleError, ModelNotFoundError, QiaoError
+from engine.errors import BundleError, FileProblem, ModelNotFoundError, QiaoError
+from engine.options import TranslationOptions
 from engine.results import StreamEvent, Translation
 
 NO_MODEL = "no-model"  # translation_failed's message when no model is loaded (the window words it)
+INTERNAL = "internal-error: "  # prefix of translation_failed's message for an unexpected exception (raw detail after)
+PRECISIONS = ("int8", "fp32")
 FRAME_S = 1 / 60  # coalesce streamed text to about one UI update per frame
 
 
@@ -40,9 +43,8 @@ class TranslatorLike(Protocol):
     def translate(
         self,
         text: str,
+        options: TranslationOptions | None = None,
         *,
-        beams: int | None = None,
-        script: str = "hans",
         cancel: threading.Event | None = None,
         on_event: Callable[[StreamEvent], None] | None = None,
     ) -> Translation: ...
@@ -50,6 +52,7 @@ class TranslatorLike(Protocol):
 
 TranslatorFactory = Callable[[Path, str, "int | None"], TranslatorLike]
 Locator = Callable[["str | None"], Path]
+Verifier = Callable[[Path, str], object]  # raises BundleError when that precision of the bundle is not intact
 
 
 def default_factory(bundle_dir: Path, precision: str, threads: int | None) -> TranslatorLike:
@@ -69,6 +72,12 @@ def default_expected_dir() -> Path:
     from engine.locate import expected_bundle_dir
 
     return expected_bundle_dir()
+
+
+def default_verifier(bundle_dir: Path, precision: str) -> object:
+    from engine.manifest import verify_bundle
+
+    return verify_bundle(bundle_dir, precision)
 
 
 @dataclass(frozen=True)
@@ -92,18 +101,20 @@ class ModelProblem:
     """Why no model is usable, with what the user needs to fix it."""
 
     kind: str  # "missing" | "invalid" | "error"
-    message: str
+    message: str  # the engine's English wording (shown only under "Details")
     details: tuple[str, ...]  # places searched, or the manifest check's problems
     bundle_dir: str | None
     expected_dir: str
+    issues: tuple[FileProblem, ...] = ()  # structured problems, worded by the window in the interface language
+    precision: str = ""  # the precision that failed to load
+    alternatives: tuple[str, ...] = ()  # other precisions of the same bundle that passed their check
 
 
 @dataclass
 class _Request:
     id: int
     text: str
-    beams: int | None
-    script: str
+    options: TranslationOptions
 
 
 @dataclass
@@ -127,7 +138,8 @@ class TranslationWorker(QObject):
     model_loading = Signal(str, str)  # kind ("load" | "switch"), precision
     model_ready = Signal(object)  # ModelInfo
     model_failed = Signal(object)  # ModelProblem
-    error = Signal(str)  # a non-fatal problem (e.g. a precision the bundle lacks)
+    error = Signal(str)  # a non-fatal problem (e.g. a thread count the runtime refused)
+    switch_failed = Signal(str, object)  # precision asked for, ModelProblem; the previous precision still runs
     translation_started = Signal(int)
     translation_progress = Signal(int, str, int, int)  # id, new text (coalesced), sentences done, total
     translation_finished = Signal(int, object)  # id, engine.results.Translation
@@ -139,11 +151,13 @@ class TranslationWorker(QObject):
         factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
         expected_dir: Callable[[], Path] | None = None,
+        verifier: Verifier | None = None,
     ) -> None:
         super().__init__()
         self._factory = factory or default_factory
         self._locator = locator or default_locator
         self._expected_dir = expected_dir or default_expected_dir
+        self._verifier = verifier or default_verifier
         self._translator: TranslatorLike | None = None
         self._bundle_dir: Path | None = None
         self._lock = threading.Lock()
@@ -183,10 +197,18 @@ class TranslationWorker(QObject):
             self._pending_threads = (threads,)
         self._wake.emit()
 
-    def translate(self, text: str, *, beams: int | None = None, script: str = "hans") -> int:
-        """Queue `text`, cancelling whatever runs or waits; returns the request id the signals will carry."""
+    def translate(
+        self, text: str, options: TranslationOptions | None = None, *, precision: str | None = None
+    ) -> int:
+        """Queue `text`, cancelling whatever runs or waits; returns the request id the signals will carry.
+
+        `precision`, when given, is switched to first, in the same step: a settings change that touches both the
+        precision and the options redoes the translation once, never the old request in the new precision.
+        """
         with self._lock:
-            request = _Request(next(self._ids), text, beams, script)
+            request = _Request(next(self._ids), text, options or TranslationOptions())
+            if precision is not None:
+                self._pending_precision = precision
             self._pending_request = request
             if self._running is not None:
                 self._running.superseded = True
@@ -253,6 +275,7 @@ class TranslationWorker(QObject):
         return lambda: self._load(model_dir, precision, threads)
 
     def _load(self, model_dir: str | None, precision: str, threads: int | None) -> None:
+        """Locate and load; whatever goes wrong, the window hears model_failed (never "Loading…" forever)."""
         self._translator = None
         self.model_loading.emit("load", precision)
         start = time.perf_counter()
@@ -264,22 +287,52 @@ class TranslationWorker(QObject):
         try:
             bundle = self._locator(model_dir)
             translator = self._factory(bundle, precision, threads)
-        except ModelNotFoundError as exc:
-            self.model_failed.emit(ModelProblem("missing", str(exc), tuple(exc.searched), None, expected))
+            self._translator = translator
+            self._bundle_dir = bundle
+            info = self._info(bundle, time.perf_counter() - start, switched=False)
+        except Exception as exc:  # an unreadable bundle or manifest must not kill the worker thread
+            self._translator = None
+            self.model_failed.emit(self._problem(exc, bundle, expected, precision))
             return
-        except BundleError as exc:
-            self.model_failed.emit(
-                ModelProblem("invalid", str(exc), tuple(exc.problems), str(exc.bundle_dir), expected)
+        self.model_ready.emit(info)
+
+    def _problem(self, exc: Exception, bundle: Path | None, expected: str, precision: str) -> ModelProblem:
+        if isinstance(exc, ModelNotFoundError):
+            return ModelProblem("missing", str(exc), tuple(exc.searched), None, expected, precision=precision)
+        if isinstance(exc, BundleError):
+            return ModelProblem(
+                "invalid",
+                str(exc),
+                tuple(exc.problems),
+                str(exc.bundle_dir),
+                expected,
+                issues=tuple(exc.issues),
+                precision=precision,
+                alternatives=self._intact_precisions(bundle, precision),
             )
-            return
-        except Exception as exc:  # an unreadable bundle must not kill the worker thread
-            self.model_failed.emit(
-                ModelProblem("error", f"{type(exc).__name__}: {exc}", (), str(bundle) if bundle else None, expected)
-            )
-            return
-        self._translator = translator
-        self._bundle_dir = bundle
-        self.model_ready.emit(self._info(bundle, time.perf_counter() - start, switched=False))
+        return ModelProblem(
+            "error",
+            f"{type(exc).__name__}: {exc}",
+            (),
+            str(bundle) if bundle else None,
+            expected,
+            precision=precision,  # no alternative offered: nothing says the other precision would load
+        )
+
+    def _intact_precisions(self, bundle: Path | None, failed: str) -> tuple[str, ...]:
+        """The other precisions of this bundle that pass their check, to offer instead of the broken one."""
+        if bundle is None:
+            return ()
+        intact = []
+        for other in PRECISIONS:
+            if other == failed:
+                continue
+            try:
+                self._verifier(bundle, other)
+            except Exception:  # any failure means "not offered"
+                continue
+            intact.append(other)
+        return tuple(intact)
 
     def _info(self, bundle: Path | None, seconds: float, *, switched: bool) -> ModelInfo:
         tr = self._translator
@@ -311,10 +364,11 @@ class TranslationWorker(QObject):
         start = time.perf_counter()
         try:
             tr.set_precision(precision)
-        except Exception as exc:
-            self.error.emit(str(exc))
+            info = self._info(self._bundle_dir, time.perf_counter() - start, switched=True)
+        except Exception as exc:  # the translator keeps the graphs it had; the window says so
+            self.switch_failed.emit(precision, self._problem(exc, self._bundle_dir, "", precision))
             return
-        self.model_ready.emit(self._info(self._bundle_dir, time.perf_counter() - start, switched=True))
+        self.model_ready.emit(info)
 
     def _job_threads(self, threads: int | None) -> Callable[[], None]:
         def run() -> None:
@@ -357,16 +411,14 @@ class TranslationWorker(QObject):
                 flush()
 
         try:
-            result = tr.translate(
-                request.text, beams=request.beams, script=request.script, cancel=running.cancel, on_event=on_event
-            )
+            result = tr.translate(request.text, request.options, cancel=running.cancel, on_event=on_event)
         except QiaoError as exc:
             if not running.superseded:
                 self.translation_failed.emit(request.id, str(exc))
             return
-        except Exception as exc:
+        except Exception as exc:  # a bug, not the user's doing: the window words it and keeps the detail aside
             if not running.superseded:
-                self.translation_failed.emit(request.id, f"{type(exc).__name__}: {exc}")
+                self.translation_failed.emit(request.id, f"{INTERNAL}{type(exc).__name__}: {exc}")
             return
         flush()
         if not running.superseded:
@@ -381,10 +433,11 @@ class WorkerThread:
         factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
         expected_dir: Callable[[], Path] | None = None,
+        verifier: Verifier | None = None,
     ) -> None:
         self.thread = QThread()
         self.thread.setObjectName("qiao-engine")
-        self.worker = TranslationWorker(factory, locator, expected_dir)
+        self.worker = TranslationWorker(factory, locator, expected_dir, verifier)
         self.worker.moveToThread(self.thread)
         self.thread.start()
 

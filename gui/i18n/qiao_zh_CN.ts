@@ -39,14 +39,6 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <source>Qiao — English to Chinese</source>
-        <translation>桥 — 英译中</translation>
-    </message>
-    <message>
-        <source>&amp;English</source>
-        <translation>英文(&amp;E)</translation>
-    </message>
-    <message>
         <source>Chinese (Traditional)</source>
         <translation>中文（繁体）</translation>
     </message>
@@ -99,7 +91,15 @@
         <translation>取消翻译</translation>
     </message>
     <message>
-        <source>Translate as you &amp;type</source>
+        <source>English to Chinese</source>
+        <translation>英译中</translation>
+    </message>
+    <message>
+        <source>E&amp;nglish</source>
+        <translation>英文(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Translate as you t&amp;ype</source>
         <translation>边输入边翻译(&amp;Y)</translation>
     </message>
     <message>
@@ -195,7 +195,7 @@
         <translation>放大文字(&amp;L)</translation>
     </message>
     <message>
-        <source>&amp;Smaller text</source>
+        <source>S&amp;maller text</source>
         <translation>缩小文字(&amp;M)</translation>
     </message>
     <message>
@@ -203,8 +203,28 @@
         <translation>关于桥(&amp;A)</translation>
     </message>
     <message>
+        <source>No file manager could open the model folder. Open it yourself: {path}</source>
+        <translation>没有文件管理器能打开模型文件夹。请自行打开：{path}</translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <source>Using the {p} model because the {broken} model is damaged; the Precision setting is now {p}.</source>
+        <translation>{broken} 模型已损坏，正在使用 {p} 模型；“精度”设置已改为 {p}。</translation>
+    </message>
+    <message>
         <source>No translation model: see the message above.</source>
         <translation>没有翻译模型：请查看上方的说明。</translation>
+    </message>
+    <message>
+        <source>Could not switch to {p}: {why} Still using {old}.</source>
+        <translation>无法切换到 {p}：{why} 仍在使用 {old}。</translation>
+    </message>
+    <message>
+        <source>Still using {p}.</source>
+        <translation>仍在使用 {p}。</translation>
     </message>
     <message>
         <source>Nothing to translate: type or paste English text on the left.</source>
@@ -227,6 +247,10 @@
         <translation>翻译失败。</translation>
     </message>
     <message>
+        <source>Translation failed because of an unexpected error in the engine. Try again; if it keeps failing, build or download the model again.</source>
+        <translation>翻译引擎出现意外错误，翻译失败。请重试；如果一直失败，请重新构建或下载模型。</translation>
+    </message>
+    <message>
         <source>Translation failed: {error}</source>
         <translation>翻译失败：{error}</translation>
     </message>
@@ -237,6 +261,81 @@
     <message>
         <source>Translation copied to the clipboard.</source>
         <translation>译文已复制到剪贴板。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelProblem</name>
+    <message>
+        <source>The file {file} is missing.</source>
+        <translation>缺少文件 {file}。</translation>
+    </message>
+    <message>
+        <source>The file {file} has the wrong size: it is incomplete or was replaced.</source>
+        <translation>文件 {file} 的大小不对：文件不完整或已被替换。</translation>
+    </message>
+    <message>
+        <source>The file {file} is damaged: its contents are not what the model lists.</source>
+        <translation>文件 {file} 已损坏：其内容与模型清单中记录的不一致。</translation>
+    </message>
+    <message>
+        <source>The file {file} cannot be read.</source>
+        <translation>无法读取文件 {file}。</translation>
+    </message>
+    <message>
+        <source>The file {file} points outside the model folder, which Qiao does not allow.</source>
+        <translation>文件 {file} 指向模型文件夹之外，桥不允许这样做。</translation>
+    </message>
+    <message>
+        <source>{file} is not an ordinary file.</source>
+        <translation>{file} 不是普通文件。</translation>
+    </message>
+    <message>
+        <source>The file {file} is used by the model but not listed (and checked) in its manifest.</source>
+        <translation>模型用到了文件 {file}，但它没有列在清单中（因而未经校验）。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s description (manifest.json) is invalid.</source>
+        <translation>模型的描述文件（manifest.json）无效。</translation>
+    </message>
+    <message>
+        <source>The model was made for a different version of Qiao.</source>
+        <translation>该模型是为其他版本的桥制作的。</translation>
+    </message>
+    <message>
+        <source>This model does not include the precision you chose.</source>
+        <translation>该模型不包含你选择的精度。</translation>
+    </message>
+    <message>
+        <source>The file {file} is damaged: it passes its check but cannot be loaded.</source>
+        <translation>文件 {file} 已损坏：它通过了校验，但无法加载。</translation>
+    </message>
+    <message>
+        <source>A file of the model is missing.</source>
+        <translation>模型缺少一个文件。</translation>
+    </message>
+    <message>
+        <source>The model is damaged: it cannot be loaded.</source>
+        <translation>模型已损坏，无法加载。</translation>
+    </message>
+    <message>
+        <source>The model cannot be read.</source>
+        <translation>无法读取模型。</translation>
+    </message>
+    <message>
+        <source>The model failed its check.</source>
+        <translation>模型未通过校验。</translation>
+    </message>
+    <message>
+        <source>Build or download the model again, then press Try again.</source>
+        <translation>请重新构建或下载模型，然后点击“重试”。</translation>
+    </message>
+    <message>
+        <source>Build or download the model again, or update Qiao, then press Try again.</source>
+        <translation>请重新构建或下载模型，或者更新桥，然后点击“重试”。</translation>
+    </message>
+    <message>
+        <source>Qiao found a model but could not start it because of an unexpected error. Build or download the model again; if that does not help, please report the details below.</source>
+        <translation>桥找到了模型，但因意外错误无法启动它。请重新构建或下载模型；如果仍然不行，请报告下面的详细信息。</translation>
     </message>
 </context>
 <context>
@@ -264,6 +363,14 @@
     <message>
         <source>Look for the model again</source>
         <translation>重新查找模型</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详细信息</translation>
+    </message>
+    <message>
+        <source>Show the technical details</source>
+        <translation>显示技术细节</translation>
     </message>
     <message>
         <source>Model problem</source>
@@ -298,16 +405,24 @@
         <translation>……另有 {n} 项</translation>
     </message>
     <message>
-        <source>Problems found:</source>
-        <translation>发现的问题：</translation>
+        <source>Use {p} instead</source>
+        <translation>改用 {p}</translation>
+    </message>
+    <message>
+        <source>Use the {p} model, which passed its check</source>
+        <translation>使用已通过校验的 {p} 模型</translation>
+    </message>
+    <message>
+        <source>The {p} model in the same folder is intact: you can use it now.</source>
+        <translation>同一文件夹中的 {p} 模型完好无损，现在就可以使用。</translation>
+    </message>
+    <message>
+        <source>Still no model — checked at {time}.</source>
+        <translation>仍然没有模型——检查于 {time}。</translation>
     </message>
     <message>
         <source>The translation model could not be loaded</source>
         <translation>无法加载翻译模型</translation>
-    </message>
-    <message>
-        <source>Qiao found a model but could not start it:</source>
-        <translation>桥找到了模型，但无法启动它：</translation>
     </message>
     <message>
         <source>Qiao could not look for the model:</source>
@@ -330,7 +445,86 @@
     </message>
 </context>
 <context>
+    <name>SessionStore</name>
+    <message>
+        <source>Restored</source>
+        <translation>已恢复</translation>
+    </message>
+    <message>
+        <source>Out of date</source>
+        <translation>已过时</translation>
+    </message>
+    <message>
+        <source>The translation from {when} was restored; it matches the English and the settings.</source>
+        <translation>已恢复 {when} 的译文；它与英文原文和当前设置一致。</translation>
+    </message>
+    <message>
+        <source>This translation is from {when}; the English or the settings changed since. Press Translate to update it.</source>
+        <translation>此译文来自 {when}；此后英文原文或设置已更改。请按“翻译”更新译文。</translation>
+    </message>
+    <message>
+        <source>Your text is not being saved: Qiao cannot write to {folder} ({reason}). It keeps trying; until then, keep a copy of your text elsewhere.</source>
+        <translation>您的文本未能保存：Qiao 无法写入 {folder}（{reason}）。Qiao 会继续尝试；在此之前，请将文本另存一份。</translation>
+    </message>
+</context>
+<context>
     <name>Settings</name>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Chinese script</source>
+        <translation>中文字形</translation>
+    </message>
+    <message>
+        <source>Quality</source>
+        <translation>质量</translation>
+    </message>
+    <message>
+        <source>Join lines broken by wrapping</source>
+        <translation>合并因换行断开的句子</translation>
+    </message>
+    <message>
+        <source>Normalise punctuation</source>
+        <translation>规范标点</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>线程数</translation>
+    </message>
+    <message>
+        <source>Translate as you type</source>
+        <translation>边输入边翻译</translation>
+    </message>
+    <message>
+        <source>Delay</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>Text size</source>
+        <translation>文字大小</translation>
+    </message>
+    <message>
+        <source>Interface language</source>
+        <translation>界面语言</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Stacked layout</source>
+        <translation>上下排列</translation>
+    </message>
+    <message>
+        <source>Window size and position</source>
+        <translation>窗口大小和位置</translation>
+    </message>
+    <message>
+        <source>Pane sizes</source>
+        <translation>窗格大小</translation>
+    </message>
     <message>
         <source>Your settings file could not be read, so Qiao started with the default settings.</source>
         <translation>无法读取您的设置文件，桥已使用默认设置启动。</translation>
@@ -340,8 +534,8 @@
         <translation>无法读取您的设置文件，桥已使用默认设置启动。无法读取的文件已保留为 {path}。</translation>
     </message>
     <message>
-        <source>The setting “{key}” had an invalid value and was reset to its default.</source>
-        <translation>设置项“{key}”的值无效，已恢复为默认值。</translation>
+        <source>The setting “{name}” had an invalid value ({value}) and was reset to its default.</source>
+        <translation>设置“{name}”的值无效（{value}），已恢复为默认值。</translation>
     </message>
 </context>
 <context>
@@ -401,6 +595,30 @@
     <message>
         <source>Best (6 beams, slowest)</source>
         <translation>最佳（6 束，最慢）</translation>
+    </message>
+    <message>
+        <source>&amp;Join lines broken by wrapping</source>
+        <translation>合并因换行断开的句子(&amp;J)</translation>
+    </message>
+    <message>
+        <source>Join lines broken by wrapping</source>
+        <translation>合并因换行断开的句子</translation>
+    </message>
+    <message>
+        <source>Text copied from a PDF or an e-mail often breaks sentences over lines; translate them whole.</source>
+        <translation>从 PDF 或电子邮件复制的文字常把一句话断成几行；合并后按整句翻译。</translation>
+    </message>
+    <message>
+        <source>&amp;Normalise punctuation (full-width between Chinese)</source>
+        <translation>规范标点（中文之间用全角）(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Normalise punctuation</source>
+        <translation>规范标点</translation>
+    </message>
+    <message>
+        <source>Write ！？，：； between Chinese characters; numbers, Latin text and web addresses stay.</source>
+        <translation>中文字符之间使用全角！？，：；；数字、拉丁文字和网址保持不变。</translation>
     </message>
     <message>
         <source>This model has no {v} files.</source>

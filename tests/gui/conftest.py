@@ -108,6 +108,7 @@ def make_window(qtbot, tmp_path: Path, settings) -> Iterator[Callable]:
             translator_factory=factory,
             locator=locator,
             expected_dir=lambda: tmp_path / "data" / "Qiao" / "models" / "opus-mt-en-zh",
+            verifier=getattr(factory, "verify", None),
         )
         qtbot.addWidget(window)
         windows.append(window)

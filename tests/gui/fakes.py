@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import BundleError, ModelNotFoundError
+from engine.errors import BundleError, FileProblem, ModelNotFoundError
+from engine.options import TranslationOptions
 from engine.results import StreamEvent, Translation, TranslationStats
 
 WORDS = {
@@ -83,6 +84,7 @@ class FakeTranslator:
         self.calls: list[dict] = []
         self.threads_seen: set[int] = {threading.get_ident()}
         self.precision_switches: list[str] = []
+        self.fail_for: dict[str, Exception] = {}
 
     @property
     def precision(self) -> str:
@@ -91,6 +93,8 @@ class FakeTranslator:
     def set_precision(self, precision: str) -> None:
         if precision not in self.available_precisions:
             raise ValueError(f"unknown precision {precision!r}")
+        if precision in self.fail_for:
+            raise self.fail_for[precision]
         self.threads_seen.add(threading.get_ident())
         self.precision_switches.append(precision)
         self._precision = precision
@@ -102,14 +106,17 @@ class FakeTranslator:
     def translate(
         self,
         text: str,
+        options: TranslationOptions | None = None,
         *,
-        beams: int | None = None,
-        script: str = "hans",
         cancel: threading.Event | None = None,
         on_event: Callable[[StreamEvent], None] | None = None,
     ) -> Translation:
         self.threads_seen.add(threading.get_ident())
-        self.calls.append({"text": text, "beams": beams, "script": script, "precision": self._precision})
+        options = options or TranslationOptions()
+        beams, script = options.beams, options.script
+        self.calls.append(
+            {"text": text, "beams": beams, "script": script, "precision": self._precision, "options": options}
+        )
         start = time.perf_counter()
         if not text.strip():
             return Translation(text="", stats=self._stats(start, None, 0, 0, beams))
@@ -166,13 +173,18 @@ class FakeFactory:
         load_delay: float = 0.0,
         gate: threading.Event | None = None,
         fail: Exception | None = None,
+        fail_for: dict[str, Exception] | None = None,
+        manifest: object | None = None,
     ) -> None:
         self.token_delay = token_delay
         self.load_delay = load_delay
         self.gate = gate
         self.fail = fail
+        self.fail_for = dict(fail_for or {})  # precision -> what loading (or verifying) it raises
+        self.manifest = manifest
         self.built: list[FakeTranslator] = []
         self.load_threads: list[int] = []
+        self.verified: list[str] = []
 
     def __call__(self, bundle_dir: Path, precision: str, threads: int | None) -> FakeTranslator:
         self.load_threads.append(threading.get_ident())
@@ -180,9 +192,22 @@ class FakeFactory:
             time.sleep(self.load_delay)
         if self.fail is not None:
             raise self.fail
+        if precision in self.fail_for:
+            raise self.fail_for[precision]
         tr = FakeTranslator(bundle_dir, precision, threads, token_delay=self.token_delay, gate=self.gate)
+        tr.fail_for = self.fail_for
+        if self.manifest is not None:
+            tr.manifest = self.manifest
         self.built.append(tr)
         return tr
+
+    def verify(self, bundle_dir: Path, precision: str) -> None:
+        """The worker's verifier: as engine.manifest.verify_bundle, raises for a precision that is not intact."""
+        self.verified.append(precision)
+        if self.fail is not None:
+            raise self.fail
+        if precision in self.fail_for:
+            raise self.fail_for[precision]
 
     @property
     def translator(self) -> FakeTranslator:
@@ -205,5 +230,15 @@ def missing_locator(searched: list[str]) -> Callable[[str | None], Path]:
     return locate
 
 
-def bundle_error(bundle_dir: str, problems: list[str]) -> BundleError:
+def bundle_error(bundle_dir: str, problems: list[str | FileProblem]) -> BundleError:
     return BundleError(bundle_dir, problems)
+
+
+class BrokenManifest:
+    """A manifest whose fields raise as a malformed manifest.json does (`model` a string, or no `id`)."""
+
+    def __init__(self, exc: Exception) -> None:
+        self._exc = exc
+
+    def __getattr__(self, name: str) -> object:
+        raise self._exc

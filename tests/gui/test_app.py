@@ -26,6 +26,7 @@ def _close_when_ready(seen: dict) -> None:
     if windows and windows[0].model is not None:
         seen["window"] = windows[0]
         seen["title"] = windows[0].windowTitle()
+        seen["display_name"] = QApplication.applicationDisplayName()
         windows[0].source.setPlainText("Thank you very much.")
         windows[0].translate()
         QTimer.singleShot(300, windows[0].close)
@@ -38,7 +39,8 @@ def test_run_opens_the_window_translates_and_exits_cleanly(qtbot, private_dirs):
     seen: dict = {}
     QTimer.singleShot(0, lambda: _close_when_ready(seen))
     assert gui_app.run(str(TINY_BUNDLE)) == 0
-    assert seen["title"] == "Qiao — English to Chinese"
+    # Qt shows "<title> — <display name>": the title itself must not say "Qiao" again ("Qiao — … — Qiao")
+    assert seen["display_name"] == "Qiao" and seen["title"] == "English to Chinese"
     assert seen["window"].model.bundle_dir == str(TINY_BUNDLE)
     assert seen["window"].target.toPlainText() == "非常感谢。"
     assert not seen["window"].engine.thread.isRunning(), "closing stops the engine thread"

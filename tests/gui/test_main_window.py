@@ -369,14 +369,20 @@ def test_try_again_loads_a_model_that_has_since_appeared(qtbot, make_window, tmp
 def test_corrupt_model_window_lists_the_problems(qtbot, make_window, tmp_path):
     from fakes import bundle_error
 
+    from engine.errors import FileProblem
+
     broken = str(tmp_path / "bundle")
-    factory = FakeFactory(fail=bundle_error(broken, ["decoder.onnx: size 12 != 31415926", "manifest.json: bad"]))
-    window = make_window(factory, wait_ready=False)
+    issues = [FileProblem("size", "fp32/decoder.onnx", "fp32/decoder.onnx: size 12 != 31415926"), "manifest.json: bad"]
+    window = make_window(FakeFactory(fail=bundle_error(broken, issues)), wait_ready=False)
     qtbot.waitUntil(lambda: window.problem is not None, timeout=5000)
     panel = window.model_panel
     assert panel.title.text() == "The translation model failed its check"
     assert panel.location.text() == broken
-    assert "decoder.onnx: size 12 != 31415926" in panel.details.text()
+    assert "The file fp32/decoder.onnx has the wrong size" in panel.details.text()
+    assert "Build or download the model again" in panel.details.text()
+    assert "31415926" not in panel.details.text() and not panel.raw_details.isVisible(), "raw text only in Details"
+    panel.details_button.click()
+    assert panel.raw_details.isVisible() and "size 12 != 31415926" in panel.raw_details.text()
     assert panel.folder() == broken
 
 

@@ -60,7 +60,9 @@ def test_a_bad_value_falls_back_to_its_default_with_a_notice(tmp_path):
     assert s.get(Key.THREADS) == 0
     assert s.get(Key.FONT_SIZE) == 14, "good values in the same file are kept"
     notices = s.take_notices()
-    assert len(notices) == 2 and "engine/precision" in notices[0] and "engine/threads" in notices[1]
+    assert len(notices) == 2 and "“Precision”" in notices[0] and "“Threads”" in notices[1]
+    assert "fp16" in notices[0] and "lots" in notices[1], "the notice says which value was refused"
+    assert not any("engine/" in n for n in notices), "never the raw INI key"
     assert s.take_notices() == [], "each notice is shown once"
 
 

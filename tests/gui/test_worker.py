@@ -6,10 +6,11 @@ from __future__ import annotations
 import threading
 
 import pytest
-from fakes import FakeFactory, bundle_error, fake_translate_text, fixed_locator, missing_locator
+from fakes import BrokenManifest, FakeFactory, bundle_error, fake_translate_text, fixed_locator, missing_locator
 from PySide6.QtCore import QObject
 
 from engine.errors import ModelNotFoundError
+from engine.options import TranslationOptions
 from gui.worker import NO_MODEL, ModelInfo, ModelProblem, WorkerThread
 
 
@@ -41,6 +42,7 @@ class Recorder:
             "translation_progress",
             "translation_finished",
             "translation_failed",
+            "switch_failed",
         ):
             sink = _Sink(name, self)
             self.sinks.append(sink)
@@ -59,7 +61,8 @@ def engine_thread(tmp_path):
     threads: list[WorkerThread] = []
 
     def make(factory=None, locator=None) -> tuple[WorkerThread, Recorder]:
-        wt = WorkerThread(factory or FakeFactory(), locator or fixed_locator(tmp_path), lambda: tmp_path / "expected")
+        factory = factory or FakeFactory()
+        wt = WorkerThread(factory, locator or fixed_locator(tmp_path), lambda: tmp_path / "expected", factory.verify)
         threads.append(wt)
         return wt, Recorder(wt.worker)
 
@@ -80,12 +83,15 @@ def test_load_and_translate_run_on_the_worker_thread_and_signals_arrive_on_the_u
     wt, rec = engine_thread(factory)
     info = load(qtbot, wt, rec)
     assert info.precision == "int8" and info.default_beams == 4 and info.license == "CC-BY-4.0"
-    rid = wt.worker.translate("Hello world.", beams=2, script="hans")
+    options = TranslationOptions(beams=2, script="hans")
+    rid = wt.worker.translate("Hello world.", options)
     qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
     ((fid, result),) = rec.of("translation_finished")
     assert fid == rid and result.text == "你好世界。" and not result.cancelled
     tr = factory.translator
-    assert tr.calls == [{"text": "Hello world.", "beams": 2, "script": "hans", "precision": "int8"}]
+    assert tr.calls == [
+        {"text": "Hello world.", "beams": 2, "script": "hans", "precision": "int8", "options": options}
+    ]
     assert threading.get_ident() not in tr.threads_seen | set(factory.load_threads)
     assert rec.handler_threads == {rec.ui_thread}
 
@@ -217,3 +223,89 @@ def test_shutdown_mid_translation_stops_promptly(qtbot, engine_thread):
     wt.worker.translate(" ".join(["hello"] * 5000))
     qtbot.waitUntil(lambda: bool(rec.of("translation_progress")), timeout=5000)
     assert wt.shutdown(2000), "cancel must stop the engine within a decoder step"
+
+
+def test_options_travel_whole_to_the_translator(qtbot, engine_thread):
+    factory = FakeFactory()
+    wt, rec = engine_thread(factory)
+    load(qtbot, wt, rec)
+    options = TranslationOptions(beams=6, script="hant", join_wrapped_lines=False, normalize_punctuation=False)
+    wt.worker.translate("hello", options)
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
+    assert factory.translator.calls[0]["options"] == options
+    assert rec.of("translation_finished")[0][1].text == "你好"
+
+
+def test_translate_with_a_precision_switches_first_and_runs_only_the_new_request(qtbot, engine_thread):
+    gate = threading.Event()
+    factory = FakeFactory(gate=gate)
+    wt, rec = engine_thread(factory)
+    load(qtbot, wt, rec)
+    wt.worker.translate("hello world")
+    qtbot.waitUntil(lambda: len(factory.translator.calls) == 1, timeout=5000)
+    rid = wt.worker.translate("hello world", TranslationOptions(script="hant"), precision="fp32")
+    qtbot.waitUntil(lambda: len(factory.translator.calls) == 2, timeout=5000)
+    gate.set()
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
+    assert [(c["precision"], c["script"]) for c in factory.translator.calls] == [("int8", "hans"), ("fp32", "hant")]
+    assert [r[0] for r in rec.of("translation_finished")] == [rid], "the replaced request is not reported"
+
+
+def _hash_problem(precision: str):
+    from engine.errors import FileProblem
+
+    file = f"{precision}/decoder.onnx"
+    return bundle_error("/b", [FileProblem("hash", file, f"{file}: sha256 mismatch")])
+
+
+def test_a_broken_precision_reports_the_intact_one(qtbot, engine_thread):
+    factory = FakeFactory(fail_for={"int8": _hash_problem("int8")})
+    wt, rec = engine_thread(factory)
+    wt.worker.load(None, "int8", None)
+    qtbot.waitUntil(lambda: bool(rec.of("model_failed")), timeout=5000)
+    problem: ModelProblem = rec.of("model_failed")[0][0]
+    assert problem.kind == "invalid" and problem.precision == "int8"
+    assert problem.alternatives == ("fp32",) and factory.verified == ["fp32"]
+    assert [(i.kind, i.file) for i in problem.issues] == [("hash", "int8/decoder.onnx")]
+
+
+def test_no_alternative_when_every_precision_is_broken(qtbot, engine_thread):
+    factory = FakeFactory(fail_for={"int8": _hash_problem("int8"), "fp32": _hash_problem("fp32")})
+    wt, rec = engine_thread(factory)
+    wt.worker.load(None, "int8", None)
+    qtbot.waitUntil(lambda: bool(rec.of("model_failed")), timeout=5000)
+    assert rec.of("model_failed")[0][0].alternatives == ()
+
+
+@pytest.mark.parametrize(
+    "factory_kwargs",
+    [
+        {"fail": KeyError("id")},
+        {"fail": TypeError("string indices must be integers, not 'str'")},
+        {"manifest": BrokenManifest(KeyError("id"))},
+        {"manifest": BrokenManifest(TypeError("string indices must be integers, not 'str'"))},
+    ],
+    ids=["load-keyerror", "load-typeerror", "info-no-id", "info-model-is-a-string"],
+)
+def test_any_exception_while_loading_or_describing_the_model_is_reported(qtbot, engine_thread, factory_kwargs):
+    wt, rec = engine_thread(FakeFactory(**factory_kwargs))
+    wt.worker.load(None, "int8", None)
+    qtbot.waitUntil(lambda: bool(rec.of("model_failed")), timeout=5000)
+    problem: ModelProblem = rec.of("model_failed")[0][0]
+    assert problem.kind == "error" and not rec.of("model_ready")
+    assert problem.message.startswith(("KeyError", "TypeError"))
+    rid = wt.worker.translate("hello")
+    qtbot.waitUntil(lambda: bool(rec.of("translation_failed")), timeout=5000)
+    assert rec.of("translation_failed") == [(rid, NO_MODEL)], "the worker lives on and says there is no model"
+
+
+def test_a_failed_precision_switch_keeps_the_old_one_and_says_why(qtbot, engine_thread):
+    factory = FakeFactory()
+    wt, rec = engine_thread(factory)
+    load(qtbot, wt, rec)
+    factory.translator.fail_for["fp32"] = _hash_problem("fp32")
+    wt.worker.set_precision("fp32")
+    qtbot.waitUntil(lambda: bool(rec.of("switch_failed")), timeout=5000)
+    precision, problem = rec.of("switch_failed")[0]
+    assert precision == "fp32" and problem.issues[0].file == "fp32/decoder.onnx"
+    assert factory.translator.precision == "int8"

@@ -1,0 +1,206 @@
+"""What the window keeps on disk between runs: the English (autosave) and the last finished Chinese.
+
+Kept out of `MainWindow` so the window only says when (start, edits, a finished translation, close); this module
+decides what is written, what comes back at start, and tells the user once when their text cannot be saved.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, Slot
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QPlainTextEdit
+
+from engine.results import Translation
+from gui.autosave import Autosave
+from gui.last_translation import LastTranslation, SavedTranslation
+from gui.settings import Key, Settings
+
+if TYPE_CHECKING:
+    from gui.main_window import MainWindow
+
+TRANSLATION_FILE = "translation.json"
+# Settings that change what a translation says (the later ones only where this version of Settings has them).
+OPTION_KEYS = ("PRECISION", "SCRIPT", "BEAMS", "JOIN_WRAPPED_LINES", "NORMALIZE_PUNCTUATION")
+
+
+def translation_options(settings: Settings) -> dict[str, object]:
+    """The settings a saved translation must share with the current ones to be shown as current."""
+    keys = (getattr(Key, name, None) for name in OPTION_KEYS)
+    return {key.name.lower(): settings.get(key) for key in keys if key is not None}
+
+
+class SourceText:
+    """`editor.toPlainText()`, copied once per change: the autosave, the word count and others share one copy
+    (each copy of a 20 MB document costs ~0.1 s on the UI thread)."""
+
+    def __init__(self, editor: QPlainTextEdit) -> None:
+        self._editor = editor
+        self._text: str | None = None
+        editor.document().contentsChanged.connect(self._invalidate)
+
+    def _invalidate(self) -> None:
+        self._text = None
+
+    def __call__(self) -> str:
+        if self._text is None:
+            self._text = self._editor.toPlainText()
+        return self._text
+
+
+class SessionStore(QObject):
+    """Autosave of the source, the last translation's file, and their restore at start."""
+
+    def __init__(self, window: MainWindow, autosave_path: str | Path) -> None:
+        super().__init__(window)
+        self.window = window
+        self.text = SourceText(window.source)
+        self.translation = LastTranslation(Path(autosave_path).with_name(TRANSLATION_FILE))
+        self.autosave = Autosave(autosave_path, self.text, self, companions=[self.translation.path])
+        self.autosave.failed.connect(self._save_failed)
+        self.autosave.recovered.connect(self._save_recovered)
+        self._warned = False
+        self.restored: SavedTranslation | None = None  # the translation brought back at start, while still shown
+        self.restored_current = False
+        self._retranslate_when_ready = False
+
+    # ---- start ---------------------------------------------------------------------------------------------
+
+    def restore_source(self) -> None:
+        """Put last session's English back: no undo history for it (setPlainText's undo copy of 20 MB is waste)."""
+        restored = self.autosave.load()
+        if not restored:
+            return
+        editor = self.window.source
+        editor.setUndoRedoEnabled(False)
+        editor.setPlainText(restored)
+        editor.setUndoRedoEnabled(True)
+        editor.moveCursor(QTextCursor.MoveOperation.End)
+
+    def start(self) -> None:
+        """Once the worker's signals are wired: follow translations and bring back the last one."""
+        worker = self.window.engine.worker
+        worker.translation_finished.connect(self._translation_finished)  # after the window's own slot
+        worker.translation_started.connect(self._forget_restored)
+        worker.model_ready.connect(self._model_ready)
+        self.window.target.textChanged.connect(self._target_changed)
+        self._restore_translation()
+
+    def _restore_translation(self) -> None:
+        source = self.text()
+        saved = self.translation.load() if source.strip() else None
+        if saved is None or not saved.target:
+            return
+        window = self.window
+        self.restored = saved
+        self.restored_current = saved.matches(source, translation_options(window.settings))
+        window.target.setPlainText(saved.target)
+        if self.restored_current:
+            # As if it had just finished: a settings change now re-translates it, as it would a fresh result.
+            window._last_translated = source
+            window.last_result = Translation(text=saved.target)
+            if hasattr(window, "_shown") and hasattr(window, "_options"):
+                window._shown = (source, window._options(), window.settings.get(Key.PRECISION))
+        else:
+            # The English (or a setting) changed after this was translated. Show it marked as out of date rather
+            # than re-translate unasked: a long document takes minutes and its old translation may be all the
+            # user needs now. With translate-as-you-type on, the user asked for exactly that: do it once ready.
+            self._retranslate_when_ready = bool(window.settings.get(Key.LIVE_TRANSLATE))
+        self._show_mark()
+
+    def restored_label(self) -> str:
+        """The note beside the Chinese heading: one word, so it never widens the pane."""
+        if self.restored is None:
+            return ""
+        if self.restored_current:
+            return QCoreApplication.translate("SessionStore", "Restored")
+        return QCoreApplication.translate("SessionStore", "Out of date")
+
+    def restored_message(self) -> str:
+        """What the note means, with when: the status line says it once the model is ready; also the tooltip."""
+        saved = self.restored
+        if saved is None:
+            return ""
+        finished = QDateTime.fromMSecsSinceEpoch(round(saved.finished_at * 1000))
+        locale = QLocale()
+        if finished.date() == QDateTime.currentDateTime().date():
+            when = locale.toString(finished.time(), QLocale.FormatType.ShortFormat)
+        else:
+            when = locale.toString(finished, QLocale.FormatType.ShortFormat)
+        if self.restored_current:
+            text = QCoreApplication.translate(
+                "SessionStore", "The translation from {when} was restored; it matches the English and the settings."
+            )
+        else:
+            text = QCoreApplication.translate(
+                "SessionStore",
+                "This translation is from {when}; the English or the settings changed since. "
+                "Press Translate to update it.",
+            )
+        return text.format(when=when)
+
+    def _show_mark(self) -> None:
+        info = self.window.target_pane.info
+        info.setText(self.restored_label())
+        info.setToolTip(self.restored_message())
+        info.setAccessibleName(info.text())
+        info.setAccessibleDescription(info.toolTip())
+
+    @Slot()
+    def _model_ready(self) -> None:
+        self.window.engine.worker.model_ready.disconnect(self._model_ready)  # only the first load matters here
+        if self.restored is None:
+            return
+        if self._retranslate_when_ready:
+            self.window.translate()
+            return
+        loaded = self.window._status
+        self.window._show_status(lambda: f"{loaded()} · {self.restored_message()}")
+
+    @Slot()
+    def _forget_restored(self) -> None:
+        if self.restored is not None:
+            self.restored = None
+            self._retranslate_when_ready = False
+            info = self.window.target_pane.info
+            info.clear()
+            info.setToolTip("")
+            info.setAccessibleDescription("")
+
+    @Slot()
+    def _target_changed(self) -> None:
+        if self.restored is not None and self.window.target.toPlainText() != self.restored.target:
+            self._forget_restored()  # cleared, or replaced by a new translation
+
+    # ---- saving --------------------------------------------------------------------------------------------
+
+    @Slot(int, object)
+    def _translation_finished(self, request_id: int, result: Translation) -> None:
+        """Keep a finished translation with its source; a cancelled one's partial text is not kept."""
+        window = self.window
+        source = window._last_translated
+        if request_id != window.current_id or result.cancelled or source is None or not result.text:
+            return
+        try:
+            self.translation.save(source, result.text, translation_options(window.settings))
+        except OSError as exc:
+            self._save_failed(exc.strerror or str(exc))
+
+    @Slot(str)
+    def _save_failed(self, reason: str) -> None:
+        """Say it once per failure spell; the autosave keeps retrying on its own."""
+        if self._warned:
+            return
+        self._warned = True
+        message = QCoreApplication.translate(
+            "SessionStore",
+            "Your text is not being saved: Qiao cannot write to {folder} ({reason}). It keeps trying; "
+            "until then, keep a copy of your text elsewhere.",
+        )
+        self.window.notice.show_message(message.format(folder=str(self.autosave.path.parent), reason=reason))
+
+    @Slot()
+    def _save_recovered(self) -> None:
+        self._warned = False  # saving works again: nothing more to say, and a new failure is reported again
