@@ -4,12 +4,23 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 MODEL  ?= resources/models/opus-mt-en-zh
 
-.PHONY: run test test-slow bench model fixture lint clean package smoke
+.PHONY: run test test-slow bench model fixture lint clean package smoke system-deps
 
-$(BIN)/.installed: pyproject.toml
+# System packages first, every time (a fraction of a second; a package removed since is noticed): the Qt runtime
+# libraries for the app, plus Xvfb, xdotool, strace and the rest for the frozen-app tests. packaging/system_deps.py
+# installs what is missing with apt-get as root or with passwordless sudo, or stops with the exact command to run.
+SYSTEM_DEPS ?= venv
+run test-slow: SYSTEM_DEPS = run
+test smoke package: SYSTEM_DEPS = test
+system-deps:
+	@$(PYTHON) packaging/system_deps.py $(SYSTEM_DEPS)
+
+# The venv (see README for its size). torch is the model build's oracle: install_torch.py fetches the CPU-only wheel
+# (PyTorch's CPU index) where pip would otherwise resolve the multi-GB CUDA build.
+$(BIN)/.installed: pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python packaging/install_torch.py torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 

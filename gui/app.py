@@ -12,6 +12,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
 from gui import paths
+from gui.display import display_problem
 from gui.i18n import install_translators
 from gui.icons import app_icon
 from gui.main_window import MainWindow
@@ -77,6 +78,10 @@ class _StartupProbe(QObject):
 
 def run(model_dir: str | None = None) -> int:
     """Open the window and run until it is closed; returns the exit code. `model_dir` is `qiao --model DIR`."""
+    problem = None if QApplication.instance() is not None else display_problem()
+    if problem:  # before QApplication: Qt's own answer to "no display" is an abort that blames the installation
+        print(problem, file=sys.stderr)
+        return 1
     app = create_app()
     window = create_window(model_dir)
     app.aboutToQuit.connect(window.shutdown)
