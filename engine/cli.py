@@ -257,7 +257,7 @@ def _load_tokenizer(model: str | None):
 
     bundle = find_bundle(model)
     manifest = verify_bundle(bundle, hashes=False)
-    return MarianTokenizer(manifest.path(manifest.tokenizer["file"]), manifest.tokenizer)
+    return MarianTokenizer.from_manifest(manifest)
 
 
 def _tokenize(args) -> int:

@@ -32,6 +32,10 @@ def _ensure_streams() -> None:
             sys.stderr = sys.stderr or open("CONOUT$", "w", encoding="utf-8", errors="replace")  # noqa: SIM115
             sys.stdin = sys.stdin or open("CONIN$", encoding="utf-8", errors="replace")  # noqa: SIM115
             return
+    if sys.platform != "win32" and len(sys.argv) > 1:
+        # A command run with a stream closed (`qiao translate … >&-`): the CLI reports the closed stream itself
+        # ("standard output is closed", exit 1) rather than writing the translation to nowhere.
+        return
     sink = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     sys.stdout = sys.stdout or sink
     sys.stderr = sys.stderr or sink
