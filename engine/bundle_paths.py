@@ -46,7 +46,8 @@ def beside(graph_rel: str, location: str) -> tuple[str | None, FileProblem | Non
     problem = path_problem(location, f"external data of {graph_rel}")
     if problem is not None:
         if problem.kind == "outside":
-            problem = FileProblem("outside", graph_rel, f"{graph_rel}: its weights location {location!r} points "
-                                                        "outside the model folder")
+            problem = FileProblem(
+                "outside", graph_rel, f"{graph_rel}: its weights location {location!r} points outside the model folder"
+            )
         return None, problem
     return posixpath.join(posixpath.dirname(graph_rel), location), None

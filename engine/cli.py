@@ -209,7 +209,7 @@ def _bench(argv: list[str]) -> int:
 
 def _model_build(args) -> int:
     try:
-        from engine.build.pipeline import build_bundle, bundle_sizes
+        from engine.convert.pipeline import build_bundle, bundle_sizes
     except ImportError as exc:
         print(f"qiao: model build needs the build tools ({exc.name}): pip install 'qiao[build]'", file=sys.stderr)
         return 1

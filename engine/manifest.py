@@ -20,8 +20,17 @@ from engine.manifest_schema import MANIFEST, SEAL, named_loads, validate
 from engine.onnx_external import OnnxFormatError, external_data
 from engine.verified_cache import VerifiedFiles
 
-__all__ = ["FORMAT_VERSION", "MANIFEST", "Manifest", "dumps", "load_manifest", "seal", "sha256_file",
-           "verify_bundle", "verify_files"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MANIFEST",
+    "Manifest",
+    "dumps",
+    "load_manifest",
+    "seal",
+    "sha256_file",
+    "verify_bundle",
+    "verify_files",
+]
 
 # 2: compact source tokenizer (tokenizer.json + source_ids.json)
 # 3: manifest_sha256 seals the manifest; every file the engine opens is listed in `files`
@@ -153,8 +162,10 @@ def _read_json(bundle: Path) -> dict:
         problem = _problem(f"{MANIFEST} is unreadable: {exc.strerror or exc}", "unreadable")
         raise BundleError(str(bundle), [problem]) from None
     if len(data) > MAX_MANIFEST_BYTES:
-        raise BundleError(str(bundle), [_problem(f"{MANIFEST} is unreadable: larger than "
-                                                 f"{MAX_MANIFEST_BYTES >> 20} MiB, which no manifest is")])
+        raise BundleError(
+            str(bundle),
+            [_problem(f"{MANIFEST} is unreadable: larger than {MAX_MANIFEST_BYTES >> 20} MiB, which no manifest is")],
+        )
     try:
         raw = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_not_a_number)
     except RecursionError:
@@ -198,8 +209,12 @@ def load_manifest(bundle_dir: str | Path) -> Manifest:
     if not isinstance(recorded, str):
         problems.append(_problem(f"{MANIFEST}: {SEAL}: expected the sha256 of the manifest's content, found nothing"))
     elif recorded != canonical_sha256(raw):
-        problems.append(_problem(f"{MANIFEST} was changed or damaged after it was written (its content no longer "
-                                 f"matches its {SEAL}): build or download the model again"))
+        problems.append(
+            _problem(
+                f"{MANIFEST} was changed or damaged after it was written (its content no longer "
+                f"matches its {SEAL}): build or download the model again"
+            )
+        )
     problems += validate(raw)
     if problems:
         raise BundleError(str(bundle), problems)
@@ -228,8 +243,11 @@ class _Verifier:
         assert real is not None
         size = real.stat().st_size
         if size != expected["size"]:
-            self.problems.append(FileProblem("size", rel, f"{rel}: size {size} bytes, manifest says "
-                                                          f"{expected['size']} (truncated or replaced)"))
+            self.problems.append(
+                FileProblem(
+                    "size", rel, f"{rel}: size {size} bytes, manifest says {expected['size']} (truncated or replaced)"
+                )
+            )
             return None
         if self.hashes and not self._hash_ok(rel, real, use_cache=True):
             return None
@@ -249,8 +267,9 @@ class _Verifier:
         if digest != want:
             if self.cache is not None:
                 self.cache.forget(real)
-            self.problems.append(FileProblem("hash", rel, f"{rel}: sha256 {digest[:16]}… differs from the "
-                                                          f"manifest's {want[:16]}…"))
+            self.problems.append(
+                FileProblem("hash", rel, f"{rel}: sha256 {digest[:16]}… differs from the manifest's {want[:16]}…")
+            )
             return False
         if self.cache is not None:
             self.cache.remember(real, digest)
@@ -266,8 +285,11 @@ class _Verifier:
         except (OSError, OnnxFormatError) as exc:
             if rel in self.trusted and not self._hash_ok(rel, real, use_cache=False):
                 return []  # the cache vouched for a file that has since changed in place
-            self.problems.append(FileProblem("damaged", rel, f"{rel}: not a readable ONNX graph ({exc}); build or "
-                                                             "download the model again"))
+            self.problems.append(
+                FileProblem(
+                    "damaged", rel, f"{rel}: not a readable ONNX graph ({exc}); build or download the model again"
+                )
+            )
             return []
         files = self.manifest.raw["files"]
         out = []
@@ -281,8 +303,11 @@ class _Verifier:
             if target not in files:
                 if target not in self.seen:
                     self.seen.add(target)
-                    self.problems.append(FileProblem("unlisted", target, f"{target}: weights of {rel}, but not "
-                                                                         "listed in the manifest's files"))
+                    self.problems.append(
+                        FileProblem(
+                            "unlisted", target, f"{target}: weights of {rel}, but not listed in the manifest's files"
+                        )
+                    )
                 continue
             size = files[target]["size"]
             if self.check(target) is not None and ref.offset + (ref.length or 0) > size:
@@ -298,13 +323,18 @@ def _embedding_matches(manifest: Manifest, precision: str, refs: list[tuple[str,
     if emb["dtype"] == "float32":
         regions = [("offset", emb["offset"], rows * dim * 4)]
     else:
-        regions = [("offset", emb["offset"], rows * dim),
-                   ("scales_offset", emb["scales_offset"], rows * (dim // emb["block_size"]) * 4)]
+        regions = [
+            ("offset", emb["offset"], rows * dim),
+            ("scales_offset", emb["scales_offset"], rows * (dim // emb["block_size"]) * 4),
+        ]
     known = {(off, length) for rel, off, length in refs if rel == emb["file"]}
     decoder = manifest.precisions[precision]["decoder"]
-    return [f"{MANIFEST}: precisions.{precision}.embedding.{key}: {start} (+{length} bytes) is not where {decoder} "
-            f"keeps its output projection in {emb['file']}" for key, start, length in regions
-            if (start, length) not in known]
+    return [
+        f"{MANIFEST}: precisions.{precision}.embedding.{key}: {start} (+{length} bytes) is not where {decoder} "
+        f"keeps its output projection in {emb['file']}"
+        for key, start, length in regions
+        if (start, length) not in known
+    ]
 
 
 def verify_files(
@@ -341,8 +371,10 @@ def verify_bundle(
     manifest = load_manifest(bundle_dir)
     if precision is not None and precision not in manifest.precisions:
         available = ", ".join(manifest.precisions)
-        raise BundleError(str(bundle_dir), [FileProblem("precision", "", f"precision {precision} is not in this "
-                                                                         f"bundle (it has {available})")])
+        raise BundleError(
+            str(bundle_dir),
+            [FileProblem("precision", "", f"precision {precision} is not in this bundle (it has {available})")],
+        )
     problems = verify_files(manifest, precision, hashes=hashes, cache=cache)
     if problems:
         raise BundleError(str(bundle_dir), problems)

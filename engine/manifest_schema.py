@@ -31,7 +31,7 @@ _MISSING = object()
 
 
 def kv_names(prefix: str, layers: int) -> list[str]:
-    """The per-layer cache names the pipeline writes (engine.build.graphs.kv_names)."""
+    """The per-layer cache names the pipeline writes (engine.convert.graphs.kv_names)."""
     return [f"{prefix}_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
 
 
@@ -51,8 +51,15 @@ def path_problem(rel: Any, where: str) -> FileProblem | None:
 def _show(value: Any) -> str:
     if value is _MISSING:
         return "nothing"
-    kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
-            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
+    kind = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
     if isinstance(value, dict | list):
         return f"{kind} of {len(value)}"
     text = repr(value) if not isinstance(value, str) else '"' + value[:40] + ('…"' if len(value) > 40 else '"')
@@ -66,8 +73,9 @@ class _Checker:
         self.problems: list[FileProblem] = []
 
     def fail(self, where: str, expected: str, value: Any = _MISSING) -> None:
-        self.problems.append(FileProblem("manifest", MANIFEST, f"{MANIFEST}: {where}: expected {expected}, "
-                                                               f"found {_show(value)}"))
+        self.problems.append(
+            FileProblem("manifest", MANIFEST, f"{MANIFEST}: {where}: expected {expected}, found {_show(value)}")
+        )
 
     def field(self, obj: dict | None, key: str, where: str, expected: str, ok, optional: bool = False) -> Any:
         if obj is None:
@@ -84,8 +92,9 @@ class _Checker:
         return self.field(obj, key, where, "an object", lambda v: isinstance(v, dict), optional)
 
     def integer(self, obj, key, where, lo: int, hi: int, optional: bool = False) -> int | None:
-        return self.field(obj, key, where, f"an integer from {lo} to {hi}",
-                          lambda v: _is_int(v) and lo <= v <= hi, optional)
+        return self.field(
+            obj, key, where, f"an integer from {lo} to {hi}", lambda v: _is_int(v) and lo <= v <= hi, optional
+        )
 
     def text(self, obj, key, where, optional: bool = False, nonempty: bool = False) -> str | None:
         expected = "a non-empty string" if nonempty else "a string"
@@ -95,12 +104,19 @@ class _Checker:
         return self.field(obj, key, where, "true or false", lambda v: isinstance(v, bool), optional)
 
     def number(self, obj, key, where, lo: float, hi: float, optional: bool = False) -> float | None:
-        return self.field(obj, key, where, f"a number from {lo:g} to {hi:g}",
-                          lambda v: _is_number(v) and lo <= v <= hi, optional)
+        return self.field(
+            obj, key, where, f"a number from {lo:g} to {hi:g}", lambda v: _is_number(v) and lo <= v <= hi, optional
+        )
 
     def strings(self, obj, key, where, optional: bool = False) -> list[str] | None:
-        return self.field(obj, key, where, "a list of strings",
-                          lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v), optional)
+        return self.field(
+            obj,
+            key,
+            where,
+            "a list of strings",
+            lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v),
+            optional,
+        )
 
     def path(self, obj, key, where, optional: bool = False) -> str | None:
         if obj is None:
@@ -167,8 +183,14 @@ def validate(raw: dict) -> list[FileProblem]:
     validation = c.obj(raw, "validation", optional=True)
     c.path(validation, "file", "validation", optional=True)
 
-    scripts = c.field(raw, "scripts", "", "an object of script → language token",
-                      lambda v: isinstance(v, dict) and all(isinstance(t, str) for t in v.values()), optional=True)
+    scripts = c.field(
+        raw,
+        "scripts",
+        "",
+        "an object of script → language token",
+        lambda v: isinstance(v, dict) and all(isinstance(t, str) for t in v.values()),
+        optional=True,
+    )
     tok = raw.get("tokenizer") if isinstance(raw.get("tokenizer"), dict) else {}
     language_ids = tok.get("language_ids") if isinstance(tok.get("language_ids"), dict) else {}
     for script, token in (scripts or {}).items():
@@ -178,14 +200,24 @@ def validate(raw: dict) -> list[FileProblem]:
     if not c.problems and files is not None:
         for where, rel in named_loads(raw):
             if rel not in files:
-                c.problems.append(FileProblem("unlisted", rel, f"{rel}: {where} is loaded but not listed in the "
-                                                                "manifest's files (it would never be verified)"))
+                c.problems.append(
+                    FileProblem(
+                        "unlisted",
+                        rel,
+                        f"{rel}: {where} is loaded but not listed in the manifest's files (it would never be verified)",
+                    )
+                )
     return c.problems
 
 
 def _files(c: _Checker, raw: dict) -> dict | None:
-    files = c.field(raw, "files", "", "an object of file → {size, sha256} with at least one file",
-                    lambda v: isinstance(v, dict) and len(v) > 0)
+    files = c.field(
+        raw,
+        "files",
+        "",
+        "an object of file → {size, sha256} with at least one file",
+        lambda v: isinstance(v, dict) and len(v) > 0,
+    )
     if files is None:
         return None
     ok = True
@@ -201,8 +233,13 @@ def _files(c: _Checker, raw: dict) -> dict | None:
             ok = False
             continue
         size = c.integer(entry, "size", where, 0, MAX_FILE)
-        digest = c.field(entry, "sha256", where, "64 lowercase hex digits",
-                         lambda v: isinstance(v, str) and _HEX64.fullmatch(v) is not None)
+        digest = c.field(
+            entry,
+            "sha256",
+            where,
+            "64 lowercase hex digits",
+            lambda v: isinstance(v, str) and _HEX64.fullmatch(v) is not None,
+        )
         ok = ok and size is not None and digest is not None
     return files if ok else None
 
@@ -216,21 +253,36 @@ def _generation(c: _Checker, raw: dict, vocab: int | None, positions: int | None
     gen = c.obj(raw, "generation")
     hi, is_id = _token_id(vocab)
     ids = f"a token id from 0 to {hi}"
-    c.field(gen, "eos_token_id", "generation", f"{ids} (or a non-empty list of them)",
-            lambda v: is_id(v) or (isinstance(v, list) and len(v) > 0 and all(is_id(t) for t in v)))
+    c.field(
+        gen,
+        "eos_token_id",
+        "generation",
+        f"{ids} (or a non-empty list of them)",
+        lambda v: is_id(v) or (isinstance(v, list) and len(v) > 0 and all(is_id(t) for t in v)),
+    )
     c.field(gen, "pad_token_id", "generation", ids, is_id)
     c.field(gen, "decoder_start_token_id", "generation", ids, is_id)
-    c.field(gen, "forced_eos_token_id", "generation", f"{ids} or null", lambda v: v is None or is_id(v),
-            optional=True)
-    c.field(gen, "bad_words_ids", "generation", "a list of non-empty token id lists",
-            lambda v: isinstance(v, list) and all(isinstance(w, list) and w and all(is_id(t) for t in w) for w in v),
-            optional=True)
+    c.field(gen, "forced_eos_token_id", "generation", f"{ids} or null", lambda v: v is None or is_id(v), optional=True)
+    c.field(
+        gen,
+        "bad_words_ids",
+        "generation",
+        "a list of non-empty token id lists",
+        lambda v: isinstance(v, list) and all(isinstance(w, list) and w and all(is_id(t) for t in w) for w in v),
+        optional=True,
+    )
     c.integer(gen, "num_beams", "generation", 1, MAX_BEAMS, optional=True)
     max_length = c.integer(gen, "max_length", "generation", 1, positions or MAX_POSITIONS, optional=True)
     c.integer(gen, "min_length", "generation", 0, max_length or MAX_POSITIONS, optional=True)
     c.number(gen, "length_penalty", "generation", -100, 100, optional=True)
-    c.field(gen, "early_stopping", "generation", 'true, false or "never"',
-            lambda v: isinstance(v, bool) or v == "never", optional=True)
+    c.field(
+        gen,
+        "early_stopping",
+        "generation",
+        'true, false or "never"',
+        lambda v: isinstance(v, bool) or v == "never",
+        optional=True,
+    )
     c.flag(gen, "renormalize_logits", "generation", optional=True)
 
 
@@ -258,8 +310,14 @@ def _tokenizer(c: _Checker, raw: dict, vocab: int | None) -> None:
         c.flag(spec, "rstrip", where)
     c.strings(tok, "control_pieces", "tokenizer", optional=True)
     c.strings(tok, "language_tokens", "tokenizer", optional=True)
-    c.field(tok, "language_ids", "tokenizer", f"an object of token → {ids}",
-            lambda v: isinstance(v, dict) and all(is_id(t) for t in v.values()), optional=True)
+    c.field(
+        tok,
+        "language_ids",
+        "tokenizer",
+        f"an object of token → {ids}",
+        lambda v: isinstance(v, dict) and all(is_id(t) for t in v.values()),
+        optional=True,
+    )
     c.flag(tok, "clean_up_tokenization_spaces", "tokenizer", optional=True)
     c.text(tok, "marker", "tokenizer", optional=True)
     c.integer(tok, "source_only_pieces", "tokenizer", 0, MAX_VOCAB, optional=True)
@@ -274,8 +332,7 @@ def _graphs(c: _Checker, raw: dict, layers: int | None) -> None:
     past, cross, present = kv_names("past", layers), kv_names("cross", layers), kv_names("present", layers)
     c.names(enc, "inputs", "graphs.encoder", ["inputs_embeds", "attention_mask"])
     c.names(enc, "outputs", "graphs.encoder", cross)
-    c.names(dec, "inputs", "graphs.decoder", ["inputs_embeds", "encoder_attention_mask", *past, *cross,
-                                               "past_length"])
+    c.names(dec, "inputs", "graphs.decoder", ["inputs_embeds", "encoder_attention_mask", *past, *cross, "past_length"])
     c.names(dec, "outputs", "graphs.decoder", ["logits", *present])
     scorer = c.obj(graphs, "scorer", "graphs", optional=True)
     c.path(scorer, "file", "graphs.scorer")
@@ -285,8 +342,13 @@ def _graphs(c: _Checker, raw: dict, layers: int | None) -> None:
 
 
 def _precisions(c: _Checker, raw: dict, vocab: int | None, d_model: int | None, files: dict | None) -> None:
-    precisions = c.field(raw, "precisions", "", f"an object with one or more of {', '.join(PRECISIONS)}",
-                         lambda v: isinstance(v, dict) and len(v) > 0)
+    precisions = c.field(
+        raw,
+        "precisions",
+        "",
+        f"an object with one or more of {', '.join(PRECISIONS)}",
+        lambda v: isinstance(v, dict) and len(v) > 0,
+    )
     for name, spec in (precisions or {}).items():
         where = f"precisions.{name}"
         if name not in PRECISIONS:
@@ -301,8 +363,9 @@ def _precisions(c: _Checker, raw: dict, vocab: int | None, d_model: int | None, 
         _embedding(c, c.obj(spec, "embedding", where), f"{where}.embedding", vocab, d_model, files)
 
 
-def _embedding(c: _Checker, emb: dict | None, where: str, vocab: int | None, d_model: int | None,
-               files: dict | None) -> None:
+def _embedding(
+    c: _Checker, emb: dict | None, where: str, vocab: int | None, d_model: int | None, files: dict | None
+) -> None:
     if emb is None:
         return
     rel = c.path(emb, "file", where)
@@ -310,19 +373,25 @@ def _embedding(c: _Checker, emb: dict | None, where: str, vocab: int | None, d_m
     offset = c.integer(emb, "offset", where, 0, MAX_FILE)
     if vocab is None or d_model is None:
         return  # already reported at config; a shape to compare with is missing
-    shape = c.field(emb, "shape", where, f"[config.vocab_size, config.d_model] = [{vocab}, {d_model}]",
-                    lambda v: v == [vocab, d_model] and all(_is_int(x) for x in v))
+    shape = c.field(
+        emb,
+        "shape",
+        where,
+        f"[config.vocab_size, config.d_model] = [{vocab}, {d_model}]",
+        lambda v: v == [vocab, d_model] and all(_is_int(x) for x in v),
+    )
     if dtype is None or shape is None or offset is None:
         return
     rows, dim = shape
     regions = []
     if dtype == "float32":
         for key in ("block_size", "scales_offset", "zero_point"):
-            c.field(emb, key, where, 'null (float32 has no blocks)', lambda v: v is None, optional=True)
+            c.field(emb, key, where, "null (float32 has no blocks)", lambda v: v is None, optional=True)
         regions.append(("offset", offset, rows * dim * 4))
     else:
-        block = c.field(emb, "block_size", where, f"a divisor of d_model ({dim})",
-                        lambda v: _is_int(v) and v > 0 and dim % v == 0)
+        block = c.field(
+            emb, "block_size", where, f"a divisor of d_model ({dim})", lambda v: _is_int(v) and v > 0 and dim % v == 0
+        )
         scales = c.integer(emb, "scales_offset", where, 0, MAX_FILE)
         c.number(emb, "zero_point", where, 0, 255)
         regions.append(("offset", offset, rows * dim))
@@ -342,13 +411,19 @@ def named_loads(raw: dict, precision: str | None = None) -> list[tuple[str, str]
     """(field, path) of every file the engine opens by name: the shared tokenizer files and scorer, and each
     precision's graphs and embedding (only `precision`'s when given). Call after `validate` found no problem."""
     tok = raw["tokenizer"]
-    out = [("tokenizer.file", tok["file"]), ("tokenizer.pieces_file", tok["pieces_file"]),
-           ("tokenizer.source_ids_file", tok["source_ids_file"])]
+    out = [
+        ("tokenizer.file", tok["file"]),
+        ("tokenizer.pieces_file", tok["pieces_file"]),
+        ("tokenizer.source_ids_file", tok["source_ids_file"]),
+    ]
     scorer = raw["graphs"].get("scorer")
     if scorer is not None:
         out.append(("graphs.scorer.file", scorer["file"]))
     for name, spec in raw["precisions"].items():
         if precision is None or name == precision:
-            out += [(f"precisions.{name}.encoder", spec["encoder"]), (f"precisions.{name}.decoder", spec["decoder"]),
-                    (f"precisions.{name}.embedding.file", spec["embedding"]["file"])]
+            out += [
+                (f"precisions.{name}.encoder", spec["encoder"]),
+                (f"precisions.{name}.decoder", spec["decoder"]),
+                (f"precisions.{name}.embedding.file", spec["embedding"]["file"]),
+            ]
     return out

@@ -115,8 +115,9 @@ def _check_io(session: ort.InferenceSession, io: dict, shape: list[int]) -> None
     inputs = [i.name for i in session.get_inputs()]
     outputs = [o.name for o in session.get_outputs()]
     if sorted(inputs) != sorted(io["inputs"]) or sorted(outputs) != sorted(io["outputs"]):
-        raise ValueError(f"the graph's inputs/outputs ({', '.join(inputs)} → {', '.join(outputs)}) are not the "
-                         "manifest's")
+        raise ValueError(
+            f"the graph's inputs/outputs ({', '.join(inputs)} → {', '.join(outputs)}) are not the manifest's"
+        )
     for arg in (*session.get_inputs(), *session.get_outputs()):
         last = arg.shape[-1] if arg.shape else None
         want = {"logits": vocab, "mask": vocab, "inputs_embeds": d_model}.get(arg.name)

@@ -18,7 +18,7 @@ from engine.sessions import inference_session
 class TopKScorer:
     """`top(logits, k)` → (log-probabilities, token ids) of the k best allowed tokens per row, best first.
 
-    Runs the bundle's scorer.onnx (written by the build pipeline, see engine.build.graphs.build_scorer). Ties keep
+    Runs the bundle's scorer.onnx (written by the build pipeline, see engine.convert.graphs.build_scorer). Ties keep
     the lower token id first (ONNX TopK's rule), like transformers' topk over a row.
     """
 

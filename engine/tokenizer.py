@@ -1,6 +1,6 @@
 """MarianTokenizer, id for id, on top of the `tokenizers` library (no sentencepiece, no transformers).
 
-`tokenizer.json` (written by `engine.build.tokenizer_json`) does SentencePiece's normalisation and Unigram
+`tokenizer.json` (written by `engine.convert.tokenizer_json`) does SentencePiece's normalisation and Unigram
 segmentation over the source pieces; `source_ids.json` turns its ids into vocab.json ids. This wrapper adds the
 three things MarianTokenizer does around SentencePiece that `tokenizers` cannot express:
 
@@ -88,8 +88,9 @@ class MarianTokenizer:
             if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
                 raise ValueError(f"{self._pieces_path.name} is not a list of strings")
             if len(pieces) != self.vocab_size:
-                raise ValueError(f"{self._pieces_path.name} has {len(pieces)} pieces, the manifest says "
-                                 f"{self.vocab_size}")
+                raise ValueError(
+                    f"{self._pieces_path.name} has {len(pieces)} pieces, the manifest says {self.vocab_size}"
+                )
         return pieces
 
     def _pieces_blob(self) -> tuple[str, np.ndarray]:

@@ -35,7 +35,7 @@ FORBIDDEN_PACKAGES = (
 
 EXCLUDED_MODULES = [
     *FORBIDDEN_PACKAGES,
-    "engine.build",  # the model-build pipeline imports torch; `qiao model build` says it needs qiao[build]
+    "engine.convert",  # the model-build pipeline imports torch; `qiao model build` says it needs qiao[build]
     # optional imports of numpy/onnxruntime/… that pull in big or irrelevant trees
     "tkinter",
     "_tkinter",

@@ -48,8 +48,14 @@ def _entry(raw: dict, rel: str) -> dict:
         (("precisions", "fp32", "decoder"), "..\\fp32\\decoder.onnx"),
         (("graphs", "scorer", "file"), "C:/scorer.onnx"),
     ],
-    ids=["absolute tokenizer", "dotdot pieces", "dotdot in the middle", "/dev/zero embedding", "backslashes",
-         "drive letter"],
+    ids=[
+        "absolute tokenizer",
+        "dotdot pieces",
+        "dotdot in the middle",
+        "/dev/zero embedding",
+        "backslashes",
+        "drive letter",
+    ],
 )
 def test_paths_that_leave_the_bundle_are_refused(bundle, capsys, field, value):
     def change(raw):
@@ -85,8 +91,9 @@ def test_symlinked_precision_folder_pointing_outside_is_refused(bundle, tmp_path
     (bundle / "int8").symlink_to(tmp_path / "int8-elsewhere", target_is_directory=True)
     kinds = refused(bundle, capsys)
     assert {k for k, _ in kinds} == {"outside"}
-    assert {f for _, f in kinds} == {f"int8/{n}" for n in ("decoder.onnx", "decoder.weights", "embedding.bin",
-                                                              "encoder.onnx", "encoder.weights")}
+    assert {f for _, f in kinds} == {
+        f"int8/{n}" for n in ("decoder.onnx", "decoder.weights", "embedding.bin", "encoder.onnx", "encoder.weights")
+    }
 
 
 def test_symlink_to_a_device_is_refused(bundle, capsys):
@@ -111,8 +118,11 @@ def test_fifo_and_folder_are_not_regular_files(bundle, capsys):
     (bundle / "pieces.json").unlink()
     (bundle / "pieces.json").mkdir()
     kinds = refused(bundle, capsys)
-    assert sorted(kinds) == [("not-file", "int8/embedding.bin"), ("not-file", "pieces.json"),
-                             ("not-file", "tokenizer.json")]
+    assert sorted(kinds) == [
+        ("not-file", "int8/embedding.bin"),
+        ("not-file", "pieces.json"),
+        ("not-file", "tokenizer.json"),
+    ]
 
 
 def test_manifest_symlinked_outside_is_refused(bundle, tmp_path):

@@ -129,8 +129,9 @@ def test_verified_cache_skips_rehashing_only_unchanged_files(bundle_copy, tmp_pa
     os.utime(target, ns=(1, 1))
     problems = verify_files(manifest, cache=reloaded)
     assert problems and problems[0].detail.startswith("int8/embedding.bin: sha256")
-    assert not VerifiedFiles(tmp_path / "cache.json").is_verified(target, manifest.raw["files"]["int8/embedding.bin"]
-                                                                   ["sha256"])
+    assert not VerifiedFiles(tmp_path / "cache.json").is_verified(
+        target, manifest.raw["files"]["int8/embedding.bin"]["sha256"]
+    )
 
 
 @pytest.mark.parametrize("occurrence", [0, 1], ids=["in files", "in precisions"])
@@ -164,8 +165,11 @@ def test_embedding_offset_must_be_where_the_decoder_keeps_it(bundle_copy):
     # inside the file and before the scales, so only the graph's own external-data record can tell it is wrong
     rewrite(bundle_copy, lambda raw: raw["precisions"]["int8"]["embedding"].update(offset=64))
     load_manifest(bundle_copy)  # the schema alone cannot see it
-    with pytest.raises(BundleError, match=r"precisions\.int8\.embedding\.offset: 64 .* is not where "
-                                          r"int8/decoder\.onnx keeps its output projection"):
+    with pytest.raises(
+        BundleError,
+        match=r"precisions\.int8\.embedding\.offset: 64 .* is not where "
+        r"int8/decoder\.onnx keeps its output projection",
+    ):
         verify_bundle(bundle_copy, "int8")
     with pytest.raises(BundleError, match=r"embedding\.offset"):
         Translator(bundle_copy)

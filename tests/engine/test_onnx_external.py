@@ -31,19 +31,30 @@ def test_external_data_inside_a_subgraph_attribute_is_found(tmp_path):
     tensor.data_location = TensorProto.EXTERNAL
     entry = tensor.external_data.add()
     entry.key, entry.value = "location", "/etc/passwd"
-    inner = helper.make_graph([helper.make_node("Constant", [], ["c"], value=tensor)], "inner", [],
-                              [helper.make_tensor_value_info("c", TensorProto.FLOAT, [1])])
+    inner = helper.make_graph(
+        [helper.make_node("Constant", [], ["c"], value=tensor)],
+        "inner",
+        [],
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, [1])],
+    )
     node = helper.make_node("If", ["cond"], ["y"], then_branch=inner, else_branch=inner)
-    graph = helper.make_graph([node], "outer", [helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    graph = helper.make_graph(
+        [node],
+        "outer",
+        [helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+    )
     path = tmp_path / "m.onnx"
     path.write_bytes(helper.make_model(graph).SerializeToString())
     assert [r.location for r in external_data(path)] == ["/etc/passwd", "/etc/passwd"]
     assert onnx  # the onnx package built the file; the engine read it without it
 
 
-@pytest.mark.parametrize("data", [b"\x3a\xff\xff\xff\xff\x0f", b"\x3a\x05ab", b"\x3b", b"\x08\xff"],
-                         ids=["length past the end", "garbage graph", "group wire type", "truncated varint"])
+@pytest.mark.parametrize(
+    "data",
+    [b"\x3a\xff\xff\xff\xff\x0f", b"\x3a\x05ab", b"\x3b", b"\x08\xff"],
+    ids=["length past the end", "garbage graph", "group wire type", "truncated varint"],
+)
 def test_malformed_protobuf_is_refused(tmp_path, data):
     path = tmp_path / "bad.onnx"
     path.write_bytes(data + b"location")

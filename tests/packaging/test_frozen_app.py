@@ -78,7 +78,7 @@ def test_archive_holds_the_app_and_nothing_build_only(report):
         "onnxruntime",
     } <= modules
     assert [m for m in modules if _forbidden_name(m)] == []
-    assert not any(m.startswith("engine.build") for m in modules)
+    assert not any(m.startswith("engine.convert") for m in modules)
 
 
 def test_gui_starts_offline_and_quits_cleanly(report):

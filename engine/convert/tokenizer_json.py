@@ -67,7 +67,9 @@ def _pick_marker(charsmap: bytes) -> str:
     from tokenizers import normalizers
 
     if not charsmap:
-        raise BuildError("the source SentencePiece model has no precompiled normaliser; cannot build an exact tokenizer")
+        raise BuildError(
+            "the source SentencePiece model has no precompiled normaliser; cannot build an exact tokenizer"
+        )
     norm = normalizers.Precompiled(charsmap)
     for marker in _MARKER_CANDIDATES:
         if norm.normalize_str(f"a{marker}b") == "ab":

@@ -1,6 +1,6 @@
 """Slow tier: the full-size random model with opus-mt-en-zh's exact shape, through the real pipeline.
 
-    pytest -m slow        (builds .cache/full-random/{checkpoint,bundle} on first use, ~5 minutes on 2 cores)
+pytest -m slow        (builds .cache/full-random/{checkpoint,bundle} on first use, ~5 minutes on 2 cores)
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ def full_bundle():
         tokenizer_from = ROOT / "tests" / "fixtures" / "tiny_marian" / "checkpoint"
         _full_model_module().build_full_checkpoint(checkpoint, tokenizer_from)
     if not (bundle / "manifest.json").is_file():
-        from engine.build.pipeline import build_bundle
+        from engine.convert.pipeline import build_bundle
 
         build_bundle(str(checkpoint), bundle, eval_limit=16, quiet=True, overwrite=True, model_id="full-random")
     return checkpoint, bundle
 
 
 def test_bundle_sizes_meet_targets(full_bundle):
-    from engine.build.pipeline import bundle_sizes
+    from engine.convert.pipeline import bundle_sizes
     from engine.manifest import verify_bundle
 
     _, bundle = full_bundle

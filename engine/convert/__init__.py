@@ -2,5 +2,5 @@
 
 Only `qiao model build` and the tests import this package. It may import torch, transformers, onnx and
 sentencepiece, but only inside functions or in its own submodules, never from the runtime (`engine.*` outside
-`engine.build`), so the frozen app never needs them.
+`engine.convert`), so the frozen app never needs them.
 """

@@ -57,7 +57,7 @@ def read_eval_tsv(path: Path, limit: int | None = None) -> EvalSet:
 def tatoeba_or_builtin(limit: int, timeout: float = 10.0) -> EvalSet:
     """The Tatoeba eng→zho test set when the network allows; the built-in sentences otherwise (never fails)."""
     try:
-        with urllib.request.urlopen(TATOEBA_URL, timeout=timeout) as resp:  # noqa: S310 - fixed https URL
+        with urllib.request.urlopen(TATOEBA_URL, timeout=timeout) as resp:  # a fixed https URL
             text = resp.read().decode("utf-8")
         rows = [line.split("\t") for line in text.splitlines() if line.count("\t") == 3]
         rows = [r for r in rows if r[1].startswith("cmn_Hans")][:limit]
@@ -69,7 +69,7 @@ def tatoeba_or_builtin(limit: int, timeout: float = 10.0) -> EvalSet:
 
 
 def builtin_set(limit: int | None = None) -> EvalSet:
-    text = (resources.files("engine.build") / "data" / "builtin_sentences.txt").read_text(encoding="utf-8")
+    text = (resources.files("engine.convert") / "data" / "builtin_sentences.txt").read_text(encoding="utf-8")
     sources = [line for line in text.splitlines() if line.strip()][:limit]
     return EvalSet("builtin", sources, None, [_DEFAULT_TAG] * len(sources))
 
@@ -110,7 +110,7 @@ def _first_divergence_gap(model, tok, text: str, ours: list[int], theirs: list[i
         enc = tok([text], return_tensors="pt")
         dec = torch.tensor([[start, *theirs[:pos]]])
         logits = model(**enc, decoder_input_ids=dec).logits[0, -1].float().clone()
-        for bad in (model.generation_config.bad_words_ids or []):
+        for bad in model.generation_config.bad_words_ids or []:
             if len(bad) == 1:
                 logits[bad[0]] = -float("inf")
         top = torch.topk(logits, 2).values

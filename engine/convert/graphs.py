@@ -67,8 +67,9 @@ class _Graph:
         self._count += 1
         names = outputs if isinstance(outputs, list) else [f"{op_type}_{self._count}.{i}" for i in range(outputs)]
         domain = "com.microsoft" if ms else ""
-        self.nodes.append(helper.make_node(op_type, inputs, names, name=f"{op_type}_{self._count}", domain=domain,
-                                           **attrs))
+        self.nodes.append(
+            helper.make_node(op_type, inputs, names, name=f"{op_type}_{self._count}", domain=domain, **attrs)
+        )
         return names if len(names) > 1 else names[0]
 
     def linear(self, x: str, layer, name: str, bias: bool = True) -> str:
@@ -77,8 +78,9 @@ class _Graph:
 
     def skip_norm(self, x: str, residual: str, norm, bias, name: str) -> str:
         """LayerNorm(x + bias + residual): Marian's post-norm residual in one kernel."""
-        inputs = [x, residual, self.weight(f"{name}.gamma", _np(norm.weight)), self.weight(f"{name}.beta", _np(norm.bias))]
-        inputs.append(self.weight(f"{name}.bias", _np(bias)))
+        gamma = self.weight(f"{name}.gamma", _np(norm.weight))
+        beta = self.weight(f"{name}.beta", _np(norm.bias))
+        inputs = [x, residual, gamma, beta, self.weight(f"{name}.bias", _np(bias))]
         return self.op("SkipLayerNormalization", inputs, ms=True, epsilon=float(norm.eps))
 
     def qkv(self, x: str, attn, name: str) -> tuple[str, str, str, str]:
@@ -143,8 +145,9 @@ def build_encoder(model):
         helper.make_tensor_value_info("inputs_embeds", TensorProto.FLOAT, ["batch", "src", d]),
         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "src"]),
     ]
-    outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", dec_heads, "src", d // dec_heads])
-               for n in names]
+    outputs = [
+        helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", dec_heads, "src", d // dec_heads]) for n in names
+    ]
     return g.model("marian_encoder", inputs, outputs), GraphIO([i.name for i in inputs], names)
 
 
@@ -162,8 +165,13 @@ def build_decoder(model):
     for i, layer in enumerate(model.model.decoder.layers):
         name = f"decoder.{i}"
         q, k, v, bias = g.qkv(h, layer.self_attn, name)
-        attn = g.op("MultiHeadAttention", [q, k, v, bias, "", "", f"past_k.{i}", f"past_v.{i}", "past_length"],
-                    outputs=[f"{name}.self_attn", f"present_k.{i}", f"present_v.{i}"], ms=True, num_heads=heads)[0]
+        attn = g.op(
+            "MultiHeadAttention",
+            [q, k, v, bias, "", "", f"past_k.{i}", f"past_v.{i}", "past_length"],
+            outputs=[f"{name}.self_attn", f"present_k.{i}", f"present_v.{i}"],
+            ms=True,
+            num_heads=heads,
+        )[0]
         out = g.linear(attn, layer.self_attn.out_proj, f"{name}.out", bias=False)
         h = g.skip_norm(out, h, layer.self_attn_layer_norm, layer.self_attn.out_proj.bias, f"{name}.attn_norm")
         ca = layer.encoder_attn

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from engine import __version__
-from engine.build.checkpoint import resolve_checkpoint
+from engine.convert.checkpoint import resolve_checkpoint
 from engine.errors import BuildError, CheckpointError
 from engine.manifest import FORMAT_VERSION, MANIFEST, dumps, seal, sha256_file
 
@@ -59,8 +59,11 @@ def _generation_defaults(model) -> dict:
         "max_length": int(gen.max_length or 512),
         "min_length": int(gen.min_length or 0),
         "bad_words_ids": [list(map(int, w)) for w in (gen.bad_words_ids or [])],
-        "decoder_start_token_id": int(gen.decoder_start_token_id if gen.decoder_start_token_id is not None
-                                      else model.config.decoder_start_token_id),
+        "decoder_start_token_id": int(
+            gen.decoder_start_token_id
+            if gen.decoder_start_token_id is not None
+            else model.config.decoder_start_token_id
+        ),
         "eos_token_id": eos if isinstance(eos, list) else int(eos if eos is not None else model.config.eos_token_id),
         "pad_token_id": int(gen.pad_token_id if gen.pad_token_id is not None else model.config.pad_token_id),
         "forced_eos_token_id": gen.forced_eos_token_id,
@@ -112,8 +115,8 @@ def build_bundle(
     import torch
     from transformers import MarianMTModel
 
-    from engine.build import graphs, quantize, validate
-    from engine.build.tokenizer_json import build_tokenizer_json
+    from engine.convert import graphs, quantize, validate
+    from engine.convert.tokenizer_json import build_tokenizer_json
     from engine.onnx_model import sinusoidal_positions
 
     out_dir = Path(out_dir)
@@ -186,24 +189,32 @@ def build_bundle(
             "graphs": {
                 "encoder": {"inputs": encoder_io.inputs, "outputs": encoder_io.outputs},
                 "decoder": {"inputs": decoder_io.inputs, "outputs": decoder_io.outputs},
-                "scorer": {"file": "scorer.onnx", "inputs": scorer_io.inputs, "outputs": scorer_io.outputs,
-                           "renormalize": generation["renormalize_logits"]},
+                "scorer": {
+                    "file": "scorer.onnx",
+                    "inputs": scorer_io.inputs,
+                    "outputs": scorer_io.outputs,
+                    "renormalize": generation["renormalize_logits"],
+                },
             },
             "precisions": {
-                "fp32": {"encoder": "fp32/encoder.onnx", "decoder": "fp32/decoder.onnx",
-                         "embedding": {**fp32.as_dict(), "file": "fp32/" + fp32.file}},
-                "int8": {"encoder": "int8/encoder.onnx", "decoder": "int8/decoder.onnx",
-                         "embedding": {**int8.as_dict(), "file": "int8/" + int8.file},
-                         "quantization": "layers: dynamic u8s8, per-tensor int8 weights (DynamicQuantizeMatMul); "
-                                         "lm_head: MatMulNBits 8-bit, blocks of 128, int8 compute"},
+                "fp32": {
+                    "encoder": "fp32/encoder.onnx",
+                    "decoder": "fp32/decoder.onnx",
+                    "embedding": {**fp32.as_dict(), "file": "fp32/" + fp32.file},
+                },
+                "int8": {
+                    "encoder": "int8/encoder.onnx",
+                    "decoder": "int8/decoder.onnx",
+                    "embedding": {**int8.as_dict(), "file": "int8/" + int8.file},
+                    "quantization": "layers: dynamic u8s8, per-tensor int8 weights (DynamicQuantizeMatMul); "
+                    "lm_head: MatMulNBits 8-bit, blocks of 128, int8 compute",
+                },
             },
         }
         _write_manifest(staging, manifest)
 
         progress.step("Validating ONNX FP32 and INT8 against PyTorch")
-        eval_set = (
-            validate.read_eval_tsv(eval_tsv, eval_limit) if eval_tsv else validate.tatoeba_or_builtin(eval_limit)
-        )
+        eval_set = validate.read_eval_tsv(eval_tsv, eval_limit) if eval_tsv else validate.tatoeba_or_builtin(eval_limit)
         with progress.bar(len(eval_set.sources) * 2, f"validating on {eval_set.name}") as bar:
             report = validate.validate(ckpt.path, staging, eval_set, bleu_margin, progress=bar.update)
         (staging / "validation.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -252,7 +263,8 @@ def bundle_sizes(bundle: Path, manifest: dict) -> dict[str, int]:
     sizes = {}
     for precision in manifest["precisions"]:
         others = [p for p in manifest["precisions"] if p != precision]
-        sizes[precision] = sum(
-            f["size"] for rel, f in manifest["files"].items() if not any(rel.startswith(o + "/") for o in others)
-        ) + (bundle / MANIFEST).stat().st_size
+        sizes[precision] = (
+            sum(f["size"] for rel, f in manifest["files"].items() if not any(rel.startswith(o + "/") for o in others))
+            + (bundle / MANIFEST).stat().st_size
+        )
     return sizes

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.build.graphs import LM_HEAD
+from engine.convert.graphs import LM_HEAD
 
 EMBEDDING_FILE = "embedding.bin"
 
@@ -82,7 +82,6 @@ def _lm_head_node(model):
 
 def write_fp32(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
     """Save the FP32 graphs, moving the decoder's lm_head into embedding.bin."""
-    import onnx
     from onnx import numpy_helper
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -103,8 +102,14 @@ def save_graph(model, path: Path) -> None:
     (the embedding in embedding.bin) stay where they are."""
     import onnx
 
-    onnx.save(_copy(model), str(path), save_as_external_data=True, all_tensors_to_one_file=True,
-              location=path.stem + ".weights", size_threshold=1024)  # a copy: saving rewrites tensors in place
+    onnx.save(
+        _copy(model),
+        str(path),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location=path.stem + ".weights",
+        size_threshold=1024,
+    )  # a copy: saving rewrites tensors in place
 
 
 def _copy(model):
@@ -120,7 +125,9 @@ ZERO_POINT = 128  # MatMulNBits' default for 8 bits: symmetric int8 stored as ui
 
 
 def quantize_blocks(weight: np.ndarray, block_size: int = BLOCK_SIZE) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric 8-bit per block of `block_size` along each row of a [V, D] matrix → (uint8 [V, D], scales [V, D/bs])."""
+    """Symmetric 8-bit per block of `block_size` along each row of a [V, D] matrix.
+
+    Returns (uint8 [V, D], scales [V, D/bs])."""
     rows, dim = weight.shape
     blocks = weight.reshape(rows, dim // block_size, block_size)
     amax = np.abs(blocks).max(axis=-1)
@@ -142,8 +149,9 @@ def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
     gemm = _lm_head_node(decoder)
     head = _find(decoder, LM_HEAD)
     weight = numpy_helper.to_array(head).astype(np.float32)
-    placeholder = helper.make_node("LmHead", [gemm.input[0], gemm.input[2]], list(gemm.output), name="lm_head",
-                                   domain="qiao.build")
+    placeholder = helper.make_node(
+        "LmHead", [gemm.input[0], gemm.input[2]], list(gemm.output), name="lm_head", domain="qiao.build"
+    )
     index = list(decoder.graph.node).index(gemm)
     decoder.graph.node.remove(gemm)
     decoder.graph.node.insert(index, placeholder)

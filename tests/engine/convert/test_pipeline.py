@@ -16,7 +16,7 @@ pytest.importorskip("torch")
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, checkpoint_dir):
-    from engine.build.pipeline import build_bundle
+    from engine.convert.pipeline import build_bundle
     from tests.conftest import FIXTURE_DIR
 
     out = tmp_path_factory.mktemp("pipeline") / "bundle"
@@ -29,7 +29,7 @@ def built(tmp_path_factory, checkpoint_dir):
 def test_pipeline_writes_a_verified_bundle(built):
     from engine.manifest import verify_bundle
 
-    out, manifest = built
+    out, _ = built
     assert verify_bundle(out).model_id == "tiny"
     for rel in ("tokenizer.json", "validation.json", "MODEL_LICENSE.txt", "fp32/decoder.onnx", "int8/embedding.bin"):
         assert (out / rel).is_file(), rel
@@ -101,7 +101,7 @@ def test_onnx_fp32_logits_match_pytorch(built, checkpoint_dir):
 
 
 def test_missing_checkpoint_file_is_a_clear_error(tmp_path, checkpoint_dir):
-    from engine.build.checkpoint import resolve_checkpoint
+    from engine.convert.checkpoint import resolve_checkpoint
 
     broken = tmp_path / "ckpt"
     shutil.copytree(checkpoint_dir, broken)
@@ -114,7 +114,7 @@ def test_missing_checkpoint_file_is_a_clear_error(tmp_path, checkpoint_dir):
 
 
 def test_offline_hub_id_is_a_clear_error(monkeypatch, tmp_path):
-    from engine.build.checkpoint import resolve_checkpoint
+    from engine.convert.checkpoint import resolve_checkpoint
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path))
@@ -125,7 +125,7 @@ def test_offline_hub_id_is_a_clear_error(monkeypatch, tmp_path):
 
 
 def test_refuses_to_overwrite_and_fails_closed(tmp_path, checkpoint_dir):
-    from engine.build.pipeline import build_bundle
+    from engine.convert.pipeline import build_bundle
     from tests.conftest import FIXTURE_DIR
 
     occupied = tmp_path / "occupied"
@@ -137,13 +137,14 @@ def test_refuses_to_overwrite_and_fails_closed(tmp_path, checkpoint_dir):
     # A margin INT8 cannot meet (it must *gain* 100 BLEU) fails the build, and leaves no bundle behind.
     out = tmp_path / "never"
     with pytest.raises(BuildError, match="INT8 loses"):
-        build_bundle(str(checkpoint_dir), out, eval_tsv=FIXTURE_DIR / "eval.tsv", eval_limit=8, bleu_margin=-100,
-                     quiet=True)
+        build_bundle(
+            str(checkpoint_dir), out, eval_tsv=FIXTURE_DIR / "eval.tsv", eval_limit=8, bleu_margin=-100, quiet=True
+        )
     assert not out.exists()
 
 
 def test_eval_tsv_formats(tmp_path):
-    from engine.build.validate import read_eval_tsv
+    from engine.convert.validate import read_eval_tsv
 
     plain = tmp_path / "plain.tsv"
     plain.write_text("Hello.\t你好。\nBye.\t再见。\n", encoding="utf-8")
@@ -159,7 +160,7 @@ def test_eval_tsv_formats(tmp_path):
 
 
 def test_offline_build_falls_back_to_builtin_sentences():
-    from engine.build.validate import tatoeba_or_builtin
+    from engine.convert.validate import tatoeba_or_builtin
 
     chosen = tatoeba_or_builtin(limit=10, timeout=1)
     assert chosen.name == "builtin" and chosen.references is None and len(chosen.sources) == 10
