@@ -747,6 +747,23 @@ class MainWindow(QMainWindow):
     def status_message(self) -> str:
         return self.status_label.text()
 
+    def append_status(self, render: Callable[[], str]) -> None:
+        """Add a remark to the status now shown (still re-worded if the interface language changes)."""
+        shown = self._status
+        self._show_status(lambda: f"{shown()} · {render()}")
+
+    @property
+    def translated_source(self) -> str | None:
+        """The English of the request now shown (or running); None before the first one."""
+        return self._last_translated
+
+    def adopt_translation(self, source: str, text: str) -> None:
+        """Treat `text`, already in the target pane, as the finished translation of `source` with the current
+        settings (a translation restored after a restart): a settings change then redoes it like a fresh one."""
+        self._last_translated = source
+        self.last_result = Translation(text=text)
+        self._shown = (source, self._options(), self.settings.get(Key.PRECISION))
+
     # ---- closing -------------------------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:

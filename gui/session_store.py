@@ -99,10 +99,7 @@ class SessionStore(QObject):
         window.target.setPlainText(saved.target)
         if self.restored_current:
             # As if it had just finished: a settings change now re-translates it, as it would a fresh result.
-            window._last_translated = source
-            window.last_result = Translation(text=saved.target)
-            if hasattr(window, "_shown") and hasattr(window, "_options"):
-                window._shown = (source, window._options(), window.settings.get(Key.PRECISION))
+            window.adopt_translation(source, saved.target)
         else:
             # The English (or a setting) changed after this was translated. Show it marked as out of date rather
             # than re-translate unasked: a long document takes minutes and its old translation may be all the
@@ -156,8 +153,7 @@ class SessionStore(QObject):
         if self._retranslate_when_ready:
             self.window.translate()
             return
-        loaded = self.window._status
-        self.window._show_status(lambda: f"{loaded()} · {self.restored_message()}")
+        self.window.append_status(self.restored_message)
 
     @Slot()
     def _forget_restored(self) -> None:
@@ -180,7 +176,7 @@ class SessionStore(QObject):
     def _translation_finished(self, request_id: int, result: Translation) -> None:
         """Keep a finished translation with its source; a cancelled one's partial text is not kept."""
         window = self.window
-        source = window._last_translated
+        source = window.translated_source
         if request_id != window.current_id or result.cancelled or source is None or not result.text:
             return
         try:
