@@ -60,7 +60,7 @@ smoke: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check engine tests/engine
+	$(BIN)/ruff format --check engine tests/engine qiao tests/qiao
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

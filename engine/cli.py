@@ -1,4 +1,8 @@
-"""`qiao`: the app with no arguments, and the developer commands (model build/verify, tokenize, translate)."""
+"""The engine's commands of `qiao` (model build/verify, tokenize, translate, bench, --self-test).
+
+The command line itself, and the window it opens without a command, belong to the composition root `qiao.cli`:
+the engine never imports the GUI. `python -m engine.cli` runs the commands alone.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from engine import __version__
@@ -64,11 +69,12 @@ def _beam_count(value: str) -> int:
     return n
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="qiao",
-        description="Qiao (桥): offline English→Chinese translator. Without a command, opens the app.",
-    )
+ENGINE_DESCRIPTION = "Qiao (桥): the offline English→Chinese translator's engine commands (the app opens from qiao)."
+
+
+def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentParser:
+    """The whole `qiao` command line; the composition root gives it the product's description."""
+    parser = argparse.ArgumentParser(prog="qiao", description=description)
     parser.add_argument("--version", action="version", version=f"qiao {__version__}")
     parser.add_argument(
         "--self-test", action="store_true", help="translate a fixed sentence in every precision, no display needed"
@@ -128,13 +134,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one `qiao` command. What a user can get wrong ends in one clear line on stderr, never a traceback."""
+    """The engine's commands alone (`python -m engine.cli`): without a command there is no window to open here."""
+    return run_guarded(lambda: _engine_only(argv))
+
+
+def _engine_only(argv: list[str] | None) -> int:
+    args = parse_args(argv)
+    if not is_command(args):
+        build_parser().error(
+            "no command: this is the engine's command line; the app opens from `python -m qiao` "
+            "(a `qiao` script that lands here is stale: pip install -e .)"
+        )
+    return run_command(args)
+
+
+def run_guarded(body: Callable[[], int]) -> int:
+    """Run one `qiao` invocation. What a user can get wrong ends in one clear line on stderr, never a traceback."""
     reserve_closed_std_fds()
     stdout = sys.stdout
     try:
         if stdout is not None:
             sys.stdout = GuardedStdout(stdout)  # type: ignore[assignment]
-        code = _run(argv)
+        code = _reported(body)
         if stdout is not None:
             Output(stdout).flush()  # here, not at exit, so a full disk is reported like any other error
         return code
@@ -150,32 +171,48 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout = stdout
 
 
-def _run(argv: list[str] | None) -> int:
-    parser = build_parser()
+def parse_args(argv: list[str] | None, description: str = ENGINE_DESCRIPTION) -> argparse.Namespace:
+    """Parse and check a `qiao` command line (argparse exits 2 on a mistake); `bench`'s own options go in `.rest`."""
+    parser = build_parser(description)
     args, rest = parser.parse_known_args(argv)
+    args.rest = rest
     if args.command == "bench":
-        return _bench(rest)
+        return args
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.self_test and args.command is not None:
         parser.error("--self-test takes no command")
+    return args
+
+
+def is_command(args: argparse.Namespace) -> bool:
+    """Whether the parsed line asks the engine for something (a command or --self-test), not for the app."""
+    return args.self_test or args.command is not None
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the engine command `args` names: --self-test, model, tokenize, translate or bench."""
+    if args.command == "bench":
+        return _bench(args.rest)
+    if args.self_test:
+        from engine.selftest import run_self_test
+
+        return run_self_test(args.model)
+    if args.command == "model":
+        return _model_build(args) if args.model_command == "build" else _model_verify(args)
+    if args.command == "tokenize":
+        return _tokenize(args)
+    if args.command == "translate":
+        from engine.cli_translate import translate_command
+
+        return translate_command(args)
+    return 2
+
+
+def _reported(body: Callable[[], int]) -> int:
+    """A failure the user can act on (no model, an unreadable folder, Ctrl+C) as one line and an exit status."""
     try:
-        if args.self_test:
-            from engine.selftest import run_self_test
-
-            return run_self_test(args.model)
-        if args.command is None:
-            from gui.app import run  # the GUI is only imported when it is wanted
-
-            return run(args.model)
-        if args.command == "model":
-            return _model_build(args) if args.model_command == "build" else _model_verify(args)
-        if args.command == "tokenize":
-            return _tokenize(args)
-        if args.command == "translate":
-            from engine.cli_translate import translate_command
-
-            return translate_command(args)
+        return body()
     except (OutputError, OutputClosed):
         raise
     except OSError as exc:  # e.g. a model folder this user may not read
@@ -191,7 +228,6 @@ def _run(argv: list[str] | None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    return 2
 
 
 def _bench(argv: list[str]) -> int:

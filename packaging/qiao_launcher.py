@@ -1,4 +1,4 @@
-"""Entry point of the frozen app: the same `engine.cli.main` as the `qiao` console script.
+"""Entry point of the frozen app: the same `qiao.cli.main` as the `qiao` console script.
 
 So `qiao` with no arguments opens the window, and `qiao --self-test` / `qiao translate …` work in the frozen app
 exactly as from source. Only one thing differs when frozen: a windowed Windows executable starts without standard
@@ -44,6 +44,6 @@ def _ensure_streams() -> None:
 
 if __name__ == "__main__":
     _ensure_streams()
-    from engine.cli import main
+    from qiao.cli import main
 
     raise SystemExit(main())

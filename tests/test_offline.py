@@ -52,7 +52,7 @@ def quit_on_eof():
     QMetaObject.invokeMethod(QApplication.instance(), "quit", Qt.ConnectionType.QueuedConnection)
 
 threading.Thread(target=quit_on_eof, daemon=True).start()
-from engine.cli import main
+from qiao.cli import main
 sys.exit(main())
 """
 

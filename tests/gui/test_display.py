@@ -4,7 +4,6 @@ application may fix this problem", or "xcb-cursor0 is needed" whatever is missin
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -80,9 +79,11 @@ def test_the_real_loader_check():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="DISPLAY/WAYLAND_DISPLAY only matter on Linux/BSD")
 def test_qiao_without_a_display_exits_1_with_one_line(tmp_path):
-    """The real entry point in a fresh process: before the fix Qt aborted (exit 134) with its platform-plugin text."""
-    qiao = shutil.which("qiao", path=str(Path(sys.executable).parent))
-    cmd = [qiao] if qiao else [sys.executable, "-c", "import sys; from engine.cli import main; sys.exit(main())"]
+    """The real entry point in a fresh process: before the fix Qt aborted (exit 134) with its platform-plugin text.
+
+    `python -m qiao` from this checkout, not the venv's `qiao` script: that one runs whichever tree it was installed
+    from."""
+    cmd = [sys.executable, "-m", "qiao"]
     env = {k: v for k, v in os.environ.items() if k not in {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}}
     env["HOME"] = str(tmp_path)
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)

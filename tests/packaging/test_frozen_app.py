@@ -70,6 +70,7 @@ def test_archive_holds_the_app_and_nothing_build_only(report):
 
     modules = archive_modules(OUT / "dist" / "qiao" / "qiao")
     assert {
+        "qiao.cli",
         "engine.cli",
         "engine.selftest",
         "engine.translator",

@@ -1,4 +1,4 @@
-"""The frozen entry point: `engine.cli.main`, with usable standard streams even in a windowed executable."""
+"""The frozen entry point: `qiao.cli.main`, with usable standard streams even in a windowed executable."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ def test_probe_marks_window_then_ready(tmp_path, bundle_dir):
         "XDG_DATA_HOME": str(tmp_path / "data"),
     }
     started = time.time()
-    code = "import sys; from engine.cli import main; sys.exit(main(['--model', sys.argv[1]]))"
+    code = "import sys; from qiao.cli import main; sys.exit(main(['--model', sys.argv[1]]))"
     app = subprocess.Popen([sys.executable, "-c", code, str(bundle_dir)], cwd=ROOT, env=env)
     try:
         deadline = time.monotonic() + 60
