@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 import qiao_launcher
 
 
@@ -32,3 +33,13 @@ def test_a_command_with_a_closed_stream_keeps_it_closed(monkeypatch):
     monkeypatch.setattr(sys, "stdout", None)
     qiao_launcher._ensure_streams()
     assert sys.stdout is None
+
+
+def test_the_launcher_runs_the_composition_root(monkeypatch):
+    """The frozen app starts where the console script does: qiao.cli.main (window or command), not engine.cli."""
+    import runpy
+
+    monkeypatch.setattr("qiao.cli.main", lambda argv=None: 7)
+    with pytest.raises(SystemExit) as exc:
+        runpy.run_path(qiao_launcher.__file__, run_name="__main__")
+    assert exc.value.code == 7
