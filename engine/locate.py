@@ -2,31 +2,27 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 from engine.errors import ModelNotFoundError
+from engine.paths import BUNDLE_NAME, MODEL_DIR, model_dir_override, user_bundle_dir
 
-BUNDLE_NAME = "opus-mt-en-zh"
-ENV_VAR = "QIAO_MODEL_DIR"
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
 
 
 def expected_bundle_dir() -> Path:
-    """Where a user should put a model: the per-user data folder (platformdirs)."""
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("Qiao", appauthor=False)) / "models" / BUNDLE_NAME
+    """Where a user should put a model: the per-user models folder (engine.paths)."""
+    return user_bundle_dir()
 
 
 def bundle_search_paths(explicit: str | None = None) -> list[Path]:
     paths: list[Path] = []
     if explicit:
         paths.append(Path(explicit).expanduser())
-    env = os.environ.get(ENV_VAR)
+    env = model_dir_override()
     if env:
-        paths.append(Path(env).expanduser())
+        paths.append(env)
     if getattr(sys, "frozen", False):
         exe_dir = Path(sys.executable).resolve().parent
         paths += [exe_dir / "models" / BUNDLE_NAME, exe_dir / "_internal" / "models" / BUNDLE_NAME]
@@ -54,11 +50,11 @@ def find_bundle(explicit: str | None = None) -> Path:
     """The first bundle found (a folder with manifest.json). An explicit path or QIAO_MODEL_DIR is final: if it
     has no bundle, that is the error (no silent fallback to another model)."""
     searched = bundle_search_paths(explicit)
-    if explicit or os.environ.get(ENV_VAR):
+    if explicit or model_dir_override():
         chosen = searched[0]
         if _has_manifest(chosen):
             return chosen
-        how = "--model" if explicit else ENV_VAR
+        how = "--model" if explicit else MODEL_DIR.name
         raise ModelNotFoundError(f"no model bundle at {chosen} (given by {how})", [str(chosen)])
     for path in searched:
         if _has_manifest(path):

@@ -10,23 +10,14 @@ import json
 import os
 from pathlib import Path
 
-ENV_VAR = "QIAO_CACHE_DIR"
-
-
-def cache_file() -> Path:
-    base = os.environ.get(ENV_VAR)
-    if not base:
-        from platformdirs import user_cache_dir
-
-        base = user_cache_dir("Qiao", appauthor=False)
-    return Path(base) / "verified-files.json"
+from engine.paths import verified_files_file
 
 
 class VerifiedFiles:
     """A small JSON map: absolute path → [size, mtime_ns, inode, sha256]."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or cache_file()
+        self.path = path or verified_files_file()
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             self._entries: dict[str, list] = data if isinstance(data, dict) else {}

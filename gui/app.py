@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -11,7 +10,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
-from gui import paths
+from engine import paths
 from gui.display import display_problem
 from gui.i18n import install_translators
 from gui.icons import app_icon
@@ -86,8 +85,9 @@ def run(model_dir: str | None = None) -> int:
     window = create_window(model_dir)
     app.aboutToQuit.connect(window.shutdown)
     window.show()
-    if os.environ.get("QIAO_STARTUP_PROBE"):
-        _StartupProbe(os.environ["QIAO_STARTUP_PROBE"], window)
+    probe = paths.startup_probe_file()
+    if probe:
+        _StartupProbe(probe, window)
     return app.exec()
 
 

@@ -23,9 +23,9 @@ from pathlib import Path
 STRACE_ARGS = ("-f", "-qq", "-e", "trace=socket,connect,sendto")
 WATCH_S = 30.0  # onnxruntime's telemetry looked its host up ~10, ~15 and ~24 s after start
 
-# Qiao's per-user folders on Linux with HOME set and no XDG_* variables (platformdirs, app name "Qiao"):
-# settings (gui/paths.py config_dir), autosave (gui/paths.py state_dir), verified-files cache
-# (engine/verified_cache.py), models (engine/locate.py's per-user data folder).
+# Qiao's per-user folders on Linux with HOME set and no XDG_* variables (engine/paths.py: config_dir, state_dir,
+# cache_dir, data_dir). Spelled out, not imported (importing engine changes this process' environment);
+# tests/engine/test_paths.py checks both this and fresh_home_env's list against engine/paths.py.
 QIAO_HOME_DIRS = (".config/Qiao", ".local/state/Qiao", ".cache/Qiao", ".local/share/Qiao")
 
 # Put into a watched program's environment: a user who opted *in*. Only the program's own switch (engine/privacy.py

@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.errors import QiaoError  # noqa: E402
-from engine.locate import BUNDLE_NAME  # noqa: E402
 from engine.manifest import MANIFEST, dumps, verify_bundle  # noqa: E402
+from engine.paths import BUNDLE_NAME  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "tiny_marian" / "bundle"
 DEFAULT = ROOT / "resources" / "models" / BUNDLE_NAME

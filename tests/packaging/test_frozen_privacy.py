@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from offline_trace import OPTED_IN, QIAO_HOME_DIRS, fresh_home_env, network_calls, stray_files
 
+from engine import paths
 from engine.privacy import TELEMETRY_OFF
 
 from .conftest import ROOT, SCRIPTS
@@ -85,3 +86,17 @@ def test_fresh_home_env_moves_every_per_user_folder_into_home(tmp_path):
     base = {"HOME": "/root", "XDG_CACHE_HOME": "/c", "XDG_CONFIG_HOME": "/x", "QIAO_CACHE_DIR": "/q", "PATH": "/bin"}
     assert fresh_home_env(base, tmp_path) == {"HOME": str(tmp_path), "PATH": "/bin"}
     assert all(not Path(d).is_absolute() for d in QIAO_HOME_DIRS)
+
+
+def test_the_audit_knows_engine_paths_folders_and_overrides(tmp_path, monkeypatch):
+    """offline_trace spells Qiao's folders and their overrides out (it must not import engine): they match."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    xdg = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+    for var in (*xdg, *(v.name for v in paths.ENV_VARS)):
+        monkeypatch.delenv(var, raising=False)
+    if sys.platform.startswith("linux"):
+        folders = (paths.config_dir(), paths.state_dir(), paths.cache_dir(), paths.data_dir())
+        assert tuple(f.relative_to(tmp_path).as_posix() for f in folders) == QIAO_HOME_DIRS
+    every = {v.name: "x" for v in paths.ENV_VARS}
+    kept = set(fresh_home_env(every, tmp_path)) - {"HOME"}
+    assert kept == set(every) - {v.name for v in paths.FOLDER_OVERRIDES}
