@@ -80,11 +80,11 @@ class SessionStore(QObject):
         editor.moveCursor(QTextCursor.MoveOperation.End)
 
     def start(self) -> None:
-        """Once the worker's signals are wired: follow translations and bring back the last one."""
-        worker = self.window.engine.worker
-        worker.translation_finished.connect(self._translation_finished)  # after the window's own slot
-        worker.translation_started.connect(self._forget_restored)
-        worker.model_ready.connect(self._model_ready)
+        """Once the window's slots are wired: follow translations and bring back the last one."""
+        requests = self.window.requests
+        requests.finished.connect(self._translation_finished)  # after the window's own slot
+        requests.started.connect(self._forget_restored)
+        self.window.engine.worker.model_ready.connect(self._model_ready)
         self.window.target.textChanged.connect(self._target_changed)
         self._restore_translation()
 
@@ -99,7 +99,7 @@ class SessionStore(QObject):
         window.target.setPlainText(saved.target)
         if self.restored_current:
             # As if it had just finished: a settings change now re-translates it, as it would a fresh result.
-            window.adopt_translation(source, saved.target)
+            window.requests.adopt(source, saved.target)
         else:
             # The English (or a setting) changed after this was translated. Show it marked as out of date rather
             # than re-translate unasked: a long document takes minutes and its old translation may be all the
@@ -176,8 +176,8 @@ class SessionStore(QObject):
     def _translation_finished(self, request_id: int, result: Translation) -> None:
         """Keep a finished translation with its source; a cancelled one's partial text is not kept."""
         window = self.window
-        source = window.translated_source
-        if request_id != window.current_id or result.cancelled or source is None or not result.text:
+        source = window.requests.translated_source  # the controller reports only its current request
+        if result.cancelled or source is None or not result.text:
             return
         try:
             self.translation.save(source, result.text, translation_options(window.settings))
