@@ -10,16 +10,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette, QTextCursor
+from PySide6.QtCore import QByteArray, QEvent, Qt, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMenu,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -31,7 +29,6 @@ from engine.results import Translation
 from gui import problem_text, status_text
 from gui.about_dialog import AboutDialog
 from gui.button_row import ButtonRow
-from gui.fonts import source_font, target_font
 from gui.i18n import install_translators
 from gui.model_status import ModelStatusPanel
 from gui.notice_bar import NoticeBar
@@ -39,8 +36,9 @@ from gui.request_controller import RequestController
 from gui.session_store import SessionStore
 from gui.settings import Key, Settings
 from gui.settings_dialog import SettingsDialog
+from gui.source_pane import SourcePane
+from gui.target_pane import TargetPane
 from gui.theme import apply_theme
-from gui.word_count import count_words
 from gui.worker import (
     INTERNAL,
     NO_MODEL,
@@ -51,33 +49,6 @@ from gui.worker import (
     Verifier,
     WorkerThread,
 )
-
-COUNT_DELAY_MS = 200
-
-
-class Pane(QWidget):
-    """A heading over a plain-text editor."""
-
-    def __init__(self, editor: QPlainTextEdit, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.editor = editor
-        self.heading = QLabel(self)
-        font = QFont(self.heading.font())
-        font.setBold(True)
-        self.heading.setFont(font)
-        self.heading.setBuddy(editor)
-        self.info = QLabel(self)
-        self.info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        head = QHBoxLayout()
-        head.setContentsMargins(2, 0, 2, 0)
-        head.addWidget(self.heading)
-        head.addStretch(1)
-        head.addWidget(self.info)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addLayout(head)
-        layout.addWidget(editor, 1)
 
 
 class MainWindow(QMainWindow):
@@ -113,7 +84,7 @@ class MainWindow(QMainWindow):
         self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier)
         worker = self.engine.worker
         # First on the worker's signals, so the window's own slots see the controller's new state
-        self.requests = RequestController(worker, settings, self.store.text, model_dir, self)
+        self.requests = RequestController(worker, settings, self.source_pane.text, model_dir, self)
 
         self.source.textChanged.connect(self._source_changed)
         self.target.textChanged.connect(self._update_copy)
@@ -124,7 +95,6 @@ class MainWindow(QMainWindow):
         self._restore_window_state()
         self._retranslate()
         self._update_actions()
-        self._update_counts()
 
         self._show_settings_notices()
 
@@ -147,18 +117,10 @@ class MainWindow(QMainWindow):
     # ---- construction ----------------------------------------------------------------------------------------
 
     def _build_widgets(self) -> None:
-        self.source = QPlainTextEdit(self)
-        self.source.setObjectName("source")
-        self.source.setTabChangesFocus(True)
-        self.target = QPlainTextEdit(self)
-        self.target.setObjectName("target")
-        self.target.setReadOnly(True)
-        self.target.setTabChangesFocus(True)
-        self.target.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
-        self.source_pane = Pane(self.source, self)
-        self.target_pane = Pane(self.target, self)
+        self.source_pane = SourcePane(self)
+        self.target_pane = TargetPane(self)
+        self.source = self.source_pane.editor
+        self.target = self.target_pane.editor
         self.splitter = QSplitter(self)
         self.splitter.setObjectName("splitter")
         self.splitter.setChildrenCollapsible(False)
@@ -218,11 +180,6 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.precision_label)
 
-        self._count_timer = QTimer(self)
-        self._count_timer.setSingleShot(True)
-        self._count_timer.setInterval(COUNT_DELAY_MS)
-        self._count_timer.timeout.connect(self._update_counts)
-
     def _action(self, slot: Callable[[], object], *shortcuts: QKeySequence | str) -> QAction:
         action = QAction(self)
         action.triggered.connect(slot)
@@ -274,14 +231,8 @@ class MainWindow(QMainWindow):
         """Every visible string; called again when the interface language changes."""
         # Qt appends the application display name ("— Qiao") itself: the title must not repeat it
         self.setWindowTitle(self.tr("English to Chinese"))
-        self.source_pane.heading.setText(self.tr("E&nglish"))
-        hant = self.settings.get(Key.SCRIPT) == "hant"
-        self.target_pane.heading.setText(self.tr("Chinese (Traditional)") if hant else self.tr("Chinese (Simplified)"))
-        self.source.setPlaceholderText(self.tr("Paste or type English text here, then press Ctrl+Enter."))
-        self.target.setPlaceholderText(self.tr("The Chinese translation appears here as it is written."))
-        self.source.setAccessibleName(self.tr("English source text"))
-        self.target.setAccessibleName(self.tr("Chinese translation"))
-        self.target.setAccessibleDescription(self.tr("Read-only; select and copy the translation"))
+        self.source_pane.retranslate()
+        self.target_pane.retranslate(self.settings.get(Key.SCRIPT))
         self.translate_button.setText(self.tr("&Translate"))
         self.translate_button.setToolTip(self.tr("Translate (Ctrl+Enter)"))
         self.translate_button.setAccessibleName(self.tr("Translate"))
@@ -319,7 +270,6 @@ class MainWindow(QMainWindow):
         self.bigger_action.setText(self.tr("&Larger text"))
         self.smaller_action.setText(self.tr("S&maller text"))
         self.about_action.setText(self.tr("&About Qiao"))
-        self._update_counts()
         self._show_status(self._status)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -481,13 +431,7 @@ class MainWindow(QMainWindow):
 
     @Slot(int, str, int, int)
     def _translation_progress(self, request_id: int, text: str, done: int, total: int) -> None:
-        bar = self.target.verticalScrollBar()
-        follow = bar.value() >= bar.maximum() - 2
-        cursor = QTextCursor(self.target.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text)
-        if follow:
-            bar.setValue(bar.maximum())
+        self.target_pane.append(text)
         if total > 1:
             if self.progress.maximum() != total:
                 self.progress.setRange(0, total)
@@ -556,13 +500,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def _source_changed(self) -> None:
         self.autosave.schedule()
-        self._count_timer.start()
         self.requests.source_changed()
-
-    def _update_counts(self) -> None:
-        text = self.store.text()  # one shared copy per change, and a fast count: 20 MB documents stay responsive
-        self.source_pane.info.setText(self.tr("{n} words").format(n=count_words(text)) if text else "")
-        self._update_actions()
 
     @Slot()
     def copy_result(self) -> None:
@@ -622,8 +560,8 @@ class MainWindow(QMainWindow):
 
     def _apply_fonts(self) -> None:
         size = self.settings.get(Key.FONT_SIZE)
-        self.source.setFont(source_font(size))
-        self.target.setFont(target_font(self.settings.get(Key.SCRIPT), size))
+        self.source_pane.apply_font(size)
+        self.target_pane.apply_font(self.settings.get(Key.SCRIPT), size)
 
     def _zoom(self, step: int) -> None:
         size = self.settings.get(Key.FONT_SIZE) + step
