@@ -68,7 +68,7 @@ class RequestController(QObject):
         self.sentences = (0, 0)  # done, total of the current request, as last reported
         self._translated: str | None = None  # the source text last sent (or emptied by typing)
         self._made: Made | None = None  # what the running or shown translation asked for
-        self._shown = ""  # the text of the result now shown ("" when nothing is)
+        self._shown_text = ""  # the text of the result now shown ("" when nothing is)
         self._pending_keys: set[Key] = set()  # request settings changed since the last decision
         self._closed = False
 
@@ -118,7 +118,7 @@ class RequestController(QObject):
         options = self.options()
         self._translated = text
         self._made = Made(text, options, precision or self.settings.get(Key.PRECISION))
-        self._shown = ""
+        self._shown_text = ""
         self.current_id = self.worker.translate(text, options, precision=precision)
         self._set_translating(True)
         self.requested.emit(self.current_id)
@@ -136,7 +136,7 @@ class RequestController(QObject):
         self._set_translating(False)
         self._translated = ""
         self._made = None
-        self._shown = ""
+        self._shown_text = ""
         self.last_result = None
         self.sentences = (0, 0)
 
@@ -146,7 +146,7 @@ class RequestController(QObject):
         self._translated = source
         self.last_result = Translation(text=text)
         self._made = Made(source, self.options(), self.settings.get(Key.PRECISION))
-        self._shown = text
+        self._shown_text = text
 
     def load_model(self) -> None:
         """(Re)load the model on the worker, in the precision the settings name."""
@@ -184,7 +184,7 @@ class RequestController(QObject):
             return
         self.cancel()
         self._translated = text
-        self._shown = ""
+        self._shown_text = ""
         self.emptied.emit()
 
     # ---- settings --------------------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ class RequestController(QObject):
         return (
             not self.translating
             and self.last_result is not None
-            and bool(self._shown)
+            and bool(self._shown_text)
             and self.translated_source == self._source()
         )
 
@@ -271,7 +271,7 @@ class RequestController(QObject):
         if request_id != self.current_id:
             return
         self.last_result = result
-        self._shown = result.text
+        self._shown_text = result.text
         self._set_translating(False)
         self.finished.emit(request_id, result)
 
