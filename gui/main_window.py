@@ -1,7 +1,7 @@
 """The translator window: English on one side, Chinese streaming in on the other.
 
-It never calls the engine: it asks `TranslationWorker` (on its own thread) for work and paints what the worker's
-signals bring, ignoring anything from a request that a newer one replaced.
+It never calls the engine: it sends text to its `RequestController` (which asks `TranslationWorker`, on its own
+thread, for the work and decides what to redo when settings change) and paints what the controller's signals bring.
 """
 
 from __future__ import annotations
@@ -10,16 +10,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette, QTextCursor
+from PySide6.QtCore import QByteArray, QEvent, Qt, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMenu,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -27,20 +25,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.options import TranslationOptions
 from engine.results import Translation
 from gui import problem_text, status_text
 from gui.about_dialog import AboutDialog
 from gui.button_row import ButtonRow
-from gui.fonts import source_font, target_font
 from gui.i18n import install_translators
 from gui.model_status import ModelStatusPanel
 from gui.notice_bar import NoticeBar
+from gui.request_controller import RequestController
 from gui.session_store import SessionStore
 from gui.settings import Key, Settings
 from gui.settings_dialog import SettingsDialog
+from gui.source_pane import SourcePane
+from gui.target_pane import TargetPane
 from gui.theme import apply_theme
-from gui.word_count import count_words
 from gui.worker import (
     INTERNAL,
     NO_MODEL,
@@ -52,41 +50,9 @@ from gui.worker import (
     WorkerThread,
 )
 
-COUNT_DELAY_MS = 200
-# Settings that change what a translation request asks for: after any of them, what the pane shows may no longer
-# match the request, and the window decides once (after the whole batch of changes) whether to translate again.
-REQUEST_KEYS = frozenset(
-    {Key.PRECISION, Key.SCRIPT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION, Key.THREADS}
-)
-
-
-class Pane(QWidget):
-    """A heading over a plain-text editor."""
-
-    def __init__(self, editor: QPlainTextEdit, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.editor = editor
-        self.heading = QLabel(self)
-        font = QFont(self.heading.font())
-        font.setBold(True)
-        self.heading.setFont(font)
-        self.heading.setBuddy(editor)
-        self.info = QLabel(self)
-        self.info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        head = QHBoxLayout()
-        head.setContentsMargins(2, 0, 2, 0)
-        head.addWidget(self.heading)
-        head.addStretch(1)
-        head.addWidget(self.info)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addLayout(head)
-        layout.addWidget(editor, 1)
-
 
 class MainWindow(QMainWindow):
-    """One window; owns the worker thread, the autosave and the reactions to settings changes."""
+    """One window; owns the worker thread, the request controller, the autosave and the view settings' effects."""
 
     def __init__(
         self,
@@ -102,20 +68,9 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setObjectName("mainWindow")
         self.settings = settings
-        self.model_dir = model_dir
-        self.model: ModelInfo | None = None
-        self.problem: ModelProblem | None = None
         self.loading = False
-        self.current_id: int | None = None
-        self.translating = False
-        self._progress = (0, 0)
-        self._last_translated: str | None = None
         self._status: Callable[[], str] = lambda: ""
         self._closed = False
-        self.last_result: Translation | None = None  # the latest finished (or cancelled) request
-        # What the running or shown translation asked for: (text, options, precision)
-        self._shown: tuple[str, TranslationOptions, str] | None = None
-        self._pending_keys: set[Key] = set()  # request settings changed since the last decision
         self._retrying = False  # a "Try again" load is under way
         self._fallback_from = ""  # the broken precision the user replaced with "Use … instead"
 
@@ -126,6 +81,10 @@ class MainWindow(QMainWindow):
         self.store = SessionStore(self, autosave_path)  # the source's autosave and the last translation's file
         self.autosave = self.store.autosave
         self.store.restore_source()
+        self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier)
+        worker = self.engine.worker
+        # First on the worker's signals, so the window's own slots see the controller's new state
+        self.requests = RequestController(worker, settings, self.source_pane.text, model_dir, self)
 
         self.source.textChanged.connect(self._source_changed)
         self.target.textChanged.connect(self._update_copy)
@@ -136,21 +95,21 @@ class MainWindow(QMainWindow):
         self._restore_window_state()
         self._retranslate()
         self._update_actions()
-        self._update_counts()
 
         self._show_settings_notices()
 
-        self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier)
-        worker = self.engine.worker
+        self.requests.requested.connect(self._requested)
+        self.requests.emptied.connect(self.target.clear)
+        self.requests.translating_changed.connect(self._translating_changed)
+        self.requests.started.connect(self._translation_started)
+        self.requests.progress.connect(self._translation_progress)
+        self.requests.finished.connect(self._translation_finished)
+        self.requests.failed.connect(self._translation_failed)
         worker.switch_failed.connect(self._switch_failed)
         worker.model_loading.connect(self._model_loading)
         worker.model_ready.connect(self._model_ready)
         worker.model_failed.connect(self._model_failed)
         worker.error.connect(self._worker_error)
-        worker.translation_started.connect(self._translation_started)
-        worker.translation_progress.connect(self._translation_progress)
-        worker.translation_finished.connect(self._translation_finished)
-        worker.translation_failed.connect(self._translation_failed)
         self.store.start()  # brings back the last translation; after the window's own slots are connected
         self.load_model()
         self.source.setFocus()
@@ -158,18 +117,10 @@ class MainWindow(QMainWindow):
     # ---- construction ----------------------------------------------------------------------------------------
 
     def _build_widgets(self) -> None:
-        self.source = QPlainTextEdit(self)
-        self.source.setObjectName("source")
-        self.source.setTabChangesFocus(True)
-        self.target = QPlainTextEdit(self)
-        self.target.setObjectName("target")
-        self.target.setReadOnly(True)
-        self.target.setTabChangesFocus(True)
-        self.target.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
-        self.source_pane = Pane(self.source, self)
-        self.target_pane = Pane(self.target, self)
+        self.source_pane = SourcePane(self)
+        self.target_pane = TargetPane(self)
+        self.source = self.source_pane.editor
+        self.target = self.target_pane.editor
         self.splitter = QSplitter(self)
         self.splitter.setObjectName("splitter")
         self.splitter.setChildrenCollapsible(False)
@@ -229,14 +180,6 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.precision_label)
 
-        self._live_timer = QTimer(self)
-        self._live_timer.setSingleShot(True)
-        self._live_timer.timeout.connect(self._live_translate)
-        self._count_timer = QTimer(self)
-        self._count_timer.setSingleShot(True)
-        self._count_timer.setInterval(COUNT_DELAY_MS)
-        self._count_timer.timeout.connect(self._update_counts)
-
     def _action(self, slot: Callable[[], object], *shortcuts: QKeySequence | str) -> QAction:
         action = QAction(self)
         action.triggered.connect(slot)
@@ -288,14 +231,8 @@ class MainWindow(QMainWindow):
         """Every visible string; called again when the interface language changes."""
         # Qt appends the application display name ("— Qiao") itself: the title must not repeat it
         self.setWindowTitle(self.tr("English to Chinese"))
-        self.source_pane.heading.setText(self.tr("E&nglish"))
-        hant = self.settings.get(Key.SCRIPT) == "hant"
-        self.target_pane.heading.setText(self.tr("Chinese (Traditional)") if hant else self.tr("Chinese (Simplified)"))
-        self.source.setPlaceholderText(self.tr("Paste or type English text here, then press Ctrl+Enter."))
-        self.target.setPlaceholderText(self.tr("The Chinese translation appears here as it is written."))
-        self.source.setAccessibleName(self.tr("English source text"))
-        self.target.setAccessibleName(self.tr("Chinese translation"))
-        self.target.setAccessibleDescription(self.tr("Read-only; select and copy the translation"))
+        self.source_pane.retranslate()
+        self.target_pane.retranslate(self.settings.get(Key.SCRIPT))
         self.translate_button.setText(self.tr("&Translate"))
         self.translate_button.setToolTip(self.tr("Translate (Ctrl+Enter)"))
         self.translate_button.setAccessibleName(self.tr("Translate"))
@@ -333,7 +270,6 @@ class MainWindow(QMainWindow):
         self.bigger_action.setText(self.tr("&Larger text"))
         self.smaller_action.setText(self.tr("S&maller text"))
         self.about_action.setText(self.tr("&About Qiao"))
-        self._update_counts()
         self._show_status(self._status)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -343,11 +279,29 @@ class MainWindow(QMainWindow):
 
     # ---- model ---------------------------------------------------------------------------------------------
 
+    @property
+    def model(self) -> ModelInfo | None:
+        """The loaded model; None while none is (the controller follows the worker's reports)."""
+        return self.requests.model
+
+    @property
+    def problem(self) -> ModelProblem | None:
+        """Why no model is usable; None when one is."""
+        return self.requests.problem
+
+    @property
+    def translating(self) -> bool:
+        return self.requests.translating
+
+    @property
+    def last_result(self) -> Translation | None:
+        """The latest finished (or cancelled) request."""
+        return self.requests.last_result
+
     @Slot()
     def load_model(self) -> None:
         """(Re)load the model on the worker, in the precision the settings name."""
-        threads = self.settings.get(Key.THREADS) or None
-        self.engine.worker.load(self.model_dir, self.settings.get(Key.PRECISION), threads)
+        self.requests.load_model()
 
     @Slot()
     def retry_model(self) -> None:
@@ -381,8 +335,6 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _model_ready(self, info: ModelInfo) -> None:
         self.loading = False
-        self.model = info
-        self.problem = None
         self.model_panel.clear()
         self._retrying = False
         self.precision_label.setText(status_text.precision_label(info.precision))
@@ -401,15 +353,12 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _model_failed(self, problem: ModelProblem) -> None:
-        self.loading = False
-        self.model = None
-        self.problem = problem
+        self.loading = False  # the controller already dropped the model and stopped translating
         self._fallback_from = ""
         again, self._retrying = self._retrying, False
         self.model_panel.show_problem(problem, again=again)
         self.precision_label.clear()
         self._show_status(lambda: self.tr("No translation model: see the message above."))
-        self._set_translating(False)
         self._update_actions()
 
     @Slot(str, object)
@@ -428,8 +377,6 @@ class MainWindow(QMainWindow):
         )
         if running:
             self.precision_label.setText(status_text.precision_label(running))
-            if self._shown is not None:  # what runs (or ran) is in the old precision
-                self._shown = (self._shown[0], self._shown[1], running)
             self._show_status(lambda: self.tr("Still using {p}.").format(p=status_text.precision_label(running)))
             self.settings.set(Key.PRECISION, running)
         self._update_actions()
@@ -460,27 +407,11 @@ class MainWindow(QMainWindow):
             self.target.clear()
             self._show_status(lambda: self.tr("Nothing to translate: type or paste English text on the left."))
             return
-        self._request(text)
+        self.requests.request(text)
 
-    def _options(self) -> TranslationOptions:
-        """What the settings ask of a translation now."""
-        script = self.settings.get(Key.SCRIPT)
-        if self.model is not None and self.model.scripts and script not in self.model.scripts:
-            script = self.model.scripts[0]  # e.g. Traditional asked of a model that only writes Simplified
-        return TranslationOptions(
-            beams=self.settings.get(Key.BEAMS) or None,
-            script=script,
-            join_wrapped_lines=self.settings.get(Key.JOIN_WRAPPED_LINES),
-            normalize_punctuation=self.settings.get(Key.NORMALIZE_PUNCTUATION),
-        )
-
-    def _request(self, text: str, precision: str | None = None) -> None:
-        """Send one request; `precision` switches first, in the same step (see TranslationWorker.translate)."""
-        options = self._options()
-        self._last_translated = text
-        self._shown = (text, options, precision or self.settings.get(Key.PRECISION))
-        self.current_id = self.engine.worker.translate(text, options, precision=precision)
-        self._set_translating(True)
+    @Slot(int)
+    def _requested(self, request_id: int) -> None:
+        """A new request replaces what the pane shows (also a redo after a settings change)."""
         self.target.clear()
         if self.loading or self.model is None:
             self._show_status(lambda: self.tr("Waiting for the model to load; your text will be translated next."))
@@ -490,30 +421,17 @@ class MainWindow(QMainWindow):
     @Slot()
     def cancel(self) -> None:
         """Stop now and keep what is already translated."""
-        if self.translating:
-            self.engine.worker.cancel()
+        self.requests.cancel()
 
     @Slot(int)
     def _translation_started(self, request_id: int) -> None:
-        if request_id != self.current_id:
-            return
         self.target.clear()  # also after a restart caused by a precision switch
-        self._progress = (0, 0)
         self.progress.hide()
         self._show_status(lambda: self.tr("Translating…"))
 
     @Slot(int, str, int, int)
     def _translation_progress(self, request_id: int, text: str, done: int, total: int) -> None:
-        if request_id != self.current_id:
-            return
-        bar = self.target.verticalScrollBar()
-        follow = bar.value() >= bar.maximum() - 2
-        cursor = QTextCursor(self.target.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text)
-        if follow:
-            bar.setValue(bar.maximum())
-        self._progress = (done, total)
+        self.target_pane.append(text)
         if total > 1:
             if self.progress.maximum() != total:
                 self.progress.setRange(0, total)
@@ -523,23 +441,16 @@ class MainWindow(QMainWindow):
 
     @Slot(int, object)
     def _translation_finished(self, request_id: int, result: Translation) -> None:
-        if request_id != self.current_id:
-            return
         if self.target.toPlainText() != result.text:
             self.target.setPlainText(result.text)
-        self._set_translating(False)
         if result.cancelled:
-            done, total = self._progress
+            done, total = self.requests.sentences
             self._show_status(lambda: status_text.cancelled_summary(result, done, total))
         else:
             self._show_status(lambda: status_text.translation_summary(result))
-        self.last_result = result
 
     @Slot(int, str)
     def _translation_failed(self, request_id: int, message: str) -> None:
-        if request_id != self.current_id:
-            return
-        self._set_translating(False)
         if message == NO_MODEL:
             self._show_status(lambda: self.tr("No translation model is loaded."))
             return
@@ -562,8 +473,8 @@ class MainWindow(QMainWindow):
         metrics = self.progress.fontMetrics()
         self.progress.setFixedWidth(metrics.horizontalAdvance(text) + 2 * metrics.height())
 
-    def _set_translating(self, on: bool) -> None:
-        self.translating = on
+    @Slot(bool)
+    def _translating_changed(self, on: bool) -> None:
         if not on:
             self.progress.hide()
         self._update_actions()
@@ -589,25 +500,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def _source_changed(self) -> None:
         self.autosave.schedule()
-        self._count_timer.start()
-        if self.settings.get(Key.LIVE_TRANSLATE):
-            self._live_timer.start(self.settings.get(Key.LIVE_DELAY_MS))
-
-    @Slot()
-    def _live_translate(self) -> None:
-        text = self.source.toPlainText()
-        if text != self._last_translated and self.problem is None:
-            if text.strip():
-                self.translate()
-            else:
-                self.cancel()
-                self.target.clear()
-                self._last_translated = text
-
-    def _update_counts(self) -> None:
-        text = self.store.text()  # one shared copy per change, and a fast count: 20 MB documents stay responsive
-        self.source_pane.info.setText(self.tr("{n} words").format(n=count_words(text)) if text else "")
-        self._update_actions()
+        self.requests.source_changed()
 
     @Slot()
     def copy_result(self) -> None:
@@ -619,17 +512,11 @@ class MainWindow(QMainWindow):
     @Slot()
     def clear(self) -> None:
         """Empty both panes; undoable in the source pane (Ctrl+Z), so a slip loses nothing."""
-        self.cancel()
-        self.current_id = None
-        self._set_translating(False)
+        self.requests.reset()
         cursor = self.source.textCursor()
         cursor.select(QTextCursor.SelectionType.Document)
         cursor.removeSelectedText()
         self.target.clear()
-        self._last_translated = ""
-        self._shown = None
-        self.last_result = None
-        self._progress = (0, 0)
         self._show_status(lambda: "")  # the figures were about the text just cleared
         self._update_actions()
         self.source.setFocus()
@@ -652,12 +539,8 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _setting_changed(self, key: Key) -> None:
-        """View settings apply at once; request settings are collected and decided on once, after the batch."""
+        """View settings apply at once (the request controller decides about request settings itself)."""
         value = self.settings.get(key)
-        if key in REQUEST_KEYS:
-            if not self._pending_keys:
-                QTimer.singleShot(0, self._apply_request_settings)
-            self._pending_keys.add(key)
         if key in (Key.FONT_SIZE, Key.SCRIPT):
             self._apply_fonts()
             self._retranslate()
@@ -673,51 +556,12 @@ class MainWindow(QMainWindow):
             self.live_check.blockSignals(True)
             self.live_check.setChecked(value)
             self.live_check.blockSignals(False)
-            if value:
-                self._live_timer.start(self.settings.get(Key.LIVE_DELAY_MS))
-            else:
-                self._live_timer.stop()
         self._update_actions()
-
-    @Slot()
-    def _apply_request_settings(self) -> None:
-        """The one place that decides: the engine gets the new settings, and if what the pane shows (or is
-        producing) no longer matches the request, the translation is redone once, with every change applied."""
-        keys, self._pending_keys = self._pending_keys, set()
-        if not keys or self._closed:
-            return
-        worker = self.engine.worker
-        if Key.THREADS in keys:
-            worker.set_threads(self.settings.get(Key.THREADS) or None)
-        precision = self.settings.get(Key.PRECISION)
-        if Key.PRECISION in keys and self.model is None and self.problem is not None:
-            self.load_model()  # e.g. "Use FP32 instead": nothing loaded to switch, so load the chosen precision
-            return
-        shown = self._shown
-        redo = (
-            shown is not None
-            and (self.translating or self._shows_current_translation())
-            and (shown[1] != self._options() or shown[2] != precision)
-        )
-        switch = precision if Key.PRECISION in keys else None
-        if redo and shown is not None:
-            self._request(shown[0], switch)
-        elif switch is not None:
-            worker.set_precision(switch)
-
-    def _shows_current_translation(self) -> bool:
-        """A finished translation of exactly the text in the source pane is on screen."""
-        return (
-            not self.translating
-            and self.last_result is not None
-            and bool(self.target.toPlainText())
-            and self._last_translated == self.source.toPlainText()
-        )
 
     def _apply_fonts(self) -> None:
         size = self.settings.get(Key.FONT_SIZE)
-        self.source.setFont(source_font(size))
-        self.target.setFont(target_font(self.settings.get(Key.SCRIPT), size))
+        self.source_pane.apply_font(size)
+        self.target_pane.apply_font(self.settings.get(Key.SCRIPT), size)
 
     def _zoom(self, step: int) -> None:
         size = self.settings.get(Key.FONT_SIZE) + step
@@ -752,18 +596,6 @@ class MainWindow(QMainWindow):
         shown = self._status
         self._show_status(lambda: f"{shown()} · {render()}")
 
-    @property
-    def translated_source(self) -> str | None:
-        """The English of the request now shown (or running); None before the first one."""
-        return self._last_translated
-
-    def adopt_translation(self, source: str, text: str) -> None:
-        """Treat `text`, already in the target pane, as the finished translation of `source` with the current
-        settings (a translation restored after a restart): a settings change then redoes it like a fresh one."""
-        self._last_translated = source
-        self.last_result = Translation(text=text)
-        self._shown = (source, self._options(), self.settings.get(Key.PRECISION))
-
     # ---- closing -------------------------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -775,6 +607,7 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._closed = True
+        self.requests.close()
         self.autosave.flush()
         self.settings.set(Key.WINDOW_GEOMETRY, bytes(self.saveGeometry().data()))
         self.settings.set(Key.SPLITTER_STATE, bytes(self.splitter.saveState().data()))

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, Slot
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QPlainTextEdit
 
 from engine.results import Translation
 from gui.autosave import Autosave
@@ -32,31 +31,13 @@ def translation_options(settings: Settings) -> dict[str, object]:
     return {key.name.lower(): settings.get(key) for key in keys if key is not None}
 
 
-class SourceText:
-    """`editor.toPlainText()`, copied once per change: the autosave, the word count and others share one copy
-    (each copy of a 20 MB document costs ~0.1 s on the UI thread)."""
-
-    def __init__(self, editor: QPlainTextEdit) -> None:
-        self._editor = editor
-        self._text: str | None = None
-        editor.document().contentsChanged.connect(self._invalidate)
-
-    def _invalidate(self) -> None:
-        self._text = None
-
-    def __call__(self) -> str:
-        if self._text is None:
-            self._text = self._editor.toPlainText()
-        return self._text
-
-
 class SessionStore(QObject):
     """Autosave of the source, the last translation's file, and their restore at start."""
 
     def __init__(self, window: MainWindow, autosave_path: str | Path) -> None:
         super().__init__(window)
         self.window = window
-        self.text = SourceText(window.source)
+        self.text = window.source_pane.text  # the copy shared with the word count and the request controller
         self.translation = LastTranslation(Path(autosave_path).with_name(TRANSLATION_FILE))
         self.autosave = Autosave(autosave_path, self.text, self, companions=[self.translation.path])
         self.autosave.failed.connect(self._save_failed)
@@ -80,11 +61,11 @@ class SessionStore(QObject):
         editor.moveCursor(QTextCursor.MoveOperation.End)
 
     def start(self) -> None:
-        """Once the worker's signals are wired: follow translations and bring back the last one."""
-        worker = self.window.engine.worker
-        worker.translation_finished.connect(self._translation_finished)  # after the window's own slot
-        worker.translation_started.connect(self._forget_restored)
-        worker.model_ready.connect(self._model_ready)
+        """Once the window's slots are wired: follow translations and bring back the last one."""
+        requests = self.window.requests
+        requests.finished.connect(self._translation_finished)  # after the window's own slot
+        requests.started.connect(self._forget_restored)
+        self.window.engine.worker.model_ready.connect(self._model_ready)
         self.window.target.textChanged.connect(self._target_changed)
         self._restore_translation()
 
@@ -99,7 +80,7 @@ class SessionStore(QObject):
         window.target.setPlainText(saved.target)
         if self.restored_current:
             # As if it had just finished: a settings change now re-translates it, as it would a fresh result.
-            window.adopt_translation(source, saved.target)
+            window.requests.adopt(source, saved.target)
         else:
             # The English (or a setting) changed after this was translated. Show it marked as out of date rather
             # than re-translate unasked: a long document takes minutes and its old translation may be all the
@@ -139,11 +120,7 @@ class SessionStore(QObject):
         return text.format(when=when)
 
     def _show_mark(self) -> None:
-        info = self.window.target_pane.info
-        info.setText(self.restored_label())
-        info.setToolTip(self.restored_message())
-        info.setAccessibleName(info.text())
-        info.setAccessibleDescription(info.toolTip())
+        self.window.target_pane.set_note(self.restored_label(), self.restored_message())
 
     @Slot()
     def _model_ready(self) -> None:
@@ -160,10 +137,7 @@ class SessionStore(QObject):
         if self.restored is not None:
             self.restored = None
             self._retranslate_when_ready = False
-            info = self.window.target_pane.info
-            info.clear()
-            info.setToolTip("")
-            info.setAccessibleDescription("")
+            self.window.target_pane.set_note("")
 
     @Slot()
     def _target_changed(self) -> None:
@@ -176,8 +150,8 @@ class SessionStore(QObject):
     def _translation_finished(self, request_id: int, result: Translation) -> None:
         """Keep a finished translation with its source; a cancelled one's partial text is not kept."""
         window = self.window
-        source = window.translated_source
-        if request_id != window.current_id or result.cancelled or source is None or not result.text:
+        source = window.requests.translated_source  # the controller reports only its current request
+        if result.cancelled or source is None or not result.text:
             return
         try:
             self.translation.save(source, result.text, translation_options(window.settings))

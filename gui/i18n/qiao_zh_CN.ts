@@ -39,34 +39,6 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <source>Chinese (Traditional)</source>
-        <translation>中文（繁体）</translation>
-    </message>
-    <message>
-        <source>Chinese (Simplified)</source>
-        <translation>中文（简体）</translation>
-    </message>
-    <message>
-        <source>Paste or type English text here, then press Ctrl+Enter.</source>
-        <translation>在此粘贴或输入英文，然后按 Ctrl+Enter。</translation>
-    </message>
-    <message>
-        <source>The Chinese translation appears here as it is written.</source>
-        <translation>中文译文会在这里逐字出现。</translation>
-    </message>
-    <message>
-        <source>English source text</source>
-        <translation>英文原文</translation>
-    </message>
-    <message>
-        <source>Chinese translation</source>
-        <translation>中文译文</translation>
-    </message>
-    <message>
-        <source>Read-only; select and copy the translation</source>
-        <translation>只读；可选中并复制译文</translation>
-    </message>
-    <message>
         <source>&amp;Translate</source>
         <translation>翻译(&amp;T)</translation>
     </message>
@@ -93,10 +65,6 @@
     <message>
         <source>English to Chinese</source>
         <translation>英译中</translation>
-    </message>
-    <message>
-        <source>E&amp;nglish</source>
-        <translation>英文(&amp;N)</translation>
     </message>
     <message>
         <source>Translate as you t&amp;ype</source>
@@ -253,10 +221,6 @@
     <message>
         <source>Translation failed: {error}</source>
         <translation>翻译失败：{error}</translation>
-    </message>
-    <message>
-        <source>{n} words</source>
-        <translation>{n} 个单词</translation>
     </message>
     <message>
         <source>Translation copied to the clipboard.</source>
@@ -710,6 +674,25 @@
     </message>
 </context>
 <context>
+    <name>SourcePane</name>
+    <message>
+        <source>E&amp;nglish</source>
+        <translation>英文(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Paste or type English text here, then press Ctrl+Enter.</source>
+        <translation>在此粘贴或输入英文，然后按 Ctrl+Enter。</translation>
+    </message>
+    <message>
+        <source>English source text</source>
+        <translation>英文原文</translation>
+    </message>
+    <message>
+        <source>{n} words</source>
+        <translation>{n} 个单词</translation>
+    </message>
+</context>
+<context>
     <name>Status</name>
     <message>
         <source>{n} ms</source>
@@ -762,6 +745,29 @@
     <message>
         <source>Model {m} ({p}) loaded in {t}.</source>
         <translation>模型 {m}（{p}）已加载，用时 {t}。</translation>
+    </message>
+</context>
+<context>
+    <name>TargetPane</name>
+    <message>
+        <source>Chinese (Traditional)</source>
+        <translation>中文（繁体）</translation>
+    </message>
+    <message>
+        <source>Chinese (Simplified)</source>
+        <translation>中文（简体）</translation>
+    </message>
+    <message>
+        <source>The Chinese translation appears here as it is written.</source>
+        <translation>中文译文会在这里逐字出现。</translation>
+    </message>
+    <message>
+        <source>Chinese translation</source>
+        <translation>中文译文</translation>
+    </message>
+    <message>
+        <source>Read-only; select and copy the translation</source>
+        <translation>只读；可选中并复制译文</translation>
     </message>
 </context>
 </TS>

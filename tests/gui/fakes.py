@@ -2,6 +2,7 @@
 
 It "translates" word by word through a small dictionary, one StreamEvent per word, honours `cancel` between
 words, and records which thread did the work. `FakeFactory` builds it the way the worker's factory is called.
+`FakeWorker` stands in for `gui.worker.TranslationWorker` where a test drives the worker's signals by hand.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
 
 from engine.errors import BundleError, FileProblem, ModelNotFoundError
 from engine.options import TranslationOptions
@@ -242,3 +245,43 @@ class BrokenManifest:
 
     def __getattr__(self, name: str) -> object:
         raise self._exc
+
+
+class FakeWorker(QObject):
+    """The signals and request methods of `TranslationWorker`, on the test's thread and without a translator: it
+    records what it was asked, and the test emits the reports (in any order, for any id) itself."""
+
+    model_loading = Signal(str, str)
+    model_ready = Signal(object)
+    model_failed = Signal(object)
+    error = Signal(str)
+    switch_failed = Signal(str, object)
+    translation_started = Signal(int)
+    translation_progress = Signal(int, str, int, int)
+    translation_finished = Signal(int, object)
+    translation_failed = Signal(int, str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple] = []  # ("translate", id, text, options, precision), ("cancel",), ...
+        self._next_id = 0
+
+    def load(self, model_dir: str | None, precision: str, threads: int | None) -> None:
+        self.calls.append(("load", model_dir, precision, threads))
+
+    def set_precision(self, precision: str) -> None:
+        self.calls.append(("set_precision", precision))
+
+    def set_threads(self, threads: int | None) -> None:
+        self.calls.append(("set_threads", threads))
+
+    def translate(self, text: str, options: TranslationOptions | None = None, *, precision: str | None = None) -> int:
+        self._next_id += 1
+        self.calls.append(("translate", self._next_id, text, options, precision))
+        return self._next_id
+
+    def cancel(self) -> None:
+        self.calls.append(("cancel",))
+
+    def of(self, name: str) -> list[tuple]:
+        return [c[1:] for c in self.calls if c[0] == name]

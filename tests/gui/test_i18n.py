@@ -60,6 +60,7 @@ def test_switching_language_retranslates_the_open_window(qtbot, make_window, set
     assert window.file_menu.title() == "文件(&F)"
     assert "总耗时" in window.status_message() and "每秒" in window.status_message()
     assert window.source_pane.info.text() == "2 个单词"
+    assert window.target_pane.heading.text() == "中文（简体）", "the panes' own strings are translated too"
     settings.set(Key.UI_LANGUAGE, "en")
     qtbot.waitUntil(lambda: window.windowTitle() == "English to Chinese", timeout=2000)
 

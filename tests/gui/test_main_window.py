@@ -202,7 +202,7 @@ def test_translate_as_you_type_is_off_by_default_and_debounced_when_on(qtbot, ma
     qtbot.keyClicks(window.source, "hello")
     qtbot.wait(50)
     assert not window.live_check.isChecked()
-    assert not window._live_timer.isActive() and factory.translator.calls == []
+    assert not window.requests.live_pending and factory.translator.calls == []
     settings.set(Key.LIVE_DELAY_MS, 200)
     window.live_check.setChecked(True)
     assert settings.get(Key.LIVE_TRANSLATE) is True
