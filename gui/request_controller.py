@@ -182,9 +182,8 @@ class RequestController(QObject):
         if text.strip():
             self.request(text)
             return
-        self.cancel()
+        self.reset()  # the running request's late (cancelled) result belongs to text that is gone: ignore it
         self._translated = text
-        self._shown_text = ""
         self.emptied.emit()
 
     # ---- settings --------------------------------------------------------------------------------------------

@@ -442,3 +442,18 @@ def test_real_bundle_with_a_damaged_file_fails_its_manifest_check(qtbot, make_wi
     assert window.model_panel.title.text() == "The translation model failed its check"
     assert victim.name in window.model_panel.details.text()
     assert window.model_panel.folder() == str(broken)
+
+
+def test_emptying_the_source_while_typing_translates_leaves_the_target_empty(qtbot, make_window, settings):
+    """Typing the source away mid-translation: the cancelled request's partial text must not come back afterwards."""
+    factory = FakeFactory(token_delay=0.05)
+    window = make_window(factory)
+    settings.set(Key.LIVE_DELAY_MS, 200)
+    window.live_check.setChecked(True)
+    qtbot.keyClicks(window.source, "good morning bridge good morning bridge")
+    qtbot.waitUntil(lambda: window.translating and bool(window.target.toPlainText()), timeout=5000)
+    window.source.clear()
+    qtbot.waitUntil(lambda: not window.translating and not window.requests.live_pending, timeout=5000)
+    qtbot.wait(400)  # long enough for the cancelled request's last reports to arrive
+    assert window.target.toPlainText() == ""
+    assert window.last_result is None
