@@ -16,7 +16,7 @@ from pathlib import Path
 
 from engine.bundle_paths import beside, inside
 from engine.errors import BundleError, FileProblem, ModelNotFoundError
-from engine.manifest_schema import MANIFEST, SEAL, named_loads, validate
+from engine.manifest_schema import MANIFEST, SEAL, embedding_regions, named_loads, validate
 from engine.onnx_external import OnnxFormatError, external_data
 from engine.verified_cache import VerifiedFiles
 
@@ -179,10 +179,13 @@ def _read_json(bundle: Path) -> dict:
 
 def _format_problem(version: object) -> FileProblem:
     message = f"{MANIFEST} has format version {version!r}; this Qiao reads {FORMAT_VERSION}"
-    if isinstance(version, int) and not isinstance(version, bool) and version < FORMAT_VERSION:
-        message += " (the bundle was made by an older Qiao: build or download the model again)"
-    elif isinstance(version, int) and not isinstance(version, bool):
-        message += " (the bundle was made by a newer Qiao: update Qiao)"
+    if isinstance(version, int) and not isinstance(version, bool):
+        older = version < FORMAT_VERSION
+        message += (
+            " (the bundle was made by an older Qiao: build or download the model again)"
+            if older
+            else " (the bundle was made by a newer Qiao: update Qiao)"
+        )
     return _problem(message, "format")
 
 
@@ -319,14 +322,7 @@ class _Verifier:
 def _embedding_matches(manifest: Manifest, precision: str, refs: list[tuple[str, int, int | None]]) -> list[str]:
     """The manifest's embedding table must be where the decoder graph keeps its output projection."""
     emb = manifest.precisions[precision]["embedding"]
-    rows, dim = emb["shape"]
-    if emb["dtype"] == "float32":
-        regions = [("offset", emb["offset"], rows * dim * 4)]
-    else:
-        regions = [
-            ("offset", emb["offset"], rows * dim),
-            ("scales_offset", emb["scales_offset"], rows * (dim // emb["block_size"]) * 4),
-        ]
+    regions = embedding_regions(emb["dtype"], emb["shape"], emb["offset"], emb["scales_offset"], emb["block_size"])
     known = {(off, length) for rel, off, length in refs if rel == emb["file"]}
     decoder = manifest.precisions[precision]["decoder"]
     return [

@@ -383,28 +383,39 @@ def _embedding(
     if dtype is None or shape is None or offset is None:
         return
     rows, dim = shape
-    regions = []
+    block = scales = None
     if dtype == "float32":
         for key in ("block_size", "scales_offset", "zero_point"):
             c.field(emb, key, where, "null (float32 has no blocks)", lambda v: v is None, optional=True)
-        regions.append(("offset", offset, rows * dim * 4))
     else:
         block = c.field(
             emb, "block_size", where, f"a divisor of d_model ({dim})", lambda v: _is_int(v) and v > 0 and dim % v == 0
         )
         scales = c.integer(emb, "scales_offset", where, 0, MAX_FILE)
         c.number(emb, "zero_point", where, 0, 255)
-        regions.append(("offset", offset, rows * dim))
-        if block is not None and scales is not None:
-            regions.append(("scales_offset", scales, rows * (dim // block) * 4))
-            if offset + rows * dim > scales:
-                c.fail(f"{where}.scales_offset", f"at least offset + {rows * dim} (after the 8-bit rows)", scales)
+        if block is not None and scales is not None and offset + rows * dim > scales:
+            c.fail(f"{where}.scales_offset", f"at least offset + {rows * dim} (after the 8-bit rows)", scales)
+    regions = embedding_regions(dtype, shape, offset, scales, block)
     if rel is None or files is None or rel not in files:
         return
     size = files[rel]["size"]
     for key, start, length in regions:
         if start + length > size:
             c.fail(f"{where}.{key}", f"a table of {length} bytes inside {rel} ({size} bytes)", start)
+
+
+def embedding_regions(
+    dtype: str, shape: list[int], offset: int, scales_offset: int | None, block_size: int | None
+) -> list[tuple[str, int, int]]:
+    """(field, start, length) of each byte range the embedding table occupies in its file: the rows, and for
+    uint8 the per-block float32 scales (left out while scales_offset or block_size is unknown)."""
+    rows, dim = shape
+    if dtype == "float32":
+        return [("offset", offset, rows * dim * 4)]
+    regions = [("offset", offset, rows * dim)]
+    if block_size is not None and scales_offset is not None:
+        regions.append(("scales_offset", scales_offset, rows * (dim // block_size) * 4))
+    return regions
 
 
 def named_loads(raw: dict, precision: str | None = None) -> list[tuple[str, str]]:

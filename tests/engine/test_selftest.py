@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import shutil
 import subprocess
 import sys
@@ -13,8 +12,8 @@ import pytest
 
 from engine import selftest
 from engine.cli import main
-from engine.manifest import dumps
 from engine.selftest import PrecisionResult, is_chinese, run_self_test, token_agreement
+from tests.engine.bundles import rewrite
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,10 +27,12 @@ def report(model: Path | str | None) -> tuple[int, str]:
 def int8_only_copy(bundle: Path, dest: Path) -> Path:
     shutil.copytree(bundle, dest)
     shutil.rmtree(dest / "fp32")
-    manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
-    manifest["precisions"].pop("fp32")
-    manifest["files"] = {k: v for k, v in manifest["files"].items() if not k.startswith("fp32/")}
-    (dest / "manifest.json").write_text(dumps(manifest), encoding="utf-8")  # resealed
+
+    def drop_fp32(raw: dict) -> None:
+        raw["precisions"].pop("fp32")
+        raw["files"] = {k: v for k, v in raw["files"].items() if not k.startswith("fp32/")}
+
+    rewrite(dest, drop_fp32)  # resealed
     return dest
 
 
