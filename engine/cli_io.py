@@ -38,12 +38,11 @@ class OutputClosed(Exception):
 @dataclass(frozen=True)
 class Line:
     """One input line: its number (from 1) and bytes without the line end. `data` is None when the line is longer
-    than the reader's limit: it is reported as soon as the limit is passed (`size` = bytes seen by then) and the
-    rest of it is skipped unread into memory."""
+    than the reader's limit: it is reported as soon as the limit is passed and the rest of it is skipped unread
+    into memory."""
 
     number: int
     data: bytes | None
-    size: int
 
 
 def _reader(stream: BinaryIO) -> Callable[[int], bytes]:
@@ -95,7 +94,7 @@ def line_batches(stream: BinaryIO, max_bytes: int) -> Iterator[list[Line]]:
             buf.clear()
         elif len(buf) > max_bytes + 1:  # +1: room for the \r of a \r\n split across reads
             number += 1
-            lines.append(Line(number, None, len(buf)))
+            lines.append(Line(number, None))
             skipping = True
             buf.clear()
         if lines:
@@ -105,7 +104,7 @@ def line_batches(stream: BinaryIO, max_bytes: int) -> Iterator[list[Line]]:
 
 
 def _line(number: int, data: bytearray, max_bytes: int) -> Line:
-    return Line(number, bytes(data), len(data)) if len(data) <= max_bytes else Line(number, None, len(data))
+    return Line(number, bytes(data) if len(data) <= max_bytes else None)
 
 
 class LineFeed:

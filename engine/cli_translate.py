@@ -178,7 +178,7 @@ def _answers(translator, lines: Iterator, options, cancel: threading.Event, max_
             for result in translator.translate_batch(texts(), options, cancel=cancel):
                 yield from refused_first()
                 line, _, _ = pending.popleft()
-                yield line, result.error if getattr(result, "error", None) else result
+                yield line, result.error or result
         except InputError:
             if not pending:
                 raise  # about the request itself, not one text

@@ -13,6 +13,13 @@ from engine.options import TranslationOptions
 from engine.results import Translation, TranslationStats
 
 
+def install(monkeypatch, fake: type[EchoTranslator]) -> type[EchoTranslator]:
+    """Make `fake` the Translator the CLI builds, with no instances left from an earlier test."""
+    fake.instances.clear()
+    monkeypatch.setattr("engine.translator.Translator", fake)
+    return fake
+
+
 def _result(text: str) -> Translation:
     stats = TranslationStats(0.0, None, len(text), len(text), 0.0, "int8", 1, 1)
     return Translation(text=text, tokens=[[len(text)]], stats=stats)
@@ -51,19 +58,17 @@ class EchoTranslator:
         self.options.append(options)
         for text in texts:
             self.seen.append(text)
-            yield self._answer(text)
+            yield self._batch_answer(text)
+
+    def _batch_answer(self, text: str) -> Translation:
+        return self._answer(text)
 
 
 class ErrorFieldTranslator(EchoTranslator):
     """Answers a text it refuses with a Translation whose `error` is set, and goes on (the engine's contract)."""
 
-    def translate_batch(
-        self, texts: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
-    ) -> Iterator[Translation]:
-        self.options.append(options)
-        for text in texts:
-            self.seen.append(text)
-            yield Translation(text="", error=f"refused: {text}") if "REFUSE" in text else _result(text)
+    def _batch_answer(self, text: str) -> Translation:
+        return Translation(text="", error=f"refused: {text}") if "REFUSE" in text else _result(text)
 
 
 class BatchingTranslator(EchoTranslator):

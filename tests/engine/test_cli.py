@@ -122,11 +122,9 @@ def test_unknown_options_of_other_commands_are_still_errors(capsys):
 
 @pytest.fixture
 def echo(monkeypatch):
-    from tests.engine.cli_fakes import EchoTranslator
+    from tests.engine.cli_fakes import EchoTranslator, install
 
-    EchoTranslator.instances.clear()
-    monkeypatch.setattr("engine.translator.Translator", EchoTranslator)
-    return EchoTranslator
+    return install(monkeypatch, EchoTranslator)
 
 
 def test_top_level_model_serves_every_command(monkeypatch, capsys, bundle_dir, tmp_path):

@@ -17,7 +17,7 @@ import pytest
 from engine.cli import main
 from engine.cli_io import iter_lines, json_line
 from engine.translator import MAX_CHARS
-from tests.engine.cli_fakes import BatchingTranslator, EchoTranslator, ErrorFieldTranslator
+from tests.engine.cli_fakes import BatchingTranslator, EchoTranslator, ErrorFieldTranslator, install
 
 # Every character str.splitlines() breaks on besides "\n", then the rest of C0 and C1, DEL and the BOM.
 SPLITLINES_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
@@ -47,9 +47,7 @@ def records(out: str) -> list[dict]:
 
 @pytest.fixture
 def echo(monkeypatch):
-    EchoTranslator.instances.clear()
-    monkeypatch.setattr("engine.translator.Translator", EchoTranslator)
-    return EchoTranslator
+    return install(monkeypatch, EchoTranslator)
 
 
 def test_each_odd_character_stays_inside_its_line(monkeypatch, capsys, bundle_dir, echo):
@@ -119,8 +117,7 @@ def test_order_is_kept_when_the_engine_refuses_or_batches_ahead(monkeypatch, cap
     """Lines the CLI refuses are never given to the engine, yet keep their place. A text the engine refuses gets
     its own error record, whether the engine says so in the result (`error`) or raises mid-batch (then the rest
     of that batch is answered one by one, not lost)."""
-    engine.instances.clear()
-    monkeypatch.setattr("engine.translator.Translator", engine)
+    install(monkeypatch, engine)
     lines = [f"line {i}" for i in range(12)]
     lines[3] = "x" * (MAX_CHARS + 1)
     lines[6] = "REFUSE me"
