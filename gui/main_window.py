@@ -399,9 +399,9 @@ class MainWindow(QMainWindow):
     @Slot()
     def translate(self) -> None:
         """Translate the whole source pane; a request already running is cancelled (the latest wins)."""
-        text = self.source.toPlainText()
         if self.problem is not None:
             return
+        text = self.source_pane.text()  # the copy shared with the count, the autosave and the controller
         if not text.strip():
             self.cancel()
             self.target.clear()

@@ -13,7 +13,7 @@ from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplicatio
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QStyle, QToolButton, QVBoxLayout, QWidget
 
 from engine.errors import FileProblem
-from gui import problem_text
+from gui import problem_text, status_text
 from gui.worker import ModelProblem
 
 BUILD_COMMAND = "qiao model build"
@@ -186,8 +186,9 @@ class ModelStatusPanel(QFrame):
             )
             self.location.setText(p.bundle_dir or p.expected_dir)
             issues = p.issues or tuple(FileProblem("manifest", "", d) for d in p.details)
-            shown = problem_text.describe_all(issues, MAX_DETAILS)
-            extra = len(problem_text.describe_all(issues, len(issues))) - len(shown)
+            every = problem_text.describe_all(issues, len(issues))
+            shown = every[:MAX_DETAILS]
+            extra = len(every) - len(shown)
             lines = [f"• {d}" for d in shown] + ([self.tr("… and {n} more").format(n=extra)] if extra > 0 else [])
             self.details.setText("\n".join([*lines, problem_text.fix(issues)]))
             raw = "\n".join(p.details)
@@ -201,7 +202,7 @@ class ModelStatusPanel(QFrame):
             self.details.setText("")
             raw = p.message
         if p.alternatives:
-            other = p.alternatives[0].upper()
+            other = status_text.precision_label(p.alternatives[0])
             self.use_button.setText(self.tr("Use {p} instead").format(p=other))
             self.use_button.setAccessibleName(self.tr("Use the {p} model, which passed its check").format(p=other))
             intact = self.tr("The {p} model in the same folder is intact: you can use it now.").format(p=other)

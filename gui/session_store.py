@@ -21,14 +21,13 @@ if TYPE_CHECKING:
     from gui.main_window import MainWindow
 
 TRANSLATION_FILE = "translation.json"
-# Settings that change what a translation says (the later ones only where this version of Settings has them).
-OPTION_KEYS = ("PRECISION", "SCRIPT", "BEAMS", "JOIN_WRAPPED_LINES", "NORMALIZE_PUNCTUATION")
+# Settings that change what a translation says.
+OPTION_KEYS = (Key.PRECISION, Key.SCRIPT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION)
 
 
 def translation_options(settings: Settings) -> dict[str, object]:
     """The settings a saved translation must share with the current ones to be shown as current."""
-    keys = (getattr(Key, name, None) for name in OPTION_KEYS)
-    return {key.name.lower(): settings.get(key) for key in keys if key is not None}
+    return {key.name.lower(): settings.get(key) for key in OPTION_KEYS}
 
 
 class SessionStore(QObject):

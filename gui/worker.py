@@ -22,12 +22,12 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from engine.errors import BundleError, FileProblem, ModelNotFoundError, QiaoError
+from engine.manifest_schema import PRECISIONS
 from engine.options import TranslationOptions
 from engine.results import StreamEvent, Translation
 
 NO_MODEL = "no-model"  # translation_failed's message when no model is loaded (the window words it)
 INTERNAL = "internal-error: "  # prefix of translation_failed's message for an unexpected exception (raw detail after)
-PRECISIONS = ("int8", "fp32")
 FRAME_S = 1 / 60  # coalesce streamed text to about one UI update per frame
 
 

@@ -40,6 +40,15 @@ def expected_options(settings) -> TranslationOptions:
     )
 
 
+def shown(qtbot, make_window, factory):
+    """A window that has translated TEXT once and is idle."""
+    window = make_window(factory)
+    window.source.setPlainText(TEXT)
+    window.translate()
+    translated(qtbot, window, factory, 0)
+    return window
+
+
 def apply_in_dialog(window, changes: dict) -> None:
     """Set the values in the Settings dialog and press OK, as a user does."""
     dialog = window.open_settings()
@@ -55,10 +64,7 @@ def apply_in_dialog(window, changes: dict) -> None:
 
 def test_precision_and_script_in_one_ok_redo_the_translation_once_with_both(qtbot, make_window, settings):
     factory = FakeFactory()
-    window = make_window(factory)
-    window.source.setPlainText(TEXT)
-    window.translate()
-    translated(qtbot, window, factory, 0)
+    window = shown(qtbot, make_window, factory)
     assert fake_translate_text(TEXT, "hant") != window.target.toPlainText(), "the scripts must differ for this test"
     apply_in_dialog(window, {Key.PRECISION: "fp32", Key.SCRIPT: "hant"})
     calls = translated(qtbot, window, factory, 1)
@@ -71,10 +77,7 @@ def test_precision_and_script_in_one_ok_redo_the_translation_once_with_both(qtbo
 
 def test_every_combination_of_request_settings_redoes_once_with_all_applied(qtbot, make_window, settings):
     factory = FakeFactory()
-    window = make_window(factory)
-    window.source.setPlainText(TEXT)
-    window.translate()
-    translated(qtbot, window, factory, 0)
+    window = shown(qtbot, make_window, factory)
     combos = [c for n in range(1, len(CHANGES) + 1) for c in itertools.combinations(CHANGES, n)]
     for combo in combos:
         # flip each key in the combination away from its current value
@@ -106,10 +109,7 @@ def test_changes_while_translating_restart_it_once_with_all_applied(qtbot, make_
 
 def test_a_setting_that_does_not_change_the_request_does_not_retranslate(qtbot, make_window, settings):
     factory = FakeFactory()
-    window = make_window(factory)
-    window.source.setPlainText(TEXT)
-    window.translate()
-    translated(qtbot, window, factory, 0)
+    window = shown(qtbot, make_window, factory)
     apply_in_dialog(window, {})  # OK with font size, theme, … as they were
     settings.set(Key.FONT_SIZE, 18)
     qtbot.wait(200)
