@@ -34,8 +34,7 @@ from targets import FLAT_GROWTH_MB, TARGET_THREADS, targets_table
 from worker import READY
 from workloads import NEW_TOKENS, SOURCE_TOKENS, WORKLOADS, describe, source_ids
 
-import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
-from engine.privacy import TELEMETRY_OFF
+from engine.privacy import TELEMETRY_OFF  # importing engine turns telemetry off, before any onnxruntime import
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS_DIR = BENCH_DIR / "results"

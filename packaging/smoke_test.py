@@ -323,10 +323,7 @@ def gui_run(iso: Isolated, app: Path, xvfb: Xvfb, tag: str, screenshot: Path | N
             result["screenshot"] = take_screenshot(proc.pid, xvfb, screenshot)
             time.sleep(1.0)
             result["rss_after_translation_mb"] = round(rss_bytes(proc.pid) / 1e6, 1)
-        env = {**os.environ, "DISPLAY": xvfb.display}
-        wid = sh("xdotool", "search", "--onlyvisible", "--pid", str(proc.pid), env=env).split()[0]
-        sh("xdotool", "windowfocus", "--sync", wid, env=env)
-        sh("xdotool", "key", "ctrl+q", env=env)  # quit as a user would (Qt ignores synthetic --window events)
+        quit_window(proc.pid, xvfb)
         result["exit_code"] = proc.wait(15)
         return result
     finally:
@@ -338,6 +335,15 @@ def gui_run(iso: Isolated, app: Path, xvfb: Xvfb, tag: str, screenshot: Path | N
                 proc.kill()
         out = proc.stdout.read().decode("utf-8", "replace") if proc.stdout else ""
         result["output_tail"] = out[-2000:]
+
+
+def quit_window(pid: int, xvfb: Xvfb) -> None:
+    """Quit the window of process `pid` as a user would: focus it, press Ctrl+Q (Qt ignores synthetic --window
+    events)."""
+    env = {**os.environ, "DISPLAY": xvfb.display}
+    wid = sh("xdotool", "search", "--onlyvisible", "--pid", str(pid), env=env).split()[0]
+    sh("xdotool", "windowfocus", "--sync", wid, env=env)
+    sh("xdotool", "key", "ctrl+q", env=env)
 
 
 def take_screenshot(pid: int, xvfb: Xvfb, path: Path) -> dict:
@@ -387,7 +393,6 @@ def watch_network(app: Path, xvfb: Xvfb, work: Path) -> dict:
     gui_env["QIAO_STARTUP_PROBE"] = str(probe)
     read_end, write_end = os.pipe()
     fcntl.fcntl(read_end, fcntl.F_SETPIPE_SZ, 4096)
-    started = time.monotonic()
     with os.fdopen(read_end, "rb") as reader, open(source, "rb") as stdin, \
             open(work / "watch-cli.err", "w+b") as cli_err, open(work / "watch-gui.out", "w+b") as gui_out:  # fmt: skip
         cli = subprocess.Popen(
@@ -406,7 +411,8 @@ def watch_network(app: Path, xvfb: Xvfb, work: Path) -> dict:
 
             ready = wait_for(lambda: "ready" in marks() or "failed" in marks(), 60)
             result["gui"]["marks"] = marks()
-            time.sleep(max(0.0, (time.monotonic() if ready else started) + WATCH_S - time.monotonic()))
+            if ready:  # (not ready: wait_for already waited 60 s, past the watch)
+                time.sleep(WATCH_S)
             result["cli"]["alive_while_watched"] = cli.poll() is None
             output = reader.read().decode("utf-8", "replace")
             result["cli"]["exit_code"] = cli.wait(120)
@@ -416,11 +422,8 @@ def watch_network(app: Path, xvfb: Xvfb, work: Path) -> dict:
             nfkc = lambda text: unicodedata.normalize("NFKC", text)  # noqa: E731 - full/half-width agnostic
             # the fixture memorised most of its corpus: a wrong model or garbled output would not match
             result["cli"]["corpus_matches"] = sum(nfkc(t) == nfkc(corpus[e]) for e, t in zip(lines, texts))
-            env = {**os.environ, "DISPLAY": xvfb.display}
             app_pid = Path(f"/proc/{gui.pid}/task/{gui.pid}/children").read_text().split()[0]  # strace's tracee
-            wid = sh("xdotool", "search", "--onlyvisible", "--pid", app_pid, env=env).split()[0]
-            sh("xdotool", "windowfocus", "--sync", wid, env=env)
-            sh("xdotool", "key", "ctrl+q", env=env)
+            quit_window(int(app_pid), xvfb)
             result["gui"]["exit_code"] = gui.wait(15)
         except (subprocess.SubprocessError, OSError, ValueError, IndexError) as exc:
             result["error"] = f"{type(exc).__name__}: {exc}"

@@ -20,7 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,10 +122,9 @@ def is_present(need: Need) -> bool:
     raise ValueError(f"unknown kind of need: {need.kind}")
 
 
-def missing(wanted: Sequence[Need], present: Callable[[Need], bool] | None = None) -> list[Need]:
-    """The needs not satisfied (by `present`, default is_present), in table order."""
-    present = present or is_present
-    return [need for need in wanted if not present(need)]
+def missing(wanted: Sequence[Need]) -> list[Need]:
+    """The needs not satisfied (is_present), in table order."""
+    return [need for need in wanted if not is_present(need)]
 
 
 def packages_of(needs_: Sequence[Need]) -> list[str]:
