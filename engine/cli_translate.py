@@ -44,7 +44,7 @@ def _options(args):
 
     return TranslationOptions(
         beams=args.beams,
-        script=args.script,
+        variant=args.script,
         join_wrapped_lines=not args.no_join_lines,
         normalize_punctuation=not args.raw_punctuation,
     )

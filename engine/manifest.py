@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engine.bundle_paths import beside, inside
 from engine.errors import BundleError, FileProblem, ModelNotFoundError
+from engine.languages import LanguagePair
 from engine.manifest_schema import MANIFEST, SEAL, embedding_regions, named_loads, validate
 from engine.onnx_external import OnnxFormatError, external_data
 from engine.verified_cache import VerifiedFiles
@@ -34,7 +35,8 @@ __all__ = [
 
 # 2: compact source tokenizer (tokenizer.json + source_ids.json)
 # 3: manifest_sha256 seals the manifest; every file the engine opens is listed in `files`
-FORMAT_VERSION = 3
+# 4: `languages` (engine.languages) replaces `scripts` and `sentence_joiner`: the pair is data
+FORMAT_VERSION = 4
 MAX_MANIFEST_BYTES = 16 << 20  # the real model's manifest is ~10 kB
 _CHUNK = 1 << 20
 
@@ -84,13 +86,19 @@ class Manifest:
         return self.raw["model"]["attribution"]
 
     @property
-    def languages(self) -> list[str]:
+    def language_tokens(self) -> list[str]:
+        """Every `>>xx<<` token of the vocabulary (not only the pair's variants)."""
         return list(self.raw["tokenizer"].get("language_tokens", []))
 
     @property
+    def pair(self) -> LanguagePair:
+        """The bundle's direction, variants and text conventions (manifest `languages`)."""
+        return LanguagePair.from_dict(self.raw["languages"])
+
+    @property
     def scripts(self) -> dict[str, str]:
-        """{"hans": ">>cmn_Hans<<", "hant": ">>cmn_Hant<<"} where the model has them."""
-        return dict(self.raw.get("scripts", {}))
+        """{variant key: language token}, e.g. {"hans": ">>cmn_Hans<<", "hant": ">>cmn_Hant<<"}; {} for zh→en."""
+        return self.pair.tokens()
 
     @property
     def generation(self) -> dict:

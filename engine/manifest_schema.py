@@ -15,18 +15,19 @@ import math
 import re
 from typing import Any
 
+from engine.config import MAX_BEAMS, PRECISIONS
 from engine.errors import FileProblem
+from engine.languages import MAX_VARIANTS, SCRIPTS
 
 MANIFEST = "manifest.json"
 SEAL = "manifest_sha256"  # sha256 of the manifest's canonical content (engine.manifest.canonical_sha256)
-PRECISIONS = ("int8", "fp32")
 MAX_DIM = 8192
 MAX_LAYERS = 256
 MAX_POSITIONS = 8192
 MAX_VOCAB = 10_000_000
 MAX_FILE = 1 << 40
-MAX_BEAMS = 8
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_CODE = re.compile(r"[a-z][a-z0-9_-]{0,15}")
 _MISSING = object()
 
 
@@ -145,6 +146,10 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _is_code(v: Any) -> bool:
+    return isinstance(v, str) and _CODE.fullmatch(v) is not None
+
+
 def _is_number(v: Any) -> bool:
     return (isinstance(v, int | float) and not isinstance(v, bool)) and math.isfinite(v)
 
@@ -159,7 +164,6 @@ def validate(raw: dict) -> list[FileProblem]:
     c.text(model, "architecture", "model", optional=True)
     c.obj(raw, "tools", optional=True)
     c.text(raw, "created", "", optional=True)
-    c.text(raw, "sentence_joiner", "", optional=True)
 
     cfg = c.obj(raw, "config")
     d_model = c.integer(cfg, "d_model", "config", 1, MAX_DIM)
@@ -183,20 +187,7 @@ def validate(raw: dict) -> list[FileProblem]:
     validation = c.obj(raw, "validation", optional=True)
     c.path(validation, "file", "validation", optional=True)
 
-    scripts = c.field(
-        raw,
-        "scripts",
-        "",
-        "an object of script → language token",
-        lambda v: isinstance(v, dict) and all(isinstance(t, str) for t in v.values()),
-        optional=True,
-    )
-    tok = raw.get("tokenizer") if isinstance(raw.get("tokenizer"), dict) else {}
-    language_ids = tok.get("language_ids") if isinstance(tok.get("language_ids"), dict) else {}
-    for script, token in (scripts or {}).items():
-        if token not in language_ids:
-            c.fail(f"scripts.{script}", "a token listed in tokenizer.language_ids", token)
-
+    _languages(c, raw)
     if not c.problems and files is not None:
         for where, rel in named_loads(raw):
             if rel not in files:
@@ -208,6 +199,52 @@ def validate(raw: dict) -> list[FileProblem]:
                     )
                 )
     return c.problems
+
+
+def _language(c: _Checker, obj: dict | None, where: str) -> None:
+    c.field(obj, "code", where, 'a language code such as "en"', _is_code)
+    c.text(obj, "name", where, nonempty=True)
+    c.field(obj, "script", where, f"one of {', '.join(SCRIPTS)}", lambda v: v in SCRIPTS)
+
+
+def _languages(c: _Checker, raw: dict) -> None:
+    """`languages` (engine.languages): the pair, its variants (tokens the tokenizer knows), joiner, segmenter."""
+    langs = c.obj(raw, "languages")
+    _language(c, c.obj(langs, "source", "languages"), "languages.source")
+    _language(c, c.obj(langs, "target", "languages"), "languages.target")
+    c.text(langs, "joiner", "languages")
+    c.field(langs, "segmenter", "languages", "a sentencex language code", _is_code)
+    c.text(langs, "self_test", "languages", nonempty=True)
+    variants = c.field(
+        langs,
+        "variants",
+        "languages",
+        f"a list of at most {MAX_VARIANTS} variants",
+        lambda v: isinstance(v, list) and len(v) <= MAX_VARIANTS,
+    )
+    tok = raw.get("tokenizer") if isinstance(raw.get("tokenizer"), dict) else {}
+    language_ids = tok.get("language_ids") if isinstance(tok.get("language_ids"), dict) else {}
+    keys: list[str] = []
+    for i, variant in enumerate(variants or []):
+        where = f"languages.variants[{i}]"
+        if not isinstance(variant, dict):
+            c.fail(where, "an object with key, token and name", variant)
+            continue
+        key = c.field(variant, "key", where, 'a short name such as "hans"', _is_code)
+        c.text(variant, "name", where, nonempty=True)
+        token = c.field(variant, "token", where, "a language token or null", lambda v: v is None or isinstance(v, str))
+        if isinstance(token, str) and token not in language_ids:
+            c.fail(f"{where}.token", "a token listed in tokenizer.language_ids", token)
+        if key is not None:
+            if key in keys:
+                c.fail(f"{where}.key", "a key not used by another variant", key)
+            keys.append(key)
+    if langs is not None and variants is not None:
+        default = langs.get("default_variant", _MISSING)
+        if keys and default not in keys:
+            c.fail("languages.default_variant", f"one of {', '.join(keys)}", default)
+        elif not keys and default not in (None, _MISSING):
+            c.fail("languages.default_variant", "null (the pair has no variants)", default)
 
 
 def _files(c: _Checker, raw: dict) -> dict | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
+from engine.config import MAX_BEAMS
 from engine.errors import InputError
 
 
@@ -13,7 +14,8 @@ class TranslationOptions:
     """Per-request choices. The engine validates them (`validate`) once, when a request starts."""
 
     beams: int | None = None  # None: the model's default (its manifest's num_beams)
-    script: str = "hans"  # target variant key in the manifest's `scripts` ("hans" / "hant")
+    # Target variant key of the model's language pair ("hans" / "hant" for en→zh); None: the pair's default.
+    variant: str | None = None
     # Join hard-wrapped lines (a sentence broken over lines, as copied from a PDF or an e-mail) before translating.
     join_wrapped_lines: bool = True
     # Half-width ! ? , : ; ( ) next to CJK characters become full-width (numbers, Latin text and URLs untouched).
@@ -22,20 +24,21 @@ class TranslationOptions:
     def replace(self, **changes: object) -> TranslationOptions:
         return replace(self, **changes)  # type: ignore[arg-type]
 
-    def validate(self, scripts: Collection[str], max_beams: int) -> TranslationOptions:
+    def validate(self, variants: Collection[str], max_beams: int = MAX_BEAMS) -> TranslationOptions:
         """Check every field once, with one clear InputError for the first bad one; returns self.
 
-        `scripts` are the model's target variants (empty: the model has none, any script is ignored).
+        `variants` are the model's target variant keys (empty: the pair has none, and any variant is ignored, so
+        one saved choice works for both directions).
         """
         beams = self.beams
         if beams is not None and (isinstance(beams, bool) or not isinstance(beams, int)):
             raise InputError(f"beams must be a whole number between 1 and {max_beams}, not {beams!r}")
         if beams is not None and not 1 <= beams <= max_beams:
             raise InputError(f"beams must be between 1 and {max_beams}, not {beams}")
-        if not isinstance(self.script, str):
-            raise InputError(f"script must be a name such as 'hans', not {self.script!r}")
-        if scripts and self.script not in scripts:
-            raise InputError(f"unknown script {self.script!r}; this model offers {', '.join(scripts)}")
+        if self.variant is not None and not isinstance(self.variant, str):
+            raise InputError(f"variant must be a name such as 'hans', not {self.variant!r}")
+        if variants and self.variant is not None and self.variant not in variants:
+            raise InputError(f"unknown variant {self.variant!r}; this model offers {', '.join(variants)}")
         for name in ("join_wrapped_lines", "normalize_punctuation"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be true or false, not {getattr(self, name)!r}")

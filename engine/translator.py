@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import punctuation
+from engine.config import MAX_BEAMS, PRECISIONS
 from engine.decoding import GenerationParams, beam_search, greedy_search
 from engine.errors import BundleError, FileProblem, InputError
 from engine.load_guard import diagnose
@@ -32,9 +33,7 @@ from engine.sentence_cache import SentenceCache
 from engine.tokenizer import MarianTokenizer
 from engine.verified_cache import VerifiedFiles
 
-PRECISIONS = ("int8", "fp32")
 MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of an hours-long job
-MAX_BEAMS = 8
 CHUNK_TOKENS = 200  # a longer sentence is split into pieces of at most this many source tokens
 BATCH_SENTENCES = 8
 # translate_batch reads its texts in windows of about this many sentences (or texts): memory stays bounded whatever
@@ -101,7 +100,8 @@ class Translator:
         self._model: OnnxMarian | None = None
         self._lock = threading.Lock()
         self.defaults = GenerationParams.from_generation_config(self.manifest.generation)
-        self._joiner = self.manifest.raw.get("sentence_joiner", "")
+        self.pair = self.manifest.pair
+        self._joiner = self.pair.joiner
         try:
             self.tokenizer = MarianTokenizer.from_manifest(self.manifest)
             self.tokenizer.load_vocabulary()  # a damaged pieces.json fails here, not at the first translation
@@ -250,18 +250,22 @@ class Translator:
 
     # -- text ------------------------------------------------------------------------------------------------------
     def options(
-        self, options: TranslationOptions | None = None, *, beams: int | None = None, script: str | None = None
+        self, options: TranslationOptions | None = None, *, beams: int | None = None, variant: str | None = None
     ) -> TranslationOptions:
         """The request's options with the overrides applied, validated once for this model (InputError)."""
         if options is not None and not isinstance(options, TranslationOptions):
             raise InputError(f"options must be TranslationOptions, not {type(options).__name__}")
-        return _with_overrides(options, beams, script).validate(self.manifest.scripts, MAX_BEAMS)
+        return _with_overrides(options, beams, variant).validate(self.pair.variant_keys, MAX_BEAMS)
 
-    def language_token(self, script: str) -> str:
-        scripts = self.manifest.scripts
-        if script not in scripts:
-            raise InputError(f"unknown script {script!r}; this model offers {', '.join(scripts) or 'none'}")
-        return scripts[script]
+    def language_token(self, variant: str | None) -> str | None:
+        """The token that selects `variant` (None: the pair's default); None when the pair needs no token."""
+        if not self.pair.variants:
+            return None
+        chosen = self.pair.variant(variant)
+        if chosen is None:
+            keys = ", ".join(self.pair.variant_keys)
+            raise InputError(f"unknown variant {variant!r}; this model offers {keys}")
+        return chosen.token
 
     def _sentences(self, segments: list[Segment], lang_id: int | None) -> list[_Sentence]:
         """Token ids of every sentence; sentences over CHUNK_TOKENS are split at word boundaries, never cut."""
@@ -316,16 +320,16 @@ class Translator:
         options: TranslationOptions | None = None,
         *,
         beams: int | None = None,
-        script: str | None = None,
+        variant: str | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[StreamEvent | Translation]:
         """Lazily translate `text`: yields StreamEvents as tokens are decoded, then the final Translation.
 
-        `options` is the request; `beams`/`script`, when given, override its fields (callers that set one thing).
+        `options` is the request; `beams`/`variant`, when given, override its fields (callers that set one thing).
         Sentences already translated by an earlier request with the same settings come from the cache at once, in
         reading order; only the others are decoded.
         """
-        options = self.options(options, beams=beams, script=script)
+        options = self.options(options, beams=beams, variant=variant)
         text = _checked_text(text)
         params = self.params(options.beams)
         start = time.perf_counter()
@@ -339,7 +343,7 @@ class Translator:
     def _job(self, text: str, options: TranslationOptions, start: float) -> _Job:
         """Segment and tokenise one text (no model needed, so done before taking the lock)."""
         segments = segment_text(text, options.join_wrapped_lines) if text.strip() else []  # whitespace: empty
-        lang = self.language_token(options.script) if self.manifest.scripts else None
+        lang = self.language_token(options.variant)
         lang_id = self.tokenizer.token_to_id(lang) if lang else None
         sentences = self._sentences(segments, lang_id) if segments else []
         normalize = punctuation.normalize if options.normalize_punctuation else None
@@ -467,13 +471,13 @@ class Translator:
         options: TranslationOptions | None = None,
         *,
         beams: int | None = None,
-        script: str | None = None,
+        variant: str | None = None,
         cancel: threading.Event | None = None,
         on_event: Callable[[StreamEvent], None] | None = None,
     ) -> Translation:
         """Translate `text`; `on_event` receives the streamed deltas, `cancel` stops within one decoder step."""
         result: Translation | None = None
-        for item in self.stream(text, options, beams=beams, script=script, cancel=cancel):
+        for item in self.stream(text, options, beams=beams, variant=variant, cancel=cancel):
             if isinstance(item, Translation):
                 result = item
             elif on_event is not None:
@@ -575,12 +579,12 @@ class Translator:
         return False
 
 
-def _with_overrides(options: TranslationOptions | None, beams: int | None, script: str | None) -> TranslationOptions:
+def _with_overrides(options: TranslationOptions | None, beams: int | None, variant: str | None) -> TranslationOptions:
     options = options or TranslationOptions()
     if beams is not None:
         options = options.replace(beams=beams)
-    if script is not None:
-        options = options.replace(script=script)
+    if variant is not None:
+        options = options.replace(variant=variant)
     return options
 
 

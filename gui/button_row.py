@@ -54,9 +54,7 @@ class ButtonRow(QWidget):
 
     def arrange(self, width: int) -> None:
         """One line if everything fits at its preferred size, else two."""
-        want = (
-            QBoxLayout.Direction.LeftToRight if width >= self.one_line_width() else QBoxLayout.Direction.TopToBottom
-        )
+        want = QBoxLayout.Direction.LeftToRight if width >= self.one_line_width() else QBoxLayout.Direction.TopToBottom
         if self.box.direction() != want:
             self.box.setDirection(want)
             self.updateGeometry()

@@ -305,13 +305,13 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def retry_model(self) -> None:
-        """"Try again": look for the model again; if the same problem comes back, the panel says it checked."""
+        """ "Try again": look for the model again; if the same problem comes back, the panel says it checked."""
         self._retrying = True
         self.load_model()
 
     @Slot(str)
     def use_precision(self, precision: str) -> None:
-        """"Use FP32 instead": the setting changes too, so the setting always names what runs."""
+        """ "Use FP32 instead": the setting changes too, so the setting always names what runs."""
         self._fallback_from = self.problem.precision if self.problem is not None else ""
         if self.settings.get(Key.PRECISION) == precision:
             self.load_model()

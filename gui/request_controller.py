@@ -105,7 +105,7 @@ class RequestController(QObject):
             script = self.model.scripts[0]  # e.g. Traditional asked of a model that only writes Simplified
         return TranslationOptions(
             beams=self.settings.get(Key.BEAMS) or None,
-            script=script,
+            variant=script,
             join_wrapped_lines=self.settings.get(Key.JOIN_WRAPPED_LINES),
             normalize_punctuation=self.settings.get(Key.NORMALIZE_PUNCTUATION),
         )

@@ -197,9 +197,7 @@ class TranslationWorker(QObject):
             self._pending_threads = (threads,)
         self._wake.emit()
 
-    def translate(
-        self, text: str, options: TranslationOptions | None = None, *, precision: str | None = None
-    ) -> int:
+    def translate(self, text: str, options: TranslationOptions | None = None, *, precision: str | None = None) -> int:
         """Queue `text`, cancelling whatever runs or waits; returns the request id the signals will carry.
 
         `precision`, when given, is switched to first, in the same step: a settings change that touches both the

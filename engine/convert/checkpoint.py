@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import CheckpointError
+from engine.languages import code_of
 
 REQUIRED = ("config.json", "source.spm", "target.spm", "vocab.json")
 WEIGHTS = ("model.safetensors", "pytorch_model.bin")
@@ -28,6 +29,8 @@ class Checkpoint:
     revision: str
     license: str
     attribution: str
+    source_lang: str = "en"  # engine.languages codes, from checkpoint_languages()
+    target_lang: str = "zh"
 
 
 def _check_dir(path: Path) -> None:
@@ -60,6 +63,25 @@ def _card_license(path: Path) -> str | None:
     return None
 
 
+def checkpoint_languages(path: Path, model_id: str) -> tuple[str, str]:
+    """(source, target) codes: tokenizer_config.json's source_lang/target_lang ("eng"/"zho"), else the model id's
+    `opus-mt-XX-YY`; CheckpointError when neither names them (the user passes --source/--target then)."""
+    import json
+    import re
+
+    try:
+        cfg = json.loads((path / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cfg = {}
+    src, tgt = cfg.get("source_lang"), cfg.get("target_lang")
+    if isinstance(src, str) and isinstance(tgt, str) and src and tgt:
+        return code_of(src), code_of(tgt)
+    match = re.search(r"opus-mt-([a-z]{2,3})-([a-z]{2,3})\b", model_id.lower())
+    if match:
+        return code_of(match.group(1)), code_of(match.group(2))
+    raise CheckpointError(f"{model_id}: the checkpoint does not name its languages; pass --source and --target")
+
+
 def resolve_checkpoint(source: str, model_id: str | None = None) -> Checkpoint:
     """A local directory is used as is; anything else is treated as a Hugging Face model id and downloaded."""
     path = Path(source).expanduser()
@@ -68,7 +90,9 @@ def resolve_checkpoint(source: str, model_id: str | None = None) -> Checkpoint:
             raise CheckpointError(f"{path} is a file; pass the checkpoint directory")
         _check_dir(path)
         license_ = _card_license(path) or OPUS_LICENSE
-        return Checkpoint(path.resolve(), model_id or path.name, _local_revision(path), license_, OPUS_ATTRIBUTION)
+        name = model_id or path.name
+        src, tgt = checkpoint_languages(path, name)
+        return Checkpoint(path.resolve(), name, _local_revision(path), license_, OPUS_ATTRIBUTION, src, tgt)
     if source.count("/") != 1 or source.startswith((".", "/", "~")):
         raise CheckpointError(f"{source}: no such directory, and not a Hugging Face model id (owner/name)")
     return _download(source)
@@ -93,4 +117,5 @@ def _download(repo_id: str) -> Checkpoint:
     _check_dir(local)
     revision = local.name  # snapshot folders are named by commit hash
     license_ = _card_license(local) or OPUS_LICENSE
-    return Checkpoint(local, repo_id, revision, license_, OPUS_ATTRIBUTION)
+    src, tgt = checkpoint_languages(local, repo_id)
+    return Checkpoint(local, repo_id, revision, license_, OPUS_ATTRIBUTION, src, tgt)

@@ -14,9 +14,9 @@ from pathlib import Path
 from engine import __version__
 from engine.convert.checkpoint import resolve_checkpoint
 from engine.errors import BuildError, CheckpointError
+from engine.languages import default_pair
 from engine.manifest import FORMAT_VERSION, MANIFEST, dumps, seal, sha256_file
 
-SCRIPTS = {"hans": ">>cmn_Hans<<", "hant": ">>cmn_Hant<<"}
 SUPPORTED_GENERATION = {
     "repetition_penalty": 1.0,
     "no_repeat_ngram_size": 0,
@@ -153,8 +153,7 @@ def build_bundle(
         onnx.save(scorer, str(staging / "scorer.onnx"))
         progress.step("Converting the tokenizer")
         tok_info = build_tokenizer_json(ckpt.path, staging / "tokenizer.json")
-        languages = tok_info.language_tokens
-        scripts = {k: v for k, v in SCRIPTS.items() if v in languages}
+        pair = default_pair(ckpt.source_lang, ckpt.target_lang, tok_info.language_tokens)
         license_text = (
             f"{ckpt.attribution}\n\nModel: {ckpt.model_id} (revision {ckpt.revision})\nLicense: {ckpt.license}\n"
         )
@@ -184,8 +183,7 @@ def build_bundle(
             },
             "generation": generation,
             "tokenizer": {"file": "tokenizer.json", **tok_info.as_dict()},
-            "scripts": scripts,
-            "sentence_joiner": "" if scripts else " ",
+            "languages": pair.as_dict(),
             "graphs": {
                 "encoder": {"inputs": encoder_io.inputs, "outputs": encoder_io.outputs},
                 "decoder": {"inputs": decoder_io.inputs, "outputs": decoder_io.outputs},

@@ -139,7 +139,7 @@ def validate(
     beams = int(gen.num_beams or 1)
     model_max = int(gen.max_length or 512)
     engines = {p: Translator(bundle_dir, precision=p, verify=False) for p in ("fp32", "int8")}
-    languages = engines["fp32"].manifest.languages
+    languages = engines["fp32"].manifest.language_tokens
     texts = [_language_prefix(tag, languages) + src for src, tag in zip(eval_set.sources, eval_set.tags)]
     ids = engines["fp32"].tokenizer.encode_batch(texts)
 

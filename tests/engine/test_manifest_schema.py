@@ -89,10 +89,17 @@ CASES: list[tuple[str, Callable[[dict], None], str]] = [
     ("no tokenizer file", _set("tokenizer.file", DELETE), "tokenizer.file: expected a file path, found nothing"),
     ("special id a string", _set("tokenizer.special_tokens.0.id", "x"), "tokenizer.special_tokens[0].id"),
     ("language id beyond", _set(("tokenizer", "language_ids", ">>cmn<<"), 99999), "tokenizer.language_ids"),
-    ("script unknown", _set("scripts.hant", ">>xx<<"), "scripts.hant: expected a token listed"),
+    ("variant token unknown", _set("languages.variants.1.token", ">>xx<<"), "variants[1].token: expected a token"),
+    ("no languages", _set("languages", DELETE), "languages: expected an object"),
+    ("source code missing", _set("languages.source.code", DELETE), "languages.source.code: expected a language code"),
+    ("target script", _set("languages.target.script", "klingon"), "languages.target.script: expected one of"),
+    ("variant key twice", _set("languages.variants.1.key", "hans"), "variants[1].key: expected a key not used"),
+    ("default variant", _set("languages.default_variant", "latn"), "default_variant: expected one of hans, hant"),
+    ("no self-test", _set("languages.self_test", ""), "languages.self_test: expected a non-empty string"),
+    ("joiner a number", _set("languages.joiner", 0), "languages.joiner: expected a string"),
     ("tokenizer unlisted", _set(("files", TOK), DELETE), "tokenizer.json: tokenizer.file is loaded but not listed"),
     ("embedding unlisted", _set(("files", "int8/embedding.bin"), DELETE), "int8/embedding.bin: precisions.int8.embed"),
-    ("format a string", _set("format_version", "3"), "format version '3'; this Qiao reads 3"),
+    ("format a string", _set("format_version", "4"), "format version '4'; this Qiao reads 4"),
 ]
 
 

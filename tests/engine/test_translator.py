@@ -41,20 +41,20 @@ def collect(tr, text, **kw):
 def test_translates_known_sentences(tr):
     hits = 0
     for en, hans, _ in ROWS[:40]:
-        result = tr.translate(en, script="hans")
+        result = tr.translate(en, variant="hans")
         hits += nfkc(result.text) == nfkc(hans)
     assert hits >= 30  # the fixture memorised its corpus (93/120 exact in greedy when generated)
 
 
 def test_simplified_and_traditional(tr):
     en, hans, hant = next(r for r in ROWS if r[1] != r[2] and r[0].startswith("Thank"))
-    simplified = tr.translate(en, script="hans").text
-    traditional = tr.translate(en, script="hant").text
+    simplified = tr.translate(en, variant="hans").text
+    traditional = tr.translate(en, variant="hant").text
     assert simplified != traditional
     assert nfkc(simplified) == nfkc(hans)
     assert nfkc(traditional) == nfkc(hant)
-    with pytest.raises(InputError, match="unknown script"):
-        tr.translate(en, script="latn")
+    with pytest.raises(InputError, match="unknown variant"):
+        tr.translate(en, variant="latn")
 
 
 @pytest.mark.parametrize("beams", [1, 4])

@@ -120,7 +120,7 @@ def test_other_settings_and_another_precision_do_not_reuse(tr):
     tr.translate(text, beams=1)
     assert tr.translate(text, beams=1).stats.sentences_reused == 8
     assert tr.translate(text, beams=2).stats.sentences_reused == 0
-    assert tr.translate(text, beams=1, script="hant").stats.sentences_reused == 0
+    assert tr.translate(text, beams=1, variant="hant").stats.sentences_reused == 0
     tr.set_precision("int8")
     try:
         assert tr.translate(text, beams=1).stats.sentences_reused == 0
@@ -167,8 +167,8 @@ def test_the_cache_stays_within_its_bounds(tr):
         (TranslationOptions(beams=9), "between 1 and 8"),
         (TranslationOptions(beams="4"), "whole number"),  # type: ignore[arg-type]
         (TranslationOptions(beams=True), "whole number"),
-        (TranslationOptions(script="latn"), "unknown script 'latn'; this model offers hans, hant"),
-        (TranslationOptions(script=None), "script must be"),  # type: ignore[arg-type]
+        (TranslationOptions(variant="latn"), "unknown variant 'latn'; this model offers hans, hant"),
+        (TranslationOptions(variant=3), "variant must be"),  # type: ignore[arg-type]
         (TranslationOptions(join_wrapped_lines="yes"), "join_wrapped_lines must be true or false"),  # type: ignore[arg-type]
         (TranslationOptions(normalize_punctuation=1), "normalize_punctuation must be"),  # type: ignore[arg-type]
         ({"beams": 1}, "options must be TranslationOptions"),

@@ -78,10 +78,10 @@ def engine_output() -> Callable[..., str]:
 
     cache: dict[str, Translator] = {}
 
-    def translate(text: str, precision: str = "int8", script: str = "hans") -> str:
+    def translate(text: str, precision: str = "int8", variant: str = "hans") -> str:
         if precision not in cache:
             cache[precision] = Translator(TINY_BUNDLE, precision=precision)
-        return cache[precision].translate(text, script=script).text
+        return cache[precision].translate(text, variant=variant).text
 
     return translate
 

@@ -116,7 +116,7 @@ class FakeTranslator:
     ) -> Translation:
         self.threads_seen.add(threading.get_ident())
         options = options or TranslationOptions()
-        beams, script = options.beams, options.script
+        beams, script = options.beams, options.variant
         self.calls.append(
             {"text": text, "beams": beams, "script": script, "precision": self._precision, "options": options}
         )

@@ -250,7 +250,7 @@ def test_script_setting_gives_traditional_chinese(qtbot, make_window, settings, 
     window.source.setPlainText("Where is the train station?")
     window.translate()
     wait_done(qtbot, window)
-    assert window.target.toPlainText() == engine_output("Where is the train station?", script="hant")
+    assert window.target.toPlainText() == engine_output("Where is the train station?", variant="hant")
     assert "火車站" in window.target.toPlainText()
 
 
@@ -261,7 +261,7 @@ def test_changing_script_or_quality_retranslates_what_is_shown(qtbot, make_windo
     wait_done(qtbot, window)
     assert window.target.toPlainText() == engine_output("Thank you very much.")
     settings.set(Key.SCRIPT, "hant")
-    qtbot.waitUntil(lambda: window.target.toPlainText() == engine_output("Thank you very much.", script="hant"))
+    qtbot.waitUntil(lambda: window.target.toPlainText() == engine_output("Thank you very much.", variant="hant"))
     wait_done(qtbot, window)
     first = window.last_result
     settings.set(Key.BEAMS, 1)

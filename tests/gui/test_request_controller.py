@@ -104,7 +104,7 @@ def test_request_settings_changed_together_redo_the_shown_translation_once(qtbot
     assert len(worker.of("translate")) == 1, "nothing is decided before the batch ends"
     settle(qtbot)
     (redo,) = worker.of("translate")[1:]
-    options = TranslationOptions(beams=2, script="hant", join_wrapped_lines=True, normalize_punctuation=False)
+    options = TranslationOptions(beams=2, variant="hant", join_wrapped_lines=True, normalize_punctuation=False)
     assert redo[1:] == ("hello world", options, "fp32"), "one request, every change applied, precision switched first"
     assert seen.of("redone") == [(redo[0],)] and controller.made.precision == "fp32"
     assert worker.of("set_precision") == []
@@ -189,9 +189,9 @@ def test_reset_forgets_the_request_and_ignores_its_late_result(made):
 def test_options_fall_back_to_a_script_the_model_writes(made, settings):
     controller, worker, _, _ = made()
     settings.set(Key.SCRIPT, "hant")
-    assert controller.options().script == "hant"
+    assert controller.options().variant == "hant"
     worker.model_ready.emit(replace(MODEL, scripts=("hans",)))
-    assert controller.options().script == "hans"
+    assert controller.options().variant == "hans"
 
 
 def test_typing_translates_once_it_pauses_and_only_when_live_is_on(qtbot, made, settings):

@@ -34,7 +34,7 @@ def translated(qtbot, window, factory, calls_before: int) -> list[dict]:
 def expected_options(settings) -> TranslationOptions:
     return TranslationOptions(
         beams=settings.get(Key.BEAMS) or None,
-        script=settings.get(Key.SCRIPT),
+        variant=settings.get(Key.SCRIPT),
         join_wrapped_lines=settings.get(Key.JOIN_WRAPPED_LINES),
         normalize_punctuation=settings.get(Key.NORMALIZE_PUNCTUATION),
     )

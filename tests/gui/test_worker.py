@@ -83,15 +83,13 @@ def test_load_and_translate_run_on_the_worker_thread_and_signals_arrive_on_the_u
     wt, rec = engine_thread(factory)
     info = load(qtbot, wt, rec)
     assert info.precision == "int8" and info.default_beams == 4 and info.license == "CC-BY-4.0"
-    options = TranslationOptions(beams=2, script="hans")
+    options = TranslationOptions(beams=2, variant="hans")
     rid = wt.worker.translate("Hello world.", options)
     qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
     ((fid, result),) = rec.of("translation_finished")
     assert fid == rid and result.text == "你好世界。" and not result.cancelled
     tr = factory.translator
-    assert tr.calls == [
-        {"text": "Hello world.", "beams": 2, "script": "hans", "precision": "int8", "options": options}
-    ]
+    assert tr.calls == [{"text": "Hello world.", "beams": 2, "script": "hans", "precision": "int8", "options": options}]
     assert threading.get_ident() not in tr.threads_seen | set(factory.load_threads)
     assert rec.handler_threads == {rec.ui_thread}
 
@@ -229,7 +227,7 @@ def test_options_travel_whole_to_the_translator(qtbot, engine_thread):
     factory = FakeFactory()
     wt, rec = engine_thread(factory)
     load(qtbot, wt, rec)
-    options = TranslationOptions(beams=6, script="hant", join_wrapped_lines=False, normalize_punctuation=False)
+    options = TranslationOptions(beams=6, variant="hant", join_wrapped_lines=False, normalize_punctuation=False)
     wt.worker.translate("hello", options)
     qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
     assert factory.translator.calls[0]["options"] == options
@@ -243,7 +241,7 @@ def test_translate_with_a_precision_switches_first_and_runs_only_the_new_request
     load(qtbot, wt, rec)
     wt.worker.translate("hello world")
     qtbot.waitUntil(lambda: len(factory.translator.calls) == 1, timeout=5000)
-    rid = wt.worker.translate("hello world", TranslationOptions(script="hant"), precision="fp32")
+    rid = wt.worker.translate("hello world", TranslationOptions(variant="hant"), precision="fp32")
     qtbot.waitUntil(lambda: len(factory.translator.calls) == 2, timeout=5000)
     gate.set()
     qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)

@@ -1,0 +1,187 @@
+"""A bundle's language pair as data: what it reads and writes, its target variants, and how its text is laid out.
+
+Format 4 manifests carry this as `languages` (written by the build pipeline, read by everything that used to say
+"Chinese"): headings, placeholders and fonts (`Language.script`), the variants setting (hidden when a pair has
+none), segmentation of the source (`segmenter`, `Language.spaced`), the output joiner, the self-test sentence.
+
+    "languages": {
+      "source": {"code": "en", "name": "English", "script": "latin"},
+      "target": {"code": "zh", "name": "Chinese", "script": "han"},
+      "variants": [{"key": "hans", "token": ">>cmn_Hans<<", "name": "Simplified"}, ...],   # [] when none
+      "default_variant": "hans",                                                          # null when none
+      "joiner": "",                # between two translated sentences of one line
+      "segmenter": "en",           # sentencex language code for the source
+      "self_test": "Thank you very much."
+    }
+
+`FACTS` holds what Qiao knows about each language it supports; `default_pair()` fills a pair from them (the
+pipeline, from the checkpoint's languages, with the user's overrides). Reading never consults FACTS: a bundle says
+everything about itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ISO 639-3 / Marian names → the two-letter codes Qiao uses (`opus-mt-en-zh`, tokenizer_config's "eng"/"zho").
+ISO3 = {"eng": "en", "zho": "zh", "cmn": "zh", "chi": "zh"}
+SCRIPTS = ("latin", "han")  # a language's writing system: fonts and segmentation follow from it
+MAX_VARIANTS = 16
+
+
+@dataclass(frozen=True)
+class LanguageFacts:
+    """What Qiao knows about one language (used to fill a new bundle's `languages`, and by validation)."""
+
+    code: str
+    name: str  # English name; the GUI translates it for its interface language
+    script: str  # one of SCRIPTS
+    joiner: str  # between two sentences of this language on one line
+    segmenter: str  # sentencex code
+    self_test: str  # a sentence every model of this source language should translate
+    bleu_tokenize: str  # sacrebleu tokenizer for this language as the target
+    # Target variants: key → (language token, English name). Marian multi-target models pick one with a token.
+    variants: tuple[tuple[str, str, str], ...] = ()
+    default_variant: str | None = None
+
+
+FACTS: dict[str, LanguageFacts] = {
+    "en": LanguageFacts(
+        code="en",
+        name="English",
+        script="latin",
+        joiner=" ",
+        segmenter="en",
+        self_test="Thank you very much.",
+        bleu_tokenize="13a",
+    ),
+    "zh": LanguageFacts(
+        code="zh",
+        name="Chinese",
+        script="han",
+        joiner="",
+        segmenter="zh",
+        self_test="非常感谢。",
+        bleu_tokenize="zh",
+        variants=(("hans", ">>cmn_Hans<<", "Simplified"), ("hant", ">>cmn_Hant<<", "Traditional")),
+        default_variant="hans",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str  # "en", "zh"
+    name: str  # "English", "Chinese"
+    script: str  # "latin" | "han"
+
+    @property
+    def spaced(self) -> bool:
+        """Whether words are separated by spaces (hard-wrapped lines join with a space, not with nothing)."""
+        return self.script != "han"
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "name": self.name, "script": self.script}
+
+
+@dataclass(frozen=True)
+class Variant:
+    key: str  # "hans": what settings, options and the CLI's --variant name
+    token: str | None  # ">>cmn_Hans<<": prepended to the source; None for a model that needs no token
+    name: str  # "Simplified"
+
+    def as_dict(self) -> dict:
+        return {"key": self.key, "token": self.token, "name": self.name}
+
+
+@dataclass(frozen=True)
+class LanguagePair:
+    """A bundle's direction and text conventions (manifest `languages`)."""
+
+    source: Language
+    target: Language
+    variants: tuple[Variant, ...] = ()
+    default_variant: str | None = None
+    joiner: str = " "
+    segmenter: str = "en"
+    self_test: str = ""
+
+    @property
+    def key(self) -> str:
+        """ "en-zh": how bundles are grouped and chosen by direction."""
+        return f"{self.source.code}-{self.target.code}"
+
+    @property
+    def reverse_key(self) -> str:
+        return f"{self.target.code}-{self.source.code}"
+
+    def variant(self, key: str | None) -> Variant | None:
+        """The variant `key` names, the default for None, None when the pair has no variants."""
+        if not self.variants:
+            return None
+        wanted = key if key is not None else self.default_variant
+        for v in self.variants:
+            if v.key == wanted:
+                return v
+        return None
+
+    @property
+    def variant_keys(self) -> tuple[str, ...]:
+        return tuple(v.key for v in self.variants)
+
+    def tokens(self) -> dict[str, str]:
+        """{variant key: language token} for the variants that have a token (the old manifest `scripts`)."""
+        return {v.key: v.token for v in self.variants if v.token}
+
+    def as_dict(self) -> dict:
+        return {
+            "source": self.source.as_dict(),
+            "target": self.target.as_dict(),
+            "variants": [v.as_dict() for v in self.variants],
+            "default_variant": self.default_variant,
+            "joiner": self.joiner,
+            "segmenter": self.segmenter,
+            "self_test": self.self_test,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> LanguagePair:
+        """Build from a manifest's `languages` that passed engine.manifest_schema (no checks repeated here)."""
+        return cls(
+            source=Language(**{k: raw["source"][k] for k in ("code", "name", "script")}),
+            target=Language(**{k: raw["target"][k] for k in ("code", "name", "script")}),
+            variants=tuple(Variant(v["key"], v.get("token"), v["name"]) for v in raw.get("variants", [])),
+            default_variant=raw.get("default_variant"),
+            joiner=raw["joiner"],
+            segmenter=raw["segmenter"],
+            self_test=raw["self_test"],
+        )
+
+
+def code_of(name: str) -> str:
+    """ "eng" / "en" / "zho" → "en" / "zh"; unknown names come back lower-cased."""
+    low = name.strip().lower()
+    return ISO3.get(low, low)
+
+
+def default_pair(source: str, target: str, language_tokens: list[str] | tuple[str, ...] = ()) -> LanguagePair:
+    """The pair Qiao would write for `source` → `target` (codes as code_of reads them).
+
+    Variants are the target's known ones whose token the model has (`language_tokens`, from its vocabulary); a
+    model without them (opus-mt-zh-en) gets none. KeyError for a language Qiao knows nothing about.
+    """
+    src, tgt = FACTS[code_of(source)], FACTS[code_of(target)]
+    have = set(language_tokens)
+    variants = tuple(Variant(k, tok, name) for k, tok, name in tgt.variants if tok in have)
+    default = tgt.default_variant if any(v.key == tgt.default_variant for v in variants) else None
+    if variants and default is None:
+        default = variants[0].key
+    return LanguagePair(
+        source=Language(src.code, src.name, src.script),
+        target=Language(tgt.code, tgt.name, tgt.script),
+        variants=variants,
+        default_variant=default,
+        joiner=tgt.joiner,
+        segmenter=src.segmenter,
+        self_test=src.self_test,
+    )
