@@ -1,9 +1,10 @@
 """`qiao --self-test`: prove an installed Qiao can translate, with no display, no network and no Python around it.
 
-The frozen app runs this after every build (CI) and a user can run it when something looks wrong. It loads the
-located model in every precision the bundle has, translates one fixed sentence in each, checks the result is
-non-empty Chinese, compares INT8 with FP32 token by token and prints timings. Pure engine: it never imports Qt,
-so it works on a headless machine.
+The frozen app runs this after every build (CI) and a user can run it when something looks wrong. It tests every
+installed bundle (or the one `--model` names): verifies it, translates the pair's own self-test sentence (manifest
+`languages.self_test`) in every precision the bundle has, checks the result is non-empty text in the target's script,
+compares INT8 with FP32 token by token and prints timings. It passes only when every bundle passes. Pure engine: it
+never imports Qt, so it works on a headless machine.
 """
 
 from __future__ import annotations
@@ -13,20 +14,22 @@ import platform
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from engine import __version__
 from engine.errors import QiaoError
 
-# Known to the committed tiny fixture model ("非常感谢。") and translated the same way by opus-mt-en-zh.
-SENTENCE = "Thank you very much."
+T = TypeVar("T")
 # INT8 may pick different tokens than FP32 (quantisation noise), but both must still say the same thing: at least
 # this share of tokens in common (difflib ratio over the token ids). The build pipeline's BLEU margin is the real
 # quality gate; this only catches an INT8 graph that has gone wrong (garbage, empty, another language).
 MIN_TOKEN_AGREEMENT = 0.5
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
+# Basic Latin, Latin-1, Latin Extended-A/B and Additional letters (accented English words such as "café" count).
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
 
 
 @dataclass(frozen=True)
@@ -41,12 +44,22 @@ class PrecisionResult:
     total_ms: float
 
 
-def is_chinese(text: str) -> bool:
-    """True when Han characters make up at least half of the letters: a model gone wrong can still emit one stray
-    character among garbage (a random-weight model did: 'zz18618 zz45226 … 字 …'), which must not pass."""
+def in_script(text: str, script: str) -> bool:
+    """Whether `text` is written in `script` (engine.languages.SCRIPTS), judged on its letters only.
+
+    han: Han characters make up at least half of the letters. A model gone wrong can still emit one stray character
+    among garbage (a random-weight model did: 'zz18618 zz45226 … 字 …'), which must not pass.
+    latin: Latin letters make up at least half of the letters, and there is no Han character at all (an en target
+    that echoes its Chinese source, or mixes it in, has failed).
+    """
     letters = [c for c in text if c.isalpha()]
-    han = sum(1 for c in letters if _CJK.match(c))
-    return han > 0 and 2 * han >= len(letters)
+    han = sum(1 for c in letters if _HAN.match(c))
+    if script == "han":
+        return han > 0 and 2 * han >= len(letters)
+    if script == "latin":
+        latin = sum(1 for c in letters if _LATIN.match(c))
+        return han == 0 and latin > 0 and 2 * latin >= len(letters)
+    raise ValueError(f"unknown script {script!r}")
 
 
 def token_agreement(a: list[int], b: list[int]) -> float:
@@ -78,14 +91,147 @@ def _ms(value: float | None) -> str:
     return "–" if value is None else f"{value:.0f} ms"
 
 
-def run_self_test(model: str | None = None, sentence: str = SENTENCE, out: TextIO | None = None) -> int:
-    """Run the self-test against the model `engine.locate` finds (or `model`); print a report, return 0 or 1."""
+def _bundle_path(entry: object) -> Path:
+    """The folder of one engine.model_store entry (a path, or an object that names its folder)."""
+    for name in ("path", "bundle_dir", "bundle", "folder"):
+        value = getattr(entry, name, None)
+        if isinstance(value, (str, Path)):
+            return Path(value)
+    return Path(entry)  # type: ignore[arg-type]
+
+
+def _search_roots() -> list[Path]:
+    """The folders holding bundles side by side: the parents of the places engine.locate looks (beside the frozen
+    program, the source checkout's resources/models, the per-user models folder)."""
+    from engine.locate import bundle_search_paths
+
+    roots: list[Path] = []
+    for place in bundle_search_paths(None):
+        if place.parent not in roots:
+            roots.append(place.parent)
+    return roots
+
+
+def _scan(roots: list[Path]) -> list[Path]:
+    """Every folder with a manifest.json directly under one of `roots`, each real folder once, in search order."""
+    found: list[Path] = []
+    seen: set[Path] = set()
+    for root in roots:
+        try:
+            children = sorted(p for p in root.iterdir() if (p / "manifest.json").is_file())
+        except OSError:  # a root that does not exist or cannot be listed holds no bundle
+            continue
+        for child in children:
+            real = child.resolve()
+            if real not in seen:
+                seen.add(real)
+                found.append(child)
+    return found
+
+
+def installed_bundles() -> list[Path]:
+    """Every installed bundle, one per folder: engine.model_store's list where that module exists, else a scan of
+    the same folders engine.locate searches. [] when none is installed."""
+    try:
+        from engine.model_store import installed_models
+    except ImportError:
+        return _scan(_search_roots())
+    paths: list[Path] = []
+    for entry in installed_models():
+        path = _bundle_path(entry)
+        if path.resolve() not in {p.resolve() for p in paths}:
+            paths.append(path)
+    return paths
+
+
+def _bundles_to_test(model: str | None) -> list[Path]:
+    """`--model` or QIAO_MODEL_DIR: that bundle only (final, as everywhere). Otherwise every installed bundle, or
+    the locate error that lists where it looked when there is none."""
     from engine.locate import find_bundle
+    from engine.paths import model_dir_override
+
+    if model or model_dir_override():
+        return [find_bundle(model)]
+    return installed_bundles() or [find_bundle(None)]
+
+
+@dataclass
+class _Block:
+    """One bundle's part of the report: its lines go out as they happen, its failures are collected."""
+
+    say: Callable[[str], None]
+    failures: list[str]
+
+
+def _test_bundle(bundle: Path, sentence: str | None, block: _Block) -> str:
+    """Verify one bundle, translate its sentence in every precision, compare them; returns the pair's key."""
     from engine.manifest import verify_bundle
     from engine.translator import PRECISIONS
 
+    say, failures = block.say, block.failures
+    say(f"model:     {bundle}")
+    t0 = time.perf_counter()
+    manifest = verify_bundle(bundle)
+    pair = manifest.pair
+    precisions = [p for p in PRECISIONS if p in manifest.precisions]
+    say(f"pair:      {pair.key} ({pair.source.name} → {pair.target.name})")
+    say(
+        f"verified:  {manifest.model_id}, {len(manifest.files_for(None))} files, sha256 checked "
+        f"({_ms((time.perf_counter() - t0) * 1000)}); precisions: {', '.join(precisions) or 'none'}"
+    )
+    if not precisions:
+        failures.append("the bundle has no INT8 or FP32 model")
+    text = sentence or pair.self_test
+    say(f"sentence:  {text}")
+    results: dict[str, PrecisionResult] = {}
+    for precision in precisions:
+        r = _run_precision(bundle, precision, text)
+        results[precision] = r
+        say(
+            f"{precision}:      {r.text}  (load {_ms(r.load_ms)}, first token {_ms(r.first_token_ms)}, "
+            f"total {_ms(r.total_ms)}, {len(r.tokens)} tokens)"
+        )
+        if not r.text.strip():
+            failures.append(f"{precision}: the translation is empty")
+        elif not in_script(r.text, pair.target.script):
+            failures.append(f"{precision}: the translation is not {pair.target.name}: {r.text!r}")
+    if "int8" in results and "fp32" in results:
+        a, b = results["int8"], results["fp32"]
+        agreement = token_agreement(a.tokens, b.tokens)
+        if a.tokens == b.tokens:
+            say(f"agreement: INT8 = FP32, identical tokens ({len(a.tokens)}/{len(b.tokens)})")
+        elif agreement >= MIN_TOKEN_AGREEMENT:
+            say(f"agreement: {agreement:.0%} of tokens (INT8 differs from FP32 within quantisation noise)")
+        else:
+            say(f"agreement: {agreement:.0%} of tokens")
+            failures.append(
+                f"INT8 and FP32 disagree beyond quantisation noise ({agreement:.0%} < {MIN_TOKEN_AGREEMENT:.0%})"
+            )
+    elif precisions:
+        say(f"agreement: not compared (only {precisions[0].upper()} is installed)")
+    return pair.key
+
+
+def _guarded(body: Callable[[], T], block: _Block) -> T | None:
+    """Run one step of the self-test; any failure becomes a line of the report, never a traceback."""
+    try:
+        return body()
+    except QiaoError as exc:
+        block.failures.append(str(exc))
+        for place in getattr(exc, "searched", None) or []:
+            block.say(f"  searched: {place}")
+    except Exception as exc:  # the self-test reports every failure as a result, never as a traceback
+        block.failures.append(f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def run_self_test(model: str | None = None, sentence: str | None = None, out: TextIO | None = None) -> int:
+    """Self-test `model` (a bundle folder), or every installed bundle when None; print a report, return 0 or 1.
+
+    Each bundle translates its own pair's sentence (manifest `languages.self_test`; `sentence` overrides it) and
+    must answer in its target's script. The test passes only when every bundle passes.
+    """
     out = out or sys.stdout
-    failures: list[str] = []
 
     def say(line: str = "") -> None:
         print(line, file=out, flush=True)
@@ -94,53 +240,23 @@ def run_self_test(model: str | None = None, sentence: str = SENTENCE, out: TextI
     python = sys.version.split()[0]
     say(f"qiao {__version__} self-test ({how}, {platform.system()} {platform.machine()}, Python {python})")
     started = time.perf_counter()
-    results: dict[str, PrecisionResult] = {}
-    precisions: list[str] = []
-    try:
-        bundle = find_bundle(model)
-        say(f"model:     {bundle}")
-        t0 = time.perf_counter()
-        manifest = verify_bundle(bundle)
-        precisions = [p for p in PRECISIONS if p in manifest.precisions]
-        say(
-            f"verified:  {manifest.model_id}, {len(manifest.files_for(None))} files, sha256 checked "
-            f"({_ms((time.perf_counter() - t0) * 1000)}); precisions: {', '.join(precisions) or 'none'}"
-        )
-        if not precisions:
-            failures.append("the bundle has no INT8 or FP32 model")
-        say(f"sentence:  {sentence}")
-        for precision in precisions:
-            r = _run_precision(bundle, precision, sentence)
-            results[precision] = r
-            say(
-                f"{precision}:      {r.text}  (load {_ms(r.load_ms)}, first token {_ms(r.first_token_ms)}, "
-                f"total {_ms(r.total_ms)}, {len(r.tokens)} tokens)"
-            )
-            if not r.text.strip():
-                failures.append(f"{precision}: the translation is empty")
-            elif not is_chinese(r.text):
-                failures.append(f"{precision}: the translation is not Chinese: {r.text!r}")
-    except QiaoError as exc:
-        failures.append(str(exc))
-        for place in getattr(exc, "searched", None) or []:
-            say(f"  searched: {place}")
-    except Exception as exc:  # the self-test reports every failure as a result, never as a traceback
-        failures.append(f"{type(exc).__name__}: {exc}")
-    else:
-        if "int8" in results and "fp32" in results:
-            a, b = results["int8"], results["fp32"]
-            agreement = token_agreement(a.tokens, b.tokens)
-            if a.tokens == b.tokens:
-                say(f"agreement: INT8 = FP32, identical tokens ({len(a.tokens)}/{len(b.tokens)})")
-            elif agreement >= MIN_TOKEN_AGREEMENT:
-                say(f"agreement: {agreement:.0%} of tokens (INT8 differs from FP32 within quantisation noise)")
-            else:
-                say(f"agreement: {agreement:.0%} of tokens")
-                failures.append(
-                    f"INT8 and FP32 disagree beyond quantisation noise ({agreement:.0%} < {MIN_TOKEN_AGREEMENT:.0%})"
-                )
-        elif precisions:
-            say(f"agreement: not compared (only {precisions[0].upper()} is installed)")
+    top = _Block(say, [])
+    bundles = _guarded(lambda: _bundles_to_test(model), top) or []
+    failures = list(top.failures)
+    several = len(bundles) > 1
+    if several:
+        say(f"bundles:   {len(bundles)} installed, each tested")
+    for bundle in bundles:
+        if several:
+            say()
+        block = _Block(say, [])
+        key = _guarded(lambda b=bundle, blk=block: _test_bundle(b, sentence, blk), block)
+        name = key or bundle.name
+        if several:
+            say(f"result:    {name} " + ("passed" if not block.failures else "FAILED"))
+        failures += [f"{name}: {f}" if several else f for f in block.failures]
+    if several:
+        say()
     say(f"elapsed:   {_ms((time.perf_counter() - started) * 1000)}")
     if failures:
         say("self-test FAILED: " + "; ".join(failures))
