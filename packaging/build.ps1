@@ -1,11 +1,12 @@
 # Freeze Qiao into dist\qiao\ on Windows (Linux and macOS: packaging/build.sh).
 #
-#   powershell -ExecutionPolicy Bypass -File packaging\build.ps1 [-Model DIR|fixture|none] [-Int8Only] [-Installer]
+#   powershell -ExecutionPolicy Bypass -File packaging\build.ps1 [-Model DIR[,DIR...]|fixture|none] [-Int8Only] [-Installer]
 #
-#   -Model DIR      the model bundle to embed (default: resources\models\opus-mt-en-zh)
-#   -Model fixture  the committed tiny test model (what CI's smoke test uses)
+#   -Model DIR,DIR  the model bundles to embed, one per pair (default: resources\models\opus-mt-en-zh, and
+#                   resources\models\opus-mt-zh-en when it has been built)
+#   -Model fixture  the committed tiny en->zh test model (what CI's smoke test uses); fixture-zh-en is its twin
 #   -Model none     no model inside; the app opens and explains where to put one
-#   -Int8Only       embed the INT8 model only (drops fp32\ and rewrites the manifest to match)
+#   -Int8Only       embed the INT8 models only (drops fp32\ and rewrites each manifest to match)
 #   -Installer      also build dist\qiao-<version>-windows-x64-setup.exe with Inno Setup (iscc on PATH or in the
 #                   default install folder)
 #
@@ -14,7 +15,7 @@
 # Uses $env:PYTHON, else .venv\Scripts\python.exe, else python; it needs: pip install -e .[package]
 [CmdletBinding()]
 param(
-    [string]$Model = "",
+    [string[]]$Model = @(),
     [switch]$Int8Only,
     [switch]$Installer
 )
@@ -38,9 +39,10 @@ $stage = "build\stage"
 if (Test-Path $stage) { Remove-Item -Recurse -Force $stage }
 New-Item -ItemType Directory -Force $stage | Out-Null
 $specArgs = @()
-if ($Model -ne "none") {
+if ($Model -contains "none" -and $Model.Count -gt 1) { throw "-Model none cannot be combined with other models" }
+if ($Model -notcontains "none") {
     $stageArgs = @("packaging\stage_model.py", $stage)
-    if ($Model) { $stageArgs += @("--model", $Model) }
+    foreach ($m in $Model) { if ($m) { $stageArgs += @("--model", $m) } }
     if ($Int8Only) { $stageArgs += "--int8-only" }
     Invoke-Checked $python $stageArgs
     $specArgs = @("--", "--model-stage", $stage)

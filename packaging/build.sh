@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Freeze Qiao into dist/qiao/ (Linux and macOS; on Windows use packaging/build.ps1).
 #
-#   packaging/build.sh [--model DIR|fixture|none] [--int8-only] [--dist DIR]
+#   packaging/build.sh [--model DIR|fixture|fixture-zh-en|none]... [--int8-only] [--dist DIR]
 #
-#   --model DIR     the model bundle to embed (default: resources/models/opus-mt-en-zh)
-#   --model fixture the committed tiny test model (what CI and the offline smoke test use)
+#   --model DIR     a model bundle to embed; repeat for several (one per pair). Default: resources/models/opus-mt-en-zh,
+#                   and resources/models/opus-mt-zh-en when it has been built
+#   --model fixture the committed tiny en→zh test model (what CI and the offline smoke test use);
+#                   fixture-zh-en is its zh→en twin
 #   --model none    no model inside; the app opens and explains where to put one
-#   --int8-only     embed the INT8 model only (drops fp32/ and rewrites the manifest to match)
+#   --int8-only     embed the INT8 models only (drops fp32/ and rewrites each manifest to match)
 #   --dist DIR      output folder (default: dist): the app lands in DIR/qiao
 #
 # Uses $PYTHON (default: .venv/bin/python, else python3), which needs the package extra: pip install -e '.[package]'.
@@ -14,16 +16,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-model=""
+models=()
 int8_only=""
 dist=dist
 while [ $# -gt 0 ]; do
   case "$1" in
-    --model) model="${2:?--model needs DIR, fixture or none}"; shift 2 ;;
-    --model=*) model="${1#--model=}"; shift ;;
+    --model) models+=("${2:?--model needs DIR, fixture or none}"); shift 2 ;;
+    --model=*) models+=("${1#--model=}"); shift ;;
     --int8-only) int8_only="--int8-only"; shift ;;
     --dist) dist="${2:?--dist needs a folder}"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -38,8 +40,16 @@ stage=build/stage
 rm -rf "$stage"
 mkdir -p "$stage"
 spec_args=()
-if [ "$model" != "none" ]; then
-  "$PYTHON" packaging/stage_model.py "$stage" ${model:+--model "$model"} $int8_only
+stage_args=()
+for m in ${models[@]+"${models[@]}"}; do
+  if [ "$m" = "none" ]; then
+    [ ${#models[@]} -eq 1 ] || { echo "build.sh: --model none cannot be combined with other models" >&2; exit 2; }
+  else
+    stage_args+=(--model "$m")
+  fi
+done
+if [ ${#models[@]} -eq 0 ] || [ ${#stage_args[@]} -gt 0 ]; then
+  "$PYTHON" packaging/stage_model.py "$stage" ${stage_args[@]+"${stage_args[@]}"} $int8_only
   spec_args=(-- --model-stage "$stage")
 fi
 

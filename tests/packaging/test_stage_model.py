@@ -1,4 +1,5 @@
-"""stage_model: only verified bundles are embedded, and --int8-only leaves a consistent, loadable bundle."""
+"""stage_model: only verified bundles are embedded, one folder per pair, and --int8-only leaves a consistent,
+loadable bundle."""
 
 from __future__ import annotations
 
@@ -12,11 +13,25 @@ from engine.cli import main as qiao
 from engine.errors import BundleError
 from engine.manifest import load_manifest
 from engine.translator import Translator
+from tests.engine.bundles import rewrite
+
+
+def reversed_copy(bundle, dest):
+    """The en→zh fixture relabelled zh→en (resealed): a second pair to stage, whatever it translates."""
+    shutil.copytree(bundle, dest)
+
+    def reverse(raw: dict) -> None:
+        langs = raw["languages"]
+        langs["source"], langs["target"] = langs["target"], langs["source"]
+        langs.update(variants=[], default_variant=None, joiner=" ", segmenter="zh", self_test="非常感谢。")
+
+    rewrite(dest, reverse)
+    return dest
 
 
 def test_full_copy_is_identical(bundle_dir, tmp_path):
     dest = stage_model.stage(bundle_dir, tmp_path)
-    assert dest == tmp_path / "opus-mt-en-zh"
+    assert dest == tmp_path / "opus-mt-en-zh"  # named by the manifest's pair, not by the source folder ("bundle")
     assert load_manifest(dest).raw == load_manifest(bundle_dir).raw
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == sorted(
         p.relative_to(bundle_dir).as_posix() for p in bundle_dir.rglob("*") if p.is_file()
@@ -55,4 +70,41 @@ def test_missing_model_says_how_to_get_one(tmp_path, capsys):
 
 def test_fixture_shortcut():
     assert stage_model.resolve_source("fixture") == stage_model.FIXTURE
+    assert stage_model.resolve_source("fixture-zh-en").parts[-3:] == ("fixtures", "tiny_marian_zh_en", "bundle")
     assert stage_model.resolve_source(None) == stage_model.DEFAULT
+
+
+def test_several_bundles_get_one_folder_each_named_by_their_pair(bundle_dir, tmp_path, capsys):
+    zh_en = reversed_copy(bundle_dir, tmp_path / "some" / "bundle")
+    stage = tmp_path / "stage"
+    assert stage_model.main([str(stage), "--model", str(bundle_dir), "--model", str(zh_en), "--int8-only"]) == 0
+    assert sorted(p.name for p in stage.iterdir()) == ["opus-mt-en-zh", "opus-mt-zh-en"]
+    for name, key in (("opus-mt-en-zh", "en-zh"), ("opus-mt-zh-en", "zh-en")):
+        manifest = load_manifest(stage / name)
+        assert manifest.pair.key == key and list(manifest.precisions) == ["int8"]
+        assert qiao(["model", "verify", str(stage / name)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("verified") >= 2 and "opus-mt-zh-en (int8;" in out
+
+
+def test_two_bundles_of_one_pair_are_refused_before_anything_is_staged(bundle_dir, tmp_path):
+    twin = shutil.copytree(bundle_dir, tmp_path / "twin")
+    with pytest.raises(SystemExit, match="both opus-mt-en-zh: embed one bundle per pair"):
+        stage_model.main([str(tmp_path / "stage"), "--model", str(bundle_dir), "--model", str(twin)])
+    assert not (tmp_path / "stage").exists()
+
+
+def test_every_bundle_is_checked_before_staging(bundle_dir, tmp_path, capsys):
+    stage = tmp_path / "stage"
+    assert stage_model.main([str(stage), "--model", str(bundle_dir), "--model", str(tmp_path / "none")]) == 1
+    assert f"no model bundle at {tmp_path / 'none'}" in capsys.readouterr().err and not stage.exists()
+
+
+def test_default_is_en_zh_plus_zh_en_once_built(monkeypatch, tmp_path):
+    en_zh, zh_en = tmp_path / "opus-mt-en-zh", tmp_path / "opus-mt-zh-en"
+    monkeypatch.setattr(stage_model, "DEFAULT", en_zh)
+    monkeypatch.setattr(stage_model, "OPTIONAL", (zh_en,))
+    assert stage_model.default_sources() == [en_zh]  # not built yet: en→zh only (its absence is then the error)
+    zh_en.mkdir()
+    (zh_en / "manifest.json").write_text("{}", encoding="utf-8")
+    assert stage_model.default_sources() == [en_zh, zh_en]
