@@ -2,11 +2,12 @@
 
     python packaging/smoke_test.py [--build] [--dist dist/qiao] [--out build/smoke] [--screenshot FILE]
 
-1. (`--build`) freezes the app with the committed fixture model into OUT/dist/qiao (packaging/build.sh --model
-   fixture --dist OUT/dist), leaving dist/ alone.
+1. (`--build`) freezes the app with the committed fixture models into OUT/dist/qiao (packaging/build.sh --model
+   fixture [--model fixture-zh-en] --dist OUT/dist: the zh→en one once it is committed), leaving dist/ alone.
 2. Checks the folder (packaging/check_dist.py): no build-only package inside; installed size without models.
 3. Measures the zstd-compressed tarball of the app without models.
-4. Runs `qiao --self-test` in an isolated environment:
+4. Runs `qiao --self-test` (which tests every embedded bundle; each must appear in its report) in an isolated
+   environment:
    - network: a new network namespace (`unshare --net`) holding only a loopback interface that is down, so no
      connection can be made at all; the script records /proc/net/dev and a refused TCP connect as proof;
    - no Python: a new mount namespace in which every Python installation found on this machine (interpreters,
@@ -63,6 +64,29 @@ BUDGETS = {  # Linux release budgets (issue #5)
 }
 SAMPLE = "Thank you very much. Good morning, everyone!\n\nThe weather is very nice. See you tomorrow."
 CORPUS = ROOT / "tests" / "fixtures" / "tiny_marian" / "corpus.tsv"  # what the fixture model (--model fixture) knows
+ZH_EN_FIXTURE = ROOT / "tests" / "fixtures" / "tiny_marian_zh_en" / "bundle"  # --model fixture-zh-en
+
+
+def fixture_models() -> list[str]:
+    """The build.sh --model arguments of `--build`: the en→zh fixture, and the zh→en one where it exists."""
+    models = ["fixture"]
+    if (ZH_EN_FIXTURE / "manifest.json").is_file():
+        models.append("fixture-zh-en")
+    return models
+
+
+def embedded_bundles(dist: Path) -> list[str]:
+    """The bundle folders inside the frozen app (what qiao.spec embedded from the stage)."""
+    found: set[str] = set()
+    for models in (dist / "_internal" / "models", dist / "models"):
+        if models.is_dir():
+            found.update(p.name for p in models.iterdir() if (p / "manifest.json").is_file())
+    return sorted(found)
+
+
+def self_test_bundles(output: str) -> list[str]:
+    """The folder names of the bundles a `qiao --self-test` report tested (its `model:` lines)."""
+    return [Path(ln.split(":", 1)[1].strip()).name for ln in output.splitlines() if ln.startswith("model:")]
 
 
 # ---- isolation ------------------------------------------------------------------------------------------------------
@@ -490,7 +514,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.build:
         start = time.perf_counter()
         env = {**os.environ, "PYTHON": os.environ.get("PYTHON", sys.executable)}
-        build = [str(HERE / "build.sh"), "--model", "fixture", "--dist", str(dist.parent)]
+        build = [
+            str(HERE / "build.sh"),
+            *(a for m in fixture_models() for a in ("--model", m)),
+            "--dist",
+            str(dist.parent),
+        ]
         subprocess.run(build, cwd=ROOT, env=env, check=True)
         timings["build_s"] = round(time.perf_counter() - start, 1)
     tools = ("unshare", "Xvfb", "xdotool", "import", "zstd", "tar", "ldd", "strace")
@@ -534,16 +563,21 @@ def main(argv: list[str] | None = None) -> int:
     cmd, env, proof_path, _stamp = iso.command([str(app), "--self-test"], "selftest")
     run = subprocess.run(cmd, env={**os.environ, **env, "APP_ENV": ""}, capture_output=True, text=True, timeout=120)
     proof = parse_proof(proof_path)
+    embedded, tested = embedded_bundles(dist), self_test_bundles(run.stdout)
     report["self_test"] = {
         "exit_code": run.returncode,
         "output": run.stdout + run.stderr,
         "passed": run.returncode == 0 and "self-test passed" in run.stdout,
+        "embedded": embedded,
+        "tested": tested,
         "proof": proof,
         "isolated": bool(iso.prefix) and isolation_ok(proof),
     }
     timings["self_test_s"] = round(time.perf_counter() - start, 1)
     if not report["self_test"]["passed"]:
         report["failures"].append(f"self-test failed (exit {run.returncode})")
+    if sorted(set(tested)) != embedded:
+        report["failures"].append(f"the self-test tested {tested}, but the app embeds {embedded}")
     if not report["self_test"]["isolated"]:
         report["failures"].append("the self-test did not run fully isolated (see isolation proof)")
 
@@ -618,7 +652,10 @@ def print_summary(report: dict, path: Path) -> None:
     iso = report["isolation"]
     st = report["self_test"]
     print(f"isolation: {iso['namespaces']}; hidden Pythons: {', '.join(iso['hidden_pythons'])}")
-    print(f"self-test: {'passed' if st['passed'] else 'FAILED'} (isolated: {st['isolated']})")
+    print(
+        f"self-test: {'passed' if st['passed'] else 'FAILED'} (isolated: {st['isolated']}; "
+        f"bundles embedded: {', '.join(st['embedded']) or 'none'})"
+    )
     for line in st["output"].splitlines():
         print(f"  | {line}")
     for k, r in report["budget_results"].items():

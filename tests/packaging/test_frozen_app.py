@@ -21,6 +21,7 @@ pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the smoke test is Linux-only (namespaces, Xvfb)"),
 ]
 OUT = ROOT / "build" / "smoke"
+ZH_EN_FIXTURE = ROOT / "tests" / "fixtures" / "tiny_marian_zh_en" / "bundle"
 
 
 def _smoke_report() -> dict:
@@ -52,11 +53,20 @@ def test_self_test_passes_offline_without_python(report):
     st = report["self_test"]
     assert st["passed"], st["output"]
     assert "非常感谢。" in st["output"] and "identical tokens" in st["output"]
+    assert "opus-mt-en-zh" in st["embedded"] and sorted(st["tested"]) == st["embedded"]
     proof = st["proof"]
     assert st["isolated"], proof["lines"]
     assert proof["network_interfaces"] == ["lo"] and proof["connect"].startswith("refused")
     assert proof["path_python"] == "none" and proof["python_runs"] == []
     assert any("python3" in p for p in proof["hidden"])  # there was a Python on this machine, and it was hidden
+
+
+@pytest.mark.skipif(not (ZH_EN_FIXTURE / "manifest.json").is_file(), reason="the zh→en fixture is not committed yet")
+def test_self_test_passes_for_the_zh_en_bundle_too(report):
+    st = report["self_test"]
+    assert st["embedded"] == ["opus-mt-en-zh", "opus-mt-zh-en"], st["output"]
+    assert "pair:      zh-en (Chinese → English)" in st["output"] and "result:    zh-en passed" in st["output"]
+    assert "result:    en-zh passed" in st["output"]
 
 
 def test_no_build_only_packages_inside(report):
