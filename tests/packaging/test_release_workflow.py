@@ -1,0 +1,59 @@
+"""The release workflow parses, builds both bundles once, and publishes them with catalogue.json next to the
+installers (the workflow itself only runs on GitHub; this catches a broken file or a dropped step before a tag)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import ROOT
+
+yaml = pytest.importorskip("yaml", reason="PyYAML (installed with the build extras) reads the workflow")
+WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
+
+
+@pytest.fixture(scope="module")
+def workflow() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+
+
+def scripts(job: dict) -> str:
+    return "\n".join(step.get("run", "") for step in job["steps"])
+
+
+def test_the_models_job_builds_checks_zips_and_catalogues_both_pairs(workflow):
+    env, job = workflow["env"], workflow["jobs"]["models"]
+    run = scripts(job)
+    for pair, var in (("en-zh", "MODEL_DIR"), ("zh-en", "MODEL_DIR_ZH_EN")):
+        assert env[var] == f"resources/models/opus-mt-{pair}"
+        assert f'qiao model build --from Helsinki-NLP/opus-mt-{pair} --out "${var}"' in run
+    assert "qiao model verify" in run and 'qiao --self-test --model "$bundle"' in run
+    assert re.search(r'packaging/make_catalogue.py "\$MODEL_DIR" "\$MODEL_DIR_ZH_EN" --out "\$MODELS_OUT"', run)
+    upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["name"] == "qiao-models" and upload["with"]["if-no-files-found"] == "error"
+    assert "qiao-model-*.zip" in upload["with"]["path"] and "catalogue.json" in upload["with"]["path"]
+
+
+def test_the_installers_embed_the_published_en_zh_bundle(workflow):
+    job = workflow["jobs"]["build"]
+    assert job["needs"] == "models"
+    download = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/download-artifact"))
+    assert download["with"]["name"] == "qiao-models"
+    run = scripts(job)
+    assert "python -m zipfile -e" in run and "model build" not in run  # built once, by the models job
+    assert 'packaging/build.sh --model "$MODEL_DIR"' in run
+    assert run.count("--self-test --model") >= 2 and "MODEL_DIR_ZH_EN" in run  # the frozen app runs zh→en too
+
+
+def test_the_release_publishes_bundles_and_catalogue_next_to_the_installers(workflow):
+    release = next(s for s in workflow["jobs"]["publish"]["steps"] if "action-gh-release" in s.get("uses", ""))
+    files = release["with"]["files"].split()
+    assert "artifacts/qiao-models/qiao-model-*.zip" in files and "artifacts/qiao-models/catalogue.json" in files
+    assert "artifacts/*/*-setup.exe" in files and "artifacts/*/*.dmg" in files
+
+
+def test_every_script_the_workflow_runs_exists(workflow):
+    text = "\n".join(scripts(job) for job in workflow["jobs"].values())
+    used = set(re.findall(r"packaging[/\\]([\w/\\]+\.(?:py|sh|ps1|iss))", text))
+    assert used and all((ROOT / "packaging" / u.replace("\\", "/")).is_file() for u in used), used
