@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 MODEL  ?= resources/models/opus-mt-en-zh
+MODEL_ZH_EN ?= resources/models/opus-mt-zh-en
 
-.PHONY: run test test-slow bench model fixture lint clean package smoke system-deps
+.PHONY: run test test-slow bench model model-zh-en fixture lint clean package smoke system-deps
 
 # System packages first, every time (a fraction of a second; a package removed since is noticed): the Qt runtime
 # libraries for the app, plus Xvfb, xdotool, strace and the rest for the frozen-app tests. packaging/system_deps.py
@@ -24,11 +25,13 @@ $(BIN)/.installed: pyproject.toml | system-deps
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# The app. Builds the real model first when it is missing (needs internet once); offline, the app still opens and
-# explains where the model goes.
+# The app. Builds the real models first when they are missing, en→zh and zh→en (needs internet once); offline, the
+# app still opens and explains where a model goes.
 run: $(BIN)/.installed
 	@[ -f $(MODEL)/manifest.json ] || $(BIN)/qiao model build --from Helsinki-NLP/opus-mt-en-zh --out $(MODEL) \
-		|| echo "Could not build the model (offline?). Starting without it; see README 'Getting the model'."
+		|| echo "Could not build the en→zh model (offline?). Starting without it; see README 'Getting the model'."
+	@[ -f $(MODEL_ZH_EN)/manifest.json ] || $(BIN)/qiao model build --from Helsinki-NLP/opus-mt-zh-en --out $(MODEL_ZH_EN) \
+		|| echo "Could not build the zh→en model (offline?). Starting without it; see README 'Getting the model'."
 	$(BIN)/qiao
 
 # The test suite CI runs: the fast tier (everything except the full-size model, benchmarks and packaging), then
@@ -44,15 +47,20 @@ test-slow: $(BIN)/.installed
 model: $(BIN)/.installed
 	$(BIN)/qiao model build --from Helsinki-NLP/opus-mt-en-zh --out $(MODEL)
 
+model-zh-en: $(BIN)/.installed
+	$(BIN)/qiao model build --from Helsinki-NLP/opus-mt-zh-en --out $(MODEL_ZH_EN)
+
 fixture: $(BIN)/.installed
 	$(BIN)/python tests/fixtures/tiny_marian/make.py
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py
 
-# The frozen app in dist/qiao with the real model (build it first: make model); MODEL=fixture for the test model.
+# The frozen app in dist/qiao with the real model (build it first: make model), and the zh→en one when it has been
+# built (make model-zh-en); MODEL=fixture for the test model, PACKAGE_MODELS="A B" to choose every bundle.
+PACKAGE_MODELS ?= $(MODEL) $(if $(wildcard $(MODEL_ZH_EN)/manifest.json),$(MODEL_ZH_EN))
 package: $(BIN)/.installed
-	PYTHON=$(BIN)/python packaging/build.sh --model $(MODEL)
+	PYTHON=$(BIN)/python packaging/build.sh $(foreach m,$(PACKAGE_MODELS),--model $(m))
 
 # The offline smoke test of the frozen app (freezes it with the fixture model into build/smoke/dist first).
 smoke: $(BIN)/.installed
