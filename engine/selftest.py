@@ -92,11 +92,12 @@ def _ms(value: float | None) -> str:
 
 
 def _bundle_path(entry: object) -> Path:
-    """The folder of one engine.model_store entry (a path, or an object that names its folder)."""
-    for name in ("path", "bundle_dir", "bundle", "folder"):
-        value = getattr(entry, name, None)
-        if isinstance(value, (str, Path)):
-            return Path(value)
+    """The folder of one engine.model_store entry (a path, or an object that names its folder or its manifest)."""
+    for owner in (entry, getattr(entry, "manifest", None)):
+        for name in ("path", "bundle_dir", "bundle", "folder"):
+            value = getattr(owner, name, None)
+            if isinstance(value, (str, Path)):
+                return Path(value)
     return Path(entry)  # type: ignore[arg-type]
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from engine import selftest
 from engine.cli import main
+from engine.manifest import load_manifest
 from engine.selftest import PrecisionResult, in_script, run_self_test, token_agreement
 from tests.engine.bundles import rewrite
 
@@ -285,7 +286,8 @@ def test_model_store_is_used_when_it_exists(roots, bundle_dir, monkeypatch, tmp_
     listed = shutil.copytree(bundle_dir, tmp_path / "elsewhere" / "opus-mt-en-zh")
     shutil.copytree(bundle_dir, roots[0] / "not-listed")
     store = types.ModuleType("engine.model_store")
-    store.installed_models = lambda: [types.SimpleNamespace(path=listed), listed]  # type: ignore[attr-defined]
+    entries = [types.SimpleNamespace(path=listed), listed, types.SimpleNamespace(manifest=load_manifest(listed))]
+    store.installed_models = lambda: entries  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "engine.model_store", store)
     code, out = report(None)
     assert code == 0, out
