@@ -1,7 +1,8 @@
 """The frozen Linux app, end to end (marker `packaging`; `make test` runs it after the fast tier).
 
-One module-scoped run of packaging/smoke_test.py --build: freeze with the fixture model, then check the folder, run
-`qiao --self-test` with no network and no Python, start the GUI under Xvfb, and measure. The tests below assert on
+One module-scoped run of packaging/smoke_test.py --build: freeze with the fixture models (en→zh, and zh→en once
+its fixture is committed), then check the folder, run `qiao --self-test` (every embedded bundle) with no network and
+no Python, start the GUI under Xvfb, and measure. The tests below assert on
 its report (build/smoke/report.json), one concern each, so a failure names what broke.
 """
 
