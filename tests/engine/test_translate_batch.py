@@ -148,3 +148,20 @@ def test_reused_sentences_count_in_batch_stats(bundle_dir):
     tr.translate(ROWS[0][0])
     first, second = tr.translate_batch([ROWS[0][0], ROWS[1][0]])
     assert first.stats.sentences_reused == 1 and second.stats.sentences_reused == 0
+
+
+def test_translate_segments_takes_a_list_and_answers_like_translate_batch(bundle_dir):
+    tr = uncached(bundle_dir, "fp32")
+    segments = [ROWS[0][0], "", OVER_LONG, f"{ROWS[1][0]} {ROWS[2][0]}", "Table cell"]
+    got = list(tr.translate_segments(segments, TranslationOptions(beams=1)))
+    want = list(tr.translate_batch(iter(segments), TranslationOptions(beams=1)))
+    assert [(r.text, r.tokens, r.error) for r in got] == [(r.text, r.tokens, r.error) for r in want]
+    assert len(got) == len(segments) and got[2].error and got[1].text == ""
+    assert got[3].text == tr.translate(segments[3], beams=1).text
+
+
+def test_translate_segments_refuses_one_string(bundle_dir):
+    from engine.errors import InputError
+
+    with pytest.raises(InputError, match="not one string"):
+        next(uncached(bundle_dir, "fp32").translate_segments("Hello."))  # type: ignore[arg-type]
