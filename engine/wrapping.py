@@ -10,9 +10,10 @@ quoted (>) or table (|) lines, code (fenced, indented by four or more, or code-l
 (three or more short lines of similar length, each starting capitalised).
 
 An unspaced source (Chinese: `join_decisions(lines, spaced=False)`) has no case and no spaces, so there a break is
-joined, with nothing between the lines and no dehyphenation, when the line before it does not end a sentence
-(。！？…： and friends) and is a full-width line of its paragraph: a short line (a heading such as "第一章 总则", the
-last line of a paragraph) keeps its break. Chinese list markers (一、 （一） 1． ①) start items.
+joined, with nothing between the lines (a space only between two Latin words) and no dehyphenation, when the line
+before it does not end a sentence (。！？…： and friends) and is a full-width line of its paragraph: a short line (a
+heading such as "第一章 总则", the last line of a paragraph) keeps its break. Chinese list markers (一、 （一） 1． ①)
+start items.
 """
 
 from __future__ import annotations
@@ -103,11 +104,14 @@ def _is_poem(lines: list[Line]) -> bool:
     return all(_first_letter(line.content).isupper() for line in lines)
 
 
-def _join_unspaced(left: str, width: int) -> str | None:
-    """Chinese: a line that does not end a sentence and runs (nearly) the paragraph's width continues."""
-    if not left or _SENTENCE_END.search(left):
+def _join_unspaced(left: str, right: str, width: int) -> str | None:
+    """Chinese: a line that does not end a sentence and runs (nearly) the paragraph's width continues. Nothing goes
+    between the lines, except a space where the break fell between two Latin words ("Python\nscript")."""
+    if not left or _SENTENCE_END.search(left) or len(left) < max(0.8 * width, 8):
         return None
-    return JOIN_TIGHT if len(left) >= max(0.8 * width, 8) else None
+    first = right.lstrip()[:1]
+    latin = left[-1].isascii() and left[-1].isalnum() and first.isascii() and first.isalnum()
+    return JOIN_SPACE if latin else JOIN_TIGHT
 
 
 def _join(a: Line, b: Line, kind_b: str, width: int, in_item: bool, spaced: bool = True) -> str | None:
@@ -118,7 +122,7 @@ def _join(a: Line, b: Line, kind_b: str, width: int, in_item: bool, spaced: bool
         return None
     left = a.content.rstrip()
     if not spaced:
-        return _join_unspaced(left.lstrip(), width)
+        return _join_unspaced(left.lstrip(), b.content, width)
     first = _first_letter(b.content)
     if re.search(r"[A-Za-z]-$", left) and not left.endswith("--"):
         if first.islower() and left[-2].islower():

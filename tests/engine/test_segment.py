@@ -265,3 +265,8 @@ def test_a_chinese_paragraph_wrapped_over_three_lines_joins_into_one_sentence():
     text = f"  {LINE}\n{LINE}\n结束了。"
     segs = segment_text(text, True, ZH)
     assert [s.sentence for s in segs if s.translate] == [f"{LINE}{LINE}结束了。"]
+
+
+def test_a_break_between_two_latin_words_in_chinese_text_keeps_a_space():
+    text = f"{LINE}用Python\nscript写的工具。"
+    assert [s.sentence for s in segment_text(text, True, ZH) if s.translate] == [f"{LINE}用Python script写的工具。"]
