@@ -352,7 +352,9 @@ class Translator:
         and the rest of `segments` is not read.
         """
         if isinstance(segments, str):
-            raise InputError("translate_batch takes an iterable of texts, not one string (use translate())")
+            raise InputError(
+                "translate_segments() and translate_batch() take an iterable of texts, not one string (use translate())"
+            )
         options = self.options(options)
         params = self.params(options.beams)
         lang_id = self._language_id(options)
