@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import onnxruntime as ort
 
+from engine.config import EngineConfig
 from engine.embedding import EmbeddingTable
 from engine.load_guard import opening
 from engine.manifest import Manifest
@@ -44,7 +45,15 @@ _SHRINK_ARENA.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:
 class OnnxMarian:
     """Runs the bundle's graphs for one precision. Sessions are created once and kept."""
 
-    def __init__(self, manifest: Manifest, precision: str, threads: int | None = None) -> None:
+    def __init__(self, manifest: Manifest, config: EngineConfig | str, threads: int | None = None) -> None:
+        """`config`: the engine's (precision, threads, provider); a precision name with `threads` also works (tools
+        and tests that load one precision by hand)."""
+        if isinstance(config, str):
+            config = EngineConfig(precision=config, threads=threads)
+        elif threads is not None:
+            raise TypeError("give threads in the EngineConfig, not beside it")
+        precision = config.precision
+        self.config = config
         self.precision = precision
         spec = manifest.precisions[precision]
         cfg = manifest.config
@@ -53,14 +62,17 @@ class OnnxMarian:
         self.heads = int(cfg["decoder_attention_heads"])
         self.max_positions = int(cfg["max_position_embeddings"])
         self.embed_scale = float(cfg.get("embed_scale", math.sqrt(self.d_model)))
-        self.threads = threads or default_threads()
+        self.threads = config.threads or default_threads()
+        providers = config.ort_providers
         graphs = manifest.graphs
         emb = spec["embedding"]
         with opening(spec["encoder"]):
-            self.encoder = create_session(manifest.path(spec["encoder"]), self.threads)
+            self.encoder = create_session(manifest.path(spec["encoder"]), self.threads, providers=providers)
             _check_io(self.encoder, graphs["encoder"], emb["shape"])
         with opening(spec["decoder"]):
-            self.decoder = create_session(manifest.path(spec["decoder"]), self.threads, spinning=True)
+            self.decoder = create_session(
+                manifest.path(spec["decoder"]), self.threads, spinning=True, providers=providers
+            )
             _check_io(self.decoder, graphs["decoder"], emb["shape"])
         self._enc_out = list(graphs["encoder"]["outputs"])
         self._dec_in = list(graphs["decoder"]["inputs"])
@@ -84,7 +96,9 @@ class OnnxMarian:
         banned = tuple(w[0] for w in params.bad_words if len(w) == 1)
         if banned not in self._scorers:
             with opening(spec["file"]):
-                scorer = TopKScorer(self._bundle / spec["file"], self.vocab_size, list(banned), self.threads)
+                path = self._bundle / spec["file"]
+                config = self.config.replace(threads=self.threads)
+                scorer = TopKScorer(path, self.vocab_size, list(banned), config=config)
                 _check_io(scorer._session, spec, [self.vocab_size, self.d_model])
             self._scorers[banned] = scorer
         return self._scorers[banned]

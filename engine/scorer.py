@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from engine.config import EngineConfig
 from engine.sessions import inference_session
 
 
@@ -22,15 +23,19 @@ class TopKScorer:
     the lower token id first (ONNX TopK's rule), like transformers' topk over a row.
     """
 
-    def __init__(self, path: Path, vocab: int, banned: list[int], threads: int = 1) -> None:
+    def __init__(
+        self, path: Path, vocab: int, banned: list[int], threads: int = 1, config: EngineConfig | None = None
+    ) -> None:
+        """`config` (the engine's) sets the threads, unless automatic, and the execution provider."""
         self._mask = np.zeros(vocab, dtype=np.float32)
         self._mask[banned] = -np.inf
+        config = config or EngineConfig(threads=threads)
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
+        opts.intra_op_num_threads = config.threads or threads
         opts.inter_op_num_threads = 1
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
-        self._session = inference_session(path, opts)
+        self._session = inference_session(path, opts, config.ort_providers)
 
     def top(self, logits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         feeds = {"logits": logits, "mask": self._mask, "k": np.array([k], dtype=np.int64)}

@@ -8,6 +8,12 @@ line into nonsense, so lines that continue a sentence are joined first (engine.w
 sentence is one Segment whose `text` is the source span, line breaks included, and whose `source` is the sentence
 the model reads: its translation appears once, where its first line began, and the line breaks inside it are gone.
 Everything not joined keeps its layout verbatim. Concatenating every segment's `text` always rebuilds the input.
+
+The source language decides the rules (`Segmentation`, from the bundle's language pair): sentencex's rules for its
+code (Chinese: sentences end at 。！？ and their half-width forms, a closing ” or ） stays with its sentence, "……"
+and ；are pauses inside one), and whether hard-wrapped lines join with a space or with nothing (Chinese).
+Two sentences of one line always get a layout segment between them, empty when the source had no gap (Chinese), so
+the assembler can put the target's joiner there.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 
 from sentencex import segment as _sentencex_segment
 
+from engine.languages import LanguagePair
 from engine.wrapping import JOIN_DEHYPHEN, JOIN_SPACE, Line, join_decisions
 
 _NEWLINES = re.compile(r"(\r\n|\r|\n|\u2028|\u2029)")
@@ -41,14 +48,30 @@ class Segment:
         return self.text if self.source is None else self.source
 
 
+@dataclass(frozen=True)
+class Segmentation:
+    """How a source language is segmented: sentencex's code for it, and whether its words are space-separated."""
+
+    language: str = "en"  # sentencex language code (a pair's `segmenter`)
+    spaced: bool = True  # False: wrapped lines join with nothing (Chinese), never dehyphenated
+
+    @classmethod
+    def of(cls, pair: LanguagePair) -> Segmentation:
+        """The rules for a bundle's source language, read from its manifest's pair (nothing assumed)."""
+        return cls(language=pair.segmenter, spaced=pair.source.spaced)
+
+
+ENGLISH = Segmentation()
+
+
 def has_letters(text: str) -> bool:
     """True when the text has something to translate (a letter in any script)."""
     return any(unicodedata.category(ch).startswith("L") for ch in text)
 
 
-def split_sentences(line: str) -> list[str]:
+def split_sentences(line: str, language: str = "en") -> list[str]:
     """Sentences of one line, whitespace trimmed, in order (concatenated with gaps they rebuild the line)."""
-    return [s.strip() for s in _sentencex_segment("en", line) if s.strip()]
+    return [s.strip() for s in _sentencex_segment(language, line) if s.strip()]
 
 
 def split_lines(text: str) -> list[Line]:
@@ -64,10 +87,12 @@ def split_lines(text: str) -> list[Line]:
     return lines
 
 
-def segment_text(text: str, join_wrapped_lines: bool = True) -> list[Segment]:
+def segment_text(text: str, join_wrapped_lines: bool = True, language: Segmentation = ENGLISH) -> list[Segment]:
     """Sentences and layout of `text`; joining every segment's text gives back `text` exactly."""
+    if not isinstance(language, Segmentation):
+        raise TypeError(f"language must be a Segmentation, not {type(language).__name__}")
     lines = split_lines(text)
-    joins = join_decisions(lines) if join_wrapped_lines else [None] * max(len(lines) - 1, 0)
+    joins = join_decisions(lines, language.spaced) if join_wrapped_lines else [None] * max(len(lines) - 1, 0)
     out: list[Segment] = []
     group: list[Line] = []
     seps: list[str] = []
@@ -77,7 +102,7 @@ def segment_text(text: str, join_wrapped_lines: bool = True) -> list[Segment]:
         if sep is not None:
             seps.append(sep)
             continue
-        _segment_region(text, group, seps, out)
+        _segment_region(text, group, seps, out, language.language)
         if line.newline:
             out.append(Segment(line.newline, translate=False))
         group, seps = [], []
@@ -110,7 +135,7 @@ def _joined(group: list[Line], seps: list[str]) -> tuple[str, list[int], list[in
     return "".join(parts), starts, origins
 
 
-def _segment_region(text: str, group: list[Line], seps: list[str], out: list[Segment]) -> None:
+def _segment_region(text: str, group: list[Line], seps: list[str], out: list[Segment], language: str) -> None:
     """Segments for one line, or for lines joined into one, from its first character to its last."""
     region_start = group[0].start
     region_end = group[-1].start + len(group[-1].content)
@@ -127,7 +152,7 @@ def _segment_region(text: str, group: list[Line], seps: list[str], out: list[Seg
         return
     spans: list[tuple[int, int]] = []
     cursor = 0
-    for sentence in split_sentences(joined):
+    for sentence in split_sentences(joined, language):
         start = joined.find(sentence, cursor)
         if start < 0:  # the segmenter altered the text; fall back to translating the rest as one sentence
             break
@@ -138,9 +163,11 @@ def _segment_region(text: str, group: list[Line], seps: list[str], out: list[Seg
         lead = len(rest) - len(rest.lstrip())
         spans.append((cursor + lead, cursor + lead + len(rest.strip())))
     pos = region_start
-    for a, b in spans:
+    for n, (a, b) in enumerate(spans):
         src_a, src_b = origin(a), origin(b - 1) + 1
-        if src_a > pos:
+        if n and src_a == pos:  # two sentences with nothing between them ("你好。我是学生！"): an empty gap
+            out.append(Segment("", translate=False, inline_gap=out[-1].translate))
+        elif src_a > pos:
             gap = text[pos:src_a]
             # between two sentences of one line: the target's joiner; a line break between them stays as it is
             inline = bool(out) and out[-1].translate and not _NEWLINES.search(gap)

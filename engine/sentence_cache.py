@@ -1,8 +1,9 @@
 """Finished sentence results kept between requests, so translate-as-you-type re-decodes only what changed.
 
-An LRU bounded by entry count and by bytes. The key is what decides a sentence's output: its source ids (the target
-language token included, so the script is part of it), the beam count and the precision; the translator clears the
-cache when its model changes. Only finished sentences go in: a cancelled or partial one never does.
+An LRU bounded by entry count and by bytes. The key is what decides a sentence's output: the model (its bundle and
+language pair: a zh→en and an en→zh translator could meet the same ids), its source ids (the target language token
+included, so the variant is part of it), the beam count and the precision. Each Translator owns its cache (nothing
+is global) and clears it when its model changes. Only finished sentences go in: a cancelled or partial one never does.
 
 With INT8 the model quantises activations per batch, so a sentence decoded beside different neighbours can come out
 slightly differently; a reused sentence is the one the user already saw, which is what typing needs (FP32 results do
@@ -32,9 +33,9 @@ class SentenceCache:
         self.nbytes = 0
 
     @staticmethod
-    def key(ids: Sequence[int], beams: int, precision: str) -> tuple:
+    def key(ids: Sequence[int], beams: int, precision: str, model: str = "") -> tuple:
         """Compact key (int32 bytes, not a tuple of Python ints) for a sentence's source ids and settings."""
-        return (precision, beams, np.asarray(ids, dtype=np.int32).tobytes())
+        return (model, precision, beams, np.asarray(ids, dtype=np.int32).tobytes())
 
     def get(self, key: tuple) -> tuple[list[int], str] | None:
         item = self._items.get(key)
@@ -46,7 +47,7 @@ class SentenceCache:
 
     def put(self, key: tuple, tokens: Sequence[int], text: str) -> None:
         packed = np.asarray(tokens, dtype=np.int32).tobytes()
-        size = len(key[2]) + len(packed) + sys.getsizeof(text) + _ENTRY_OVERHEAD
+        size = len(key[-1]) + len(packed) + sys.getsizeof(text) + _ENTRY_OVERHEAD
         if size > self.max_bytes:
             return
         old = self._items.pop(key, None)

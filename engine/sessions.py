@@ -63,13 +63,19 @@ def session_options(threads: int | None = None, spinning: bool = False) -> ort.S
     return opts
 
 
-def inference_session(path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
-    """A CPU session for `path`; raises RuntimeError if onnxruntime was loaded with its telemetry on (the process
-    would contact the vendor's telemetry host, which Qiao promises never to do)."""
+def inference_session(
+    path: Path, options: ort.SessionOptions, providers: list[str] | None = None
+) -> ort.InferenceSession:
+    """A session for `path` on `providers` (ONNX Runtime names, `EngineConfig.ort_providers`; default: the CPU);
+    raises RuntimeError if onnxruntime was loaded with its telemetry on (the process would contact the vendor's
+    telemetry host, which Qiao promises never to do)."""
     require_applied()
-    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+    chosen = list(providers) if providers else ["CPUExecutionProvider"]
+    return ort.InferenceSession(str(path), sess_options=options, providers=chosen)
 
 
-def create_session(path: Path, threads: int | None = None, spinning: bool = False) -> ort.InferenceSession:
+def create_session(
+    path: Path, threads: int | None = None, spinning: bool = False, providers: list[str] | None = None
+) -> ort.InferenceSession:
     """An engine session with Qiao's options (see `session_options`)."""
-    return inference_session(path, session_options(threads, spinning))
+    return inference_session(path, session_options(threads, spinning), providers)

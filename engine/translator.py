@@ -2,23 +2,26 @@
 
 Study notes that shaped it: faster-whisper (one facade, dataclass results, streaming as a lazy generator, sessions
 created once with explicit options) and CTranslate2 (cancellation checked between decoder steps).
+
+The facade owns the model (engine.onnx_model, loaded per `EngineConfig`), the lock, and the sentence cache; the
+text work lives in small modules it drives: engine.segment (sentences and layout), engine.planning (token rows, long
+sentences split), engine.batching, engine.decode_loop (batches through the search, cancellable), engine.assembly
+(stream deltas) and engine.pipeline (requests: one streamed text, or many texts decoded together).
 """
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from engine import punctuation
-from engine.config import MAX_BEAMS, PRECISIONS
+from engine.batching import BATCH_POSITIONS, BATCH_SENTENCES, length_limit
+from engine.config import MAX_BEAMS, PRECISIONS, EngineConfig
 from engine.decoding import GenerationParams, beam_search, greedy_search
 from engine.errors import BundleError, FileProblem, InputError
 from engine.load_guard import diagnose
@@ -26,90 +29,73 @@ from engine.manifest import Manifest, verify_bundle, verify_files
 from engine.native_memory import release_free_memory, tune_allocator
 from engine.onnx_model import OnnxMarian
 from engine.options import TranslationOptions
-from engine.repetition import repeating_tail
-from engine.results import StreamEvent, Translation, TranslationStats
-from engine.segment import Segment, segment_text
+from engine.pipeline import MAX_CHARS, Decoding, Pipeline, checked_text
+from engine.planning import CHUNK_TOKENS, split_long
+from engine.results import StreamEvent, Translation
 from engine.sentence_cache import SentenceCache
 from engine.tokenizer import MarianTokenizer
 from engine.verified_cache import VerifiedFiles
 
-MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of an hours-long job
-CHUNK_TOKENS = 200  # a longer sentence is split into pieces of at most this many source tokens
-BATCH_SENTENCES = 8
-# translate_batch reads its texts in windows of about this many sentences (or texts): memory stays bounded whatever
-# the input's length, and results stream out as the window's sentences finish.
-WINDOW_SENTENCES = 256
-WINDOW_TEXTS = 1024
-# Decoder rows (sentences × beams) × (source + target length limit) per batch. Each position costs
-# 2·layers·d_model floats of cache (24.6 kB for opus-mt-en-zh), so this bounds a batch's caches to ~50 MB even when
-# every hypothesis runs to its length limit, whatever the input.
-BATCH_POSITIONS = 2048
-
-
-def length_limit(source_len: int, model_max: int) -> int:
-    """Decoder length limit (start token included) derived from the source: room for 3 target tokens per source
-    token plus slack, never beyond the model's positions. Stops runaway output on odd input."""
-    return int(min(model_max, 3 * source_len + 10))
-
-
-@dataclass
-class _Sentence:
-    index: int  # position in the segment list
-    ids: list[int]
-
-
-@dataclass
-class _Job:
-    """One text of a request: its plan, its sentences, and their results as they arrive."""
-
-    sentences: list[_Sentence]
-    out: _Assembler
-    start: float
-    tokens: list[list[int]] = field(default_factory=list)
-    pending: int = 0  # sentences not finished yet
-    reused: int = 0  # sentences taken from the cache
-    first_token_ms: float | None = None
-
-
-@dataclass
-class _Clock:
-    """Decoding time and tokens of one run of `_decode`, and whether it stopped early."""
-
-    decode_s: float = 0.0  # batches done
-    since: float | None = None  # when the batch being decoded started
-    tokens: int = 0
-    cancelled: bool = False
-
-    def seconds(self) -> float:
-        return self.decode_s + (time.perf_counter() - self.since if self.since is not None else 0.0)
+# Re-exported for the callers that import them from here (engine.cli, engine.cli_translate, engine.selftest,
+# engine.convert.validate, bench); new code imports them from engine.config / engine.pipeline / engine.batching.
+__all__ = [
+    "BATCH_POSITIONS",
+    "BATCH_SENTENCES",
+    "CHUNK_TOKENS",
+    "MAX_BEAMS",
+    "MAX_CHARS",
+    "PRECISIONS",
+    "EngineConfig",
+    "Translator",
+    "length_limit",
+]
 
 
 class Translator:
-    """Translate English to Chinese with one bundle; safe to call from one worker thread at a time."""
+    """Translate with one bundle, in its language pair's direction; safe to call from one worker thread at a time.
+
+    `config` says how the engine runs (precision, threads, provider); `precision=` / `threads=` are shorthands for
+    its fields (giving both a config and a different value is an InputError). `verify=False` skips the sha256 of
+    every file (sizes are still checked), for a caller that verified the bundle once already.
+    """
 
     def __init__(
-        self, bundle_dir: str | Path, precision: str = "int8", threads: int | None = None, verify: bool = True
+        self,
+        bundle_dir: str | Path,
+        config: EngineConfig | None = None,
+        *,
+        precision: str | None = None,
+        threads: int | None = None,
+        verify: bool = True,
     ) -> None:
+        config = _config_from(config, precision, threads)
         tune_allocator()
         self.bundle_dir = Path(bundle_dir)
         self._verify = verify
         self._verified = VerifiedFiles() if verify else None
         # Every path, size and (unless verify=False) sha256 is checked before any model file is opened.
-        self.manifest: Manifest = verify_bundle(self.bundle_dir, precision, hashes=verify, cache=self._verified)
-        self._threads = threads
+        self.manifest: Manifest = verify_bundle(self.bundle_dir, config.precision, hashes=verify, cache=self._verified)
+        self._config = config
         self._model: OnnxMarian | None = None
         self._lock = threading.Lock()
         self.defaults = GenerationParams.from_generation_config(self.manifest.generation)
         self.pair = self.manifest.pair
-        self._joiner = self.pair.joiner
         try:
             self.tokenizer = MarianTokenizer.from_manifest(self.manifest)
             self.tokenizer.load_vocabulary()  # a damaged pieces.json fails here, not at the first translation
         except Exception as exc:  # a raw tokenizers/json error: find out which file is damaged, and how
-            raise diagnose(self.manifest, precision, exc, self._verified) from exc
-        self._load(precision, check=False)
+            raise diagnose(self.manifest, config.precision, exc, self._verified) from exc
+        self.pipeline = Pipeline(self.tokenizer, self.pair)
+        # cache entries belong to this bundle and direction (each Translator has its own cache anyway)
+        self._scope = f"{self.pair.key}:{self.manifest.model_id}"
+        self._load(config, check=False)
 
     # -- model management ---------------------------------------------------------------------------------------
+    @property
+    def config(self) -> EngineConfig:
+        """How the engine runs now (the precision is the loaded model's)."""
+        return self._config
+
     @property
     def precision(self) -> str:
         return self._model.precision  # type: ignore[union-attr]
@@ -120,9 +106,10 @@ class Translator:
 
     @property
     def threads(self) -> int | None:
-        return self._threads
+        return self._config.threads
 
-    def _load(self, precision: str, check: bool = True) -> None:
+    def _load(self, config: EngineConfig, check: bool = True) -> None:
+        precision = config.precision
         if precision not in self.manifest.precisions:
             problem = FileProblem("precision", "", f"this bundle has no {precision} model")
             raise BundleError(str(self.bundle_dir), [problem])
@@ -134,28 +121,37 @@ class Translator:
         # sessions are built, so the process's high-water mark is the engine, not its loading garbage.
         release_free_memory()
         try:
-            model = OnnxMarian(self.manifest, precision, self._threads)
+            model = OnnxMarian(self.manifest, config)
             model.scorer(self.defaults)  # opened now, so a damaged scorer.onnx fails while loading
         except Exception as exc:  # e.g. InvalidProtobuf from damage the verified-files cache could not see
             raise diagnose(self.manifest, precision, exc, self._verified) from exc
         self._model = model  # the previous sessions are released with the old object
+        self._config = config
         release_free_memory()
 
-    def set_precision(self, precision: str) -> None:
-        """Switch INT8 ↔ FP32 without restarting (loads the other graphs; the old ones are freed).
+    def set_config(self, config: EngineConfig) -> None:
+        """Run with `config`, reloading only when something changed: another precision loads (and checks) the
+        other graphs, other threads or provider rebuild the sessions; the old ones are freed. On failure the
+        translator keeps what it had.
 
         Waits for a translation running on another thread; raises RuntimeError when called from inside a stream()
         or translate_batch() loop on this thread (which holds the model until the loop ends).
         """
-        with self._exclusive("set_precision()"):
-            if self._model is None or self._model.precision != precision:
-                self._load(precision)
+        if not isinstance(config, EngineConfig):
+            raise InputError(f"config must be an EngineConfig, not {type(config).__name__}")
+        config.validate()
+        with self._exclusive("set_config()"):
+            if config == self._config and self._model is not None:
+                return
+            self._load(config, check=config.precision != self._config.precision)
+
+    def set_precision(self, precision: str) -> None:
+        """Switch INT8 ↔ FP32 without restarting (see `set_config`)."""
+        self.set_config(self._config.replace(precision=precision))
 
     def set_threads(self, threads: int | None) -> None:
-        with self._exclusive("set_threads()"):
-            if threads != self._threads:
-                self._threads = threads
-                self._load(self.precision, check=False)
+        """Use `threads` intra-op threads (None: automatic), rebuilding the sessions (see `set_config`)."""
+        self.set_config(self._config.replace(threads=threads))
 
     # -- low level ------------------------------------------------------------------------------------------------
     def params(self, beams: int | None = None, **overrides) -> GenerationParams:
@@ -267,52 +263,24 @@ class Translator:
             raise InputError(f"unknown variant {variant!r}; this model offers {keys}")
         return chosen.token
 
-    def _sentences(self, segments: list[Segment], lang_id: int | None) -> list[_Sentence]:
-        """Token ids of every sentence; sentences over CHUNK_TOKENS are split at word boundaries, never cut."""
-        eos = self.tokenizer.eos_id
-        prefix = [lang_id] if lang_id is not None else []
-        texts = [(i, s.sentence) for i, s in enumerate(segments) if s.translate]
-        encoded = self.tokenizer.encode_batch([t for _, t in texts], add_eos=False)
-        out: list[_Sentence] = []
-        for (index, text), ids in zip(texts, encoded):
-            if len(ids) + len(prefix) + 1 <= CHUNK_TOKENS:
-                out.append(_Sentence(index, [*prefix, *ids, eos]))
-                continue
-            for chunk in self._split_long(text, CHUNK_TOKENS - len(prefix) - 1):
-                chunk_ids = self.tokenizer.encode(chunk, add_eos=False)
-                out.append(_Sentence(index, [*prefix, *chunk_ids, eos]))
-        return out
+    def _language_id(self, options: TranslationOptions) -> int | None:
+        lang = self.language_token(options.variant)
+        return self.tokenizer.token_to_id(lang) if lang else None
 
     def _split_long(self, text: str, budget: int) -> list[str]:
-        """Split an over-long sentence at clause punctuation, else at spaces, else anywhere, within `budget` tokens."""
+        """An over-long sentence in pieces of at most `budget` tokens (engine.planning.split_long, this source)."""
 
         def fits(s: str) -> bool:
             return len(self.tokenizer.encode(s, add_eos=False)) <= budget
 
-        for pattern in (r"(?<=[;:,])\s+", r"\s+"):
-            parts = [p for p in re.split(pattern, text) if p]
-            if len(parts) > 1:
-                break
-        else:
-            parts = [text[i : i + budget] for i in range(0, len(text), budget)]
-        chunks: list[str] = []
-        current = ""
-        for part in parts:
-            candidate = f"{current} {part}" if current else part
-            if fits(candidate):
-                current = candidate
-                continue
-            if current:
-                chunks.append(current)
-            if fits(part):
-                current = part
-            else:  # a single clause still too long: split it further
-                sub = self._split_long(part, budget) if len(part) > 1 else [part]
-                chunks.extend(sub[:-1])
-                current = sub[-1]
-        if current:
-            chunks.append(current)
-        return chunks
+        return split_long(text, fits, spaced=self.pipeline.segmentation.spaced)
+
+    def _decoding(self) -> Decoding:
+        """The loaded model as one run sees it; call while holding the lock."""
+        model = self._model
+        assert model is not None
+        # `self._search` is looked up now, so a test's spy on the instance sees every batch
+        return Decoding(self._search, model.max_positions, model.precision, self._cache_for(model), self._scope)
 
     def stream(
         self,
@@ -327,143 +295,18 @@ class Translator:
 
         `options` is the request; `beams`/`variant`, when given, override its fields (callers that set one thing).
         Sentences already translated by an earlier request with the same settings come from the cache at once, in
-        reading order; only the others are decoded.
+        reading order; only the others are decoded. Nothing runs until the first item is asked for; closing the
+        generator early (or `cancel`) stops decoding and releases the model.
         """
         options = self.options(options, beams=beams, variant=variant)
-        text = _checked_text(text)
+        text = checked_text(text)
         params = self.params(options.beams)
-        start = time.perf_counter()
-        job = self._job(text, options, start)
+        job = self.pipeline.job(text, options, self._language_id(options), time.perf_counter())
         with self._exclusive("stream()"):
             try:
-                yield from self._stream(job, params, cancel)
+                yield from self.pipeline.stream(job, params, self._decoding(), cancel)
             finally:
                 release_free_memory()
-
-    def _job(self, text: str, options: TranslationOptions, start: float) -> _Job:
-        """Segment and tokenise one text (no model needed, so done before taking the lock)."""
-        segments = segment_text(text, options.join_wrapped_lines) if text.strip() else []  # whitespace: empty
-        lang = self.language_token(options.variant)
-        lang_id = self.tokenizer.token_to_id(lang) if lang else None
-        sentences = self._sentences(segments, lang_id) if segments else []
-        normalize = punctuation.normalize if options.normalize_punctuation else None
-        out = _Assembler(self.tokenizer, segments, sentences, self._joiner, normalize)
-        return _Job(sentences, out, start, tokens=[[] for _ in sentences], pending=len(sentences))
-
-    def _reuse(self, jobs: list[_Job], cache: SentenceCache, beams: int) -> tuple[list[_Sentence], list, list]:
-        """Fill every sentence the cache knows; returns all sentences (flat), their keys, and their owners."""
-        precision = self.precision
-        flat: list[_Sentence] = []
-        keys: list[tuple] = []
-        owners: list[tuple[_Job, int]] = []
-        for job in jobs:
-            for local, sentence in enumerate(job.sentences):
-                key = cache.key(sentence.ids, beams, precision)
-                hit = cache.get(key)
-                if hit is not None:
-                    job.tokens[local], text = hit
-                    job.out.finish(local, text)
-                    job.pending -= 1
-                    job.reused += 1
-                    continue
-                flat.append(sentence)
-                keys.append(key)
-                owners.append((job, local))
-        return flat, keys, owners
-
-    def _decode(
-        self, sentences: list[_Sentence], params: GenerationParams, cancel: threading.Event | None, clock: _Clock
-    ) -> Iterator[tuple[int, list[int], bool]]:
-        """Decode `sentences` in batches, in order: yields (index, committed tokens, finished) after every step.
-
-        Stops early (`clock.cancelled`) when `cancel` is set, within one decoder step."""
-        model = self._model
-        assert model is not None
-        for batch_idx in _batches(sentences, params.num_beams, model.max_positions):
-            if cancel is not None and cancel.is_set():
-                clock.cancelled = True
-                return
-            batch = [sentences[i] for i in batch_idx]
-            limits = np.array([length_limit(len(s.ids), model.max_positions) for s in batch], dtype=np.int64)
-            clock.since = time.perf_counter()
-            search = self._search([s.ids for s in batch], params.replace(max_length=int(limits.max())), limits)
-            finished = [False] * len(batch)
-            try:
-                for update in search:
-                    for j, i in enumerate(batch_idx):
-                        if finished[j]:
-                            continue
-                        toks = update.committed[j]
-                        finished[j] = update.done[j] or (params.num_beams == 1 and repeating_tail(toks))
-                        if finished[j]:
-                            clock.tokens += len(toks)
-                        yield i, list(toks), finished[j]
-                    if all(finished) or (cancel is not None and cancel.is_set()):
-                        break
-            finally:
-                search.close()
-                clock.decode_s, clock.since = clock.seconds(), None
-            if not all(finished):
-                clock.cancelled = True
-                return
-
-    def _finish(self, job: _Job, local: int, tokens: list[int], cache: SentenceCache, key: tuple) -> None:
-        text = self.tokenizer.decode(tokens)
-        job.tokens[local] = tokens
-        job.out.finish(local, text)
-        job.pending -= 1
-        cache.put(key, tokens, text)  # only finished sentences: a cancelled one never gets here
-
-    def _stats(self, job: _Job, clock: _Clock, params: GenerationParams) -> TranslationStats:
-        target_tokens = sum(len(t) for t in job.tokens)
-        seconds = clock.seconds()
-        return TranslationStats(
-            total_ms=(time.perf_counter() - job.start) * 1000,
-            first_token_ms=job.first_token_ms,
-            source_tokens=sum(len(s.ids) for s in job.sentences),
-            target_tokens=target_tokens,
-            tokens_per_s=clock.tokens / seconds if seconds > 0 else 0.0,  # the tokens decoded, not the reused
-            precision=self.precision,
-            beams=params.num_beams,
-            sentences=len(job.sentences),
-            sentences_reused=job.reused,
-        )
-
-    def _stream(
-        self, job: _Job, params: GenerationParams, cancel: threading.Event | None
-    ) -> Iterator[StreamEvent | Translation]:
-        model = self._model
-        assert model is not None
-        cache = self._cache_for(model)
-        out, total = job.out, len(job.sentences)
-        pieces: list[str] = []
-        todo, keys, owners = self._reuse([job], cache, params.num_beams)
-        delta = out.drain()
-        if delta or out.sentences_done:  # cached sentences at the start appear at once
-            job.first_token_ms = (time.perf_counter() - job.start) * 1000
-            pieces.append(delta)
-            yield StreamEvent(delta, out.sentences_done, total)
-        clock = _Clock()
-        for f, toks, done in self._decode(todo, params, cancel, clock):
-            if job.first_token_ms is None and toks:
-                job.first_token_ms = (time.perf_counter() - job.start) * 1000
-            local = owners[f][1]
-            before = out.sentences_done
-            if done:
-                self._finish(job, local, toks, cache, keys[f])
-            else:
-                out.progress(local, toks)
-            delta = out.drain()
-            if delta or out.sentences_done != before:  # progress counts even when no new text
-                pieces.append(delta)
-                yield StreamEvent(delta, out.sentences_done, total)
-        if not clock.cancelled:
-            tail = out.drain()
-            if tail:
-                pieces.append(tail)
-                yield StreamEvent(tail, out.sentences_done, total)
-        stats = self._stats(job, clock, params)
-        yield Translation(text="".join(pieces), tokens=job.tokens, stats=stats, cancelled=clock.cancelled)
 
     def translate(
         self,
@@ -485,6 +328,49 @@ class Translator:
         assert result is not None
         return result
 
+    def translate_segments(
+        self,
+        segments: Iterable[str],
+        options: TranslationOptions | None = None,
+        *,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Translation]:
+        """Translate independent segments (paragraphs, table cells, API `q` items, CLI lines) batched together:
+        one Translation per segment, in order, each as soon as it is complete.
+
+        Sentences are batched across segments, so many short ones run at batch speed. `segments` may be a list or
+        any iterable, read lazily, a window of about WINDOW_SENTENCES sentences at a time (a generator of stdin
+        lines works; memory stays bounded). Each result is what `translate(segment, options)` gives for that
+        segment alone: token for token in FP32; in INT8 a sentence can rarely differ, as it does in `translate()`
+        itself, because INT8 quantises activations per batch and the batch neighbours differ. Stats: `total_ms`
+        runs from when the segment was read, `first_token_ms` to its first finished sentence, `tokens_per_s` is
+        its window's decoding rate.
+
+        A segment refused on its own (over MAX_CHARS, not a string) gives a Translation with `error` set (the
+        reason), empty `text` and no stats, and the rest goes on. Invalid `options` raise InputError at once. When
+        `cancel` is set, the segments already read come back with `cancelled=True` (the finished sentences' text)
+        and the rest of `segments` is not read.
+        """
+        if isinstance(segments, str):
+            raise InputError(
+                "translate_segments() and translate_batch() take an iterable of texts, not one string (use translate())"
+            )
+        options = self.options(options)
+        params = self.params(options.beams)
+        lang_id = self._language_id(options)
+        it = iter(segments)
+        while True:
+            window = self.pipeline.read_window(it, options, lang_id)
+            if not window:
+                return
+            with self._exclusive("translate_batch()"):
+                try:
+                    cancelled = yield from self.pipeline.run_window(window, params, self._decoding(), cancel)
+                finally:
+                    release_free_memory()
+            if cancelled:
+                return
+
     def translate_batch(
         self,
         texts: Iterable[str],
@@ -494,89 +380,27 @@ class Translator:
     ) -> Iterator[Translation]:
         """One Translation per text, in order, each as soon as it is complete (bulk jobs: `qiao translate --json`).
 
-        Sentences are batched across texts, so many short lines run at batch speed. `texts` is read lazily, a
-        window of about WINDOW_SENTENCES sentences at a time (a generator of stdin lines works; memory stays
-        bounded). Each result is what `translate(text, options)` gives for that text alone: token for token in
-        FP32; in INT8 a sentence can rarely differ, as it does in `translate()` itself, because INT8 quantises
-        activations per batch and the batch neighbours differ. Stats: `total_ms` runs from when the text was read,
-        `first_token_ms` to its first finished sentence, `tokens_per_s` is its window's decoding rate.
+        The same as `translate_segments` (its name in the CLI's vocabulary); see there for the contract."""
+        return self.translate_segments(texts, options, cancel=cancel)
 
-        A text refused on its own (over MAX_CHARS, not a string) gives a Translation with `error` set (the reason),
-        empty `text` and no stats, and the batch goes on. Invalid `options` raise InputError at once. When `cancel`
-        is set, the texts already read come back with `cancelled=True` (the finished sentences' text) and the rest
-        of `texts` is not read.
-        """
-        if isinstance(texts, str):
-            raise InputError("translate_batch takes an iterable of texts, not one string (use translate())")
-        options = self.options(options)
-        params = self.params(options.beams)
-        it = iter(texts)
-        while True:
-            window = self._read_window(it, options)
-            if not window:
-                return
-            with self._exclusive("translate_batch()"):
-                try:
-                    cancelled = yield from self._run_window(window, params, cancel)
-                finally:
-                    release_free_memory()
-            if cancelled:
-                return
 
-    def _read_window(self, texts: Iterator[str], options: TranslationOptions) -> list[_Job | Translation]:
-        window: list[_Job | Translation] = []
-        sentences = 0
-        for text in texts:
-            try:
-                job = self._job(_checked_text(text), options, time.perf_counter())
-            except InputError as exc:
-                window.append(Translation(text="", error=str(exc)))
-            else:
-                window.append(job)
-                sentences += len(job.sentences)
-            if sentences >= WINDOW_SENTENCES or len(window) >= WINDOW_TEXTS:
-                break
-        return window
-
-    def _run_window(
-        self, window: list[_Job | Translation], params: GenerationParams, cancel: threading.Event | None
-    ) -> Iterator[Translation]:
-        """Decode one window's sentences together; yields each text's result in order; returns True if cancelled."""
-        model = self._model
-        assert model is not None
-        cache = self._cache_for(model)
-        jobs = [job for job in window if isinstance(job, _Job)]
-        todo, keys, owners = self._reuse(jobs, cache, params.num_beams)
-        clock = _Clock()
-        ready = 0
-
-        def result(item: _Job | Translation, cancelled: bool = False) -> Translation:
-            if isinstance(item, Translation):
-                return item
-            stats = self._stats(item, clock, params)
-            return Translation(text=item.out.drain(), tokens=item.tokens, stats=stats, cancelled=cancelled)
-
-        def complete(item: _Job | Translation) -> bool:
-            return isinstance(item, Translation) or item.pending == 0
-
-        while ready < len(window) and complete(window[ready]):
-            yield result(window[ready])
-            ready += 1
-        for f, toks, done in self._decode(todo, params, cancel, clock):
-            if not done:
-                continue
-            job, local = owners[f]
-            if job.first_token_ms is None:
-                job.first_token_ms = (time.perf_counter() - job.start) * 1000
-            self._finish(job, local, toks, cache, keys[f])
-            while ready < len(window) and complete(window[ready]):
-                yield result(window[ready])
-                ready += 1
-        if clock.cancelled:
-            for item in window[ready:]:
-                yield result(item, cancelled=not complete(item))
-            return True
-        return False
+def _config_from(config: EngineConfig | None, precision: str | None, threads: int | None) -> EngineConfig:
+    """The constructor's config: `config`, or the defaults, with `precision`/`threads` filled in (validated)."""
+    if config is not None and not isinstance(config, EngineConfig):
+        raise InputError(
+            f"config must be an EngineConfig, not {type(config).__name__} (give a precision as precision=...)"
+        )
+    if config is None:
+        config = EngineConfig()
+        if precision is not None:
+            config = config.replace(precision=precision)
+        if threads is not None:
+            config = config.replace(threads=threads)
+    else:
+        for name, value in (("precision", precision), ("threads", threads)):
+            if value is not None and value != getattr(config, name):
+                raise InputError(f"{name}={value!r} contradicts the config's {name}={getattr(config, name)!r}")
+    return config.validate()
 
 
 def _with_overrides(options: TranslationOptions | None, beams: int | None, variant: str | None) -> TranslationOptions:
@@ -586,118 +410,3 @@ def _with_overrides(options: TranslationOptions | None, beams: int | None, varia
     if variant is not None:
         options = options.replace(variant=variant)
     return options
-
-
-def _valid_unicode(text: str) -> str:
-    """Lone surrogates (from broken clipboards or binary junk) cannot be encoded; make them U+FFFD."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-
-
-def _checked_text(text: object) -> str:
-    """The text of one request, or an InputError saying why it cannot be translated."""
-    if not isinstance(text, str):
-        raise InputError("text must be a string")
-    text = _valid_unicode(text)
-    if len(text) > MAX_CHARS:
-        raise InputError(
-            f"the text has {len(text):,} characters; Qiao translates at most {MAX_CHARS:,} per request. "
-            "Split it into smaller parts."
-        )
-    return text
-
-
-def _batches(sentences: list[_Sentence], beams: int, model_max: int) -> Iterator[list[int]]:
-    """Consecutive sentences (so streaming stays in reading order), bounded in count and in cache positions."""
-    batch: list[int] = []
-    src = limit = 0
-    for i, s in enumerate(sentences):
-        own_limit = length_limit(len(s.ids), model_max)
-        new_src, new_limit = max(src, len(s.ids)), max(limit, own_limit)
-        cost = (len(batch) + 1) * beams * (new_src + new_limit)
-        if batch and (len(batch) >= BATCH_SENTENCES or cost > BATCH_POSITIONS):
-            yield batch
-            batch, new_src, new_limit = [], len(s.ids), own_limit
-        batch.append(i)
-        src, limit = new_src, new_limit
-    if batch:
-        yield batch
-
-
-class _Assembler:
-    """Turns finished sentences and committed tokens into text deltas in reading order, with the source layout.
-
-    The output plan is fixed up front: layout text (newlines and indentation verbatim, the gap between two
-    sentences of a line replaced by the target's joiner) and sentence chunks. A chunk in progress is emitted only up
-    to its last non-space character (a later token may end in whitespace that the final strip removes), and, when
-    punctuation is normalised, only up to what no later character can change (engine.punctuation.stable_prefix), so
-    every delta is final and the deltas concatenate to the result.
-    """
-
-    def __init__(
-        self,
-        tokenizer: MarianTokenizer,
-        segments: list[Segment],
-        sentences: list[_Sentence],
-        joiner: str,
-        normalize: Callable[[str], str] | None = None,
-    ):
-        self.tokenizer = tokenizer
-        self.streamable = not tokenizer.cleans_up
-        self.normalize = normalize
-        chunks: dict[int, list[int]] = {}
-        for i, sentence in enumerate(sentences):
-            chunks.setdefault(sentence.index, []).append(i)
-        plan: list[tuple[str, str | int]] = []
-        for si, seg in enumerate(segments):
-            if seg.translate:
-                for n, i in enumerate(chunks.get(si, [])):
-                    if n:
-                        plan.append(("text", joiner))
-                    plan.append(("chunk", i))
-            else:
-                plan.append(("text", joiner if seg.inline_gap else seg.text))
-        self.plan = plan
-        self.pos = 0
-        self.final: list[str | None] = [None] * len(sentences)  # decoded text, as the model wrote it
-        self.partial: list[list[int]] = [[] for _ in sentences]
-        self.emitted = ""  # text of the chunk in progress already emitted
-        self.sentences_done = 0
-
-    def finish(self, i: int, text: str) -> None:
-        if self.final[i] is None:
-            self.final[i] = text
-
-    def progress(self, i: int, tokens: list[int]) -> None:
-        if self.final[i] is None:
-            self.partial[i] = tokens
-
-    def drain(self) -> str:
-        out = []
-        while self.pos < len(self.plan):
-            kind, value = self.plan[self.pos]
-            if kind == "text":
-                out.append(value)  # type: ignore[arg-type]
-                self.pos += 1
-                continue
-            final = self.final[value]  # type: ignore[index]
-            if final is not None:
-                if self.normalize is not None:
-                    final = self.normalize(final)
-                out.append(final[len(self.emitted) :])
-                self.emitted = ""
-                self.pos += 1
-                self.sentences_done += 1
-                continue
-            if self.streamable:
-                safe = self.tokenizer.pieces_text(self.partial[value]).strip()  # type: ignore[index]
-                if self.normalize is not None:
-                    safe = self.normalize(punctuation.stable_prefix(safe))
-                if len(safe) > len(self.emitted):
-                    out.append(safe[len(self.emitted) :])
-                    self.emitted = safe
-            break
-        return "".join(out)

@@ -8,6 +8,12 @@ and is a full-width line of its paragraph (not a short salutation such as "Dear 
 Never joined: across blank lines, list items (-, *, •, 1., a), (i)), headings (# Title, ALL CAPS, underlined),
 quoted (>) or table (|) lines, code (fenced, indented by four or more, or code-like), and poetry-like paragraphs
 (three or more short lines of similar length, each starting capitalised).
+
+An unspaced source (Chinese: `join_decisions(lines, spaced=False)`) has no case and no spaces, so there a break is
+joined, with nothing between the lines (a space only between two Latin words) and no dehyphenation, when the line
+before it does not end a sentence (。！？…： and friends) and is a full-width line of its paragraph: a short line (a
+heading such as "第一章 总则", the last line of a paragraph) keeps its break. Chinese list markers (一、 （一） 1． ①)
+start items.
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ JOIN_DEHYPHEN = "-"  # "trans-" + "lation" → "translation" (the hyphen was the
 JOIN_TIGHT = ""  # "pre-" + "2000" → "pre-2000" (the hyphen stays, no space)
 
 _ITEM = re.compile(r"^\s*(?:[-*+•·‣◦▪–—]|\(?(?:\d{1,3}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,6})[.)])\s+\S")
+_CJK_ITEM = re.compile(
+    r"^\s*(?:[一二三四五六七八九十百]+、|[（(][一二三四五六七八九十\d]{1,3}[）)]|\d{1,3}[、．]|[①-⑳])"
+)
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|[=\-~^]{3,}\s*$)")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _CODE = re.compile(
@@ -28,7 +37,7 @@ _CODE = re.compile(
     r"|^\s*(?:\$|>>>|//|/\*|\*/)\s|^\s*<[A-Za-z/!][^>]*>|^\s*[\w.\[\]]+\s*[-+*/]?=\s*\S"
 )
 _STATEMENT = re.compile(r"[=(){}\[\]].*;\s*$")  # "x = f(y);" (a prose semicolon has none of these before it)
-_SENTENCE_END = re.compile(r"[.!?…。！？:：][\"'”’»)\]]*$")
+_SENTENCE_END = re.compile(r"[.!?…。！？:：][\"'”’»)\]」』）】]*$")
 _OPENERS = "\"'“‘«([¿¡"
 _WORDS_BEFORE_A_BREAK = (
     "a an the and or but nor so yet of to in on at by for from with without into onto over under about "
@@ -69,7 +78,7 @@ def _kind(content: str, in_fence: bool) -> str:
         return "blank"
     if _HEADING.match(content):
         return "heading"
-    if _ITEM.match(content):
+    if _ITEM.match(content) or _CJK_ITEM.match(content):
         return "item"
     if stripped[0] == ">":
         return "quote"
@@ -77,7 +86,8 @@ def _kind(content: str, in_fence: bool) -> str:
         return "table"
     if _CODE.search(content) or _STATEMENT.search(content):
         return "code"
-    if len(stripped) <= _POEM_MAX_LINE and stripped == stripped.upper() and sum(ch.isalpha() for ch in stripped) > 1:
+    cased = sum(ch.isupper() for ch in stripped)  # Chinese has no case: its lines are never "ALL CAPS"
+    if len(stripped) <= _POEM_MAX_LINE and stripped == stripped.upper() and cased > 1:
         return "heading"  # a short line in ALL CAPS
     if _indent(content) >= 4:
         return "indented"  # code, unless it continues a list item
@@ -94,13 +104,25 @@ def _is_poem(lines: list[Line]) -> bool:
     return all(_first_letter(line.content).isupper() for line in lines)
 
 
-def _join(a: Line, b: Line, kind_b: str, width: int, in_item: bool) -> str | None:
+def _join_unspaced(left: str, right: str, width: int) -> str | None:
+    """Chinese: a line that does not end a sentence and runs (nearly) the paragraph's width continues. Nothing goes
+    between the lines, except a space where the break fell between two Latin words ("Python\nscript")."""
+    if not left or _SENTENCE_END.search(left) or len(left) < max(0.8 * width, 8):
+        return None
+    first = right.lstrip()[:1]
+    latin = left[-1].isascii() and left[-1].isalnum() and first.isascii() and first.isalnum()
+    return JOIN_SPACE if latin else JOIN_TIGHT
+
+
+def _join(a: Line, b: Line, kind_b: str, width: int, in_item: bool, spaced: bool = True) -> str | None:
     """How line `a` continues into line `b` (a JOIN_* separator), or None to keep the break."""
     if kind_b == "indented" and in_item:
         kind_b = "text"  # an indented continuation of a list item
     if kind_b != "text":
         return None
     left = a.content.rstrip()
+    if not spaced:
+        return _join_unspaced(left.lstrip(), b.content, width)
     first = _first_letter(b.content)
     if re.search(r"[A-Za-z]-$", left) and not left.endswith("--"):
         if first.islower() and left[-2].islower():
@@ -120,8 +142,10 @@ def _join(a: Line, b: Line, kind_b: str, width: int, in_item: bool) -> str | Non
     return None
 
 
-def join_decisions(lines: list[Line]) -> list[str | None]:
-    """For each break between line k and k+1: a JOIN_* separator (join them) or None (keep the break)."""
+def join_decisions(lines: list[Line], spaced: bool = True) -> list[str | None]:
+    """For each break between line k and k+1: a JOIN_* separator (join them) or None (keep the break).
+
+    `spaced`: the source separates words with spaces (English); False for Chinese (see the module docstring)."""
     result: list[str | None] = [None] * max(len(lines) - 1, 0)
     kinds: list[str] = []
     in_fence = False
@@ -139,16 +163,22 @@ def join_decisions(lines: list[Line]) -> list[str | None]:
         while end + 1 < len(lines) and kinds[end + 1] != "blank" and lines[end].newline != "\u2029":
             end += 1
         if end > k:
-            _paragraph(lines, kinds, k, end, result)
+            _paragraph(lines, kinds, k, end, result, spaced)
         k = end + 1
     return result
 
 
-def _paragraph(lines: list[Line], kinds: list[str], first: int, last: int, result: list[str | None]) -> None:
+def _width(block: list[Line]) -> int:
+    return max(len(line.content.rstrip()) for line in block)
+
+
+def _paragraph(
+    lines: list[Line], kinds: list[str], first: int, last: int, result: list[str | None], spaced: bool = True
+) -> None:
     block = lines[first : last + 1]
-    if _is_poem(block):
+    if spaced and _is_poem(block):
         return
-    width = max(len(line.content.rstrip()) for line in block)
+    width = max(len(line.content.strip()) for line in block) if not spaced else _width(block)
     in_item = False
     for k in range(first, last):
         if kinds[k] not in ("text", "item") and not (kinds[k] == "indented" and in_item):
@@ -156,6 +186,6 @@ def _paragraph(lines: list[Line], kinds: list[str], first: int, last: int, resul
             continue
         if kinds[k] == "item":
             in_item = True
-        result[k] = _join(lines[k], lines[k + 1], kinds[k + 1], width, in_item)
+        result[k] = _join(lines[k], lines[k + 1], kinds[k + 1], width, in_item, spaced)
         if result[k] is None:
             in_item = False

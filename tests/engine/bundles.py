@@ -45,3 +45,20 @@ def flip_byte_keep_stamp(path: Path, index: int) -> None:
     data[index] ^= 0xFF
     path.write_bytes(bytes(data))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY_EN_ZH = ROOT / "tests/fixtures/tiny_marian/bundle"
+# Built by the zh→en fixture's own task; tests that need it skip until it is there.
+TINY_ZH_EN = ROOT / "tests/fixtures/tiny_marian_zh_en/bundle"
+
+
+def relabel_as_zh_en(bundle: Path) -> dict:
+    """Make a copied en→zh bundle say it is zh→en (its manifest's `languages`), so the engine's pair-driven
+    conventions can be exercised on the tiny model without a zh→en checkpoint; the outputs are not English."""
+    from engine.languages import default_pair
+
+    def change(raw: dict) -> None:
+        raw["languages"] = default_pair("zh", "en").as_dict()
+
+    return rewrite(bundle, change)

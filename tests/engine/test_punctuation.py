@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine.punctuation import normalize, stable_prefix
+from engine.punctuation import ascii_stable_prefix, normalize, rules_for, stable_prefix, to_ascii
 
 CASES = [
     # (model output, expected)
@@ -65,3 +65,50 @@ def test_a_stable_prefix_never_changes_later():
             assert final.startswith(shown), (text, cut, shown, final)
             assert shown.startswith(previous)  # what is shown only grows
             previous = shown
+
+
+# -- latin target (zh→en output) ----------------------------------------------------------------------------------
+ASCII_CASES = [
+    ("Hello，world。", "Hello, world."),
+    ("Yes！ Really？", "Yes! Really?"),
+    ("He said：hi；then left", "He said: hi; then left"),
+    ("apples、pears", "apples, pears"),
+    ("word ，next", "word, next"),  # no space before a closing mark
+    ("a （note） here", "a (note) here"),
+    ("see（note）", "see (note)"),
+    ("3，000 people at 12：30", "3,000 people at 12:30"),  # numbers stay numbers
+    ("Wait……what", "Wait...what"),
+    ("Wait…", "Wait…"),  # one ellipsis character is English too
+    ("Hello。”", "Hello.”"),
+    ("x\u3000y", "x y"),
+    ("李明，你好", "李明，你好"),  # Chinese the model left as it was keeps its marks
+    ("Hello, world! (ok)", "Hello, world! (ok)"),
+    ("Hi。\nNext", "Hi.\nNext"),
+    ("", ""),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), ASCII_CASES)
+def test_to_ascii(raw, expected):
+    assert to_ascii(raw) == expected
+    assert to_ascii(expected) == expected  # idempotent
+
+
+def test_an_ascii_stable_prefix_never_changes_later():
+    rng = random.Random(11)
+    alphabet = ["中", "a", "B", "1", "，", "。", "！", "（", "）", "：", "…", " ", "\u3000", "\n", "”", ".", ","]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        final = to_ascii(text)
+        previous = ""
+        for cut in range(len(text) + 1):
+            shown = to_ascii(ascii_stable_prefix(text[:cut]))
+            assert final.startswith(shown), (text, cut, shown, final)
+            assert shown.startswith(previous)
+            previous = shown
+
+
+def test_rules_follow_the_target_script():
+    assert rules_for("han").normalize("你好,世界") == "你好，世界"
+    assert rules_for("latin").normalize("Hello，world") == "Hello, world"
+    assert rules_for("cyrillic") is None  # a script without rules: output left as the model wrote it

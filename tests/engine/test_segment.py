@@ -1,6 +1,8 @@
 import re
 
-from engine.segment import has_letters, segment_text
+import pytest
+
+from engine.segment import Segmentation, has_letters, segment_text
 
 SAMPLES = [
     "",
@@ -183,3 +185,88 @@ def test_sentences_on_joined_lines_keep_their_gaps():
     ]
     gap = next(s for s in segs if not s.translate)
     assert gap.text == " " and gap.inline_gap
+
+
+# -- a Chinese source ---------------------------------------------------------------------------------------------
+ZH = Segmentation("zh", spaced=False)
+ZH_SAMPLES = [
+    "你好。我是学生！",
+    "他说：“你好。”然后走了。",
+    "等等……我来了。好的！",
+    "我用Python写代码。It works. 很好？",
+    "价格是3.5元。真的吗？！是的",
+    "第一句。  第二句。\n\n第三段",
+]
+
+
+def test_chinese_segments_rebuild_the_text_exactly():
+    for text in ZH_SAMPLES:
+        for join in (True, False):
+            assert "".join(s.text for s in segment_text(text, join, ZH)) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("你好。我是学生！", ["你好。", "我是学生！"]),
+        ("他说：“你好。”然后走了。", ["他说：“你好。”", "然后走了。"]),  # the closing quote stays with its sentence
+        ("等等……我来了。好的！", ["等等……我来了。", "好的！"]),  # …… is a pause, not an end
+        ("我用Python写代码。It works. 很好？", ["我用Python写代码。", "It works.", "很好？"]),  # mixed Latin
+        ("价格是3.5元。真的吗？！是的", ["价格是3.5元。", "真的吗？！", "是的"]),  # decimals are not ends
+        ("你好吗?我很好!", ["你好吗?", "我很好!"]),  # half-width marks end sentences too
+    ],
+)
+def test_chinese_sentences(text, sentences):
+    assert [s.text for s in segment_text(text, True, ZH) if s.translate] == sentences
+
+
+def test_two_chinese_sentences_have_an_empty_inline_gap_for_the_joiner():
+    segs = segment_text("你好。我是学生！", True, ZH)
+    assert [(s.text, s.translate, s.inline_gap) for s in segs] == [
+        ("你好。", True, False),
+        ("", False, True),
+        ("我是学生！", True, False),
+    ]
+
+
+def test_segmentation_comes_from_the_pair():
+    from engine.languages import default_pair
+
+    assert Segmentation.of(default_pair("zh", "en")) == ZH
+    assert Segmentation.of(default_pair("en", "zh")) == Segmentation("en", spaced=True)
+
+
+LINE = "本办法适用于所有在本市居住的居民以及在本市工作"
+
+
+def test_wrapped_chinese_lines_join_with_nothing():
+    text = f"{LINE}\n的外来人员。"
+    segs = segment_text(text, True, ZH)
+    assert [s.sentence for s in segs if s.translate] == [f"{LINE}的外来人员。"]
+    assert "".join(s.text for s in segs) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"第一章 总则\n{LINE}的外来人员。",  # a short heading line keeps its break
+        f"{LINE}。\n{LINE}。",  # a line that ends a sentence
+        f"一、{LINE}\n二、{LINE}",  # list items
+        f"{LINE}\n\n{LINE}",  # paragraphs
+    ],
+)
+def test_chinese_line_breaks_that_are_structure_stay(text):
+    segs = segment_text(text, True, ZH)
+    assert all(s.source is None for s in segs)  # nothing joined
+    assert sum(s.translate for s in segs) == 2
+
+
+def test_a_chinese_paragraph_wrapped_over_three_lines_joins_into_one_sentence():
+    text = f"  {LINE}\n{LINE}\n结束了。"
+    segs = segment_text(text, True, ZH)
+    assert [s.sentence for s in segs if s.translate] == [f"{LINE}{LINE}结束了。"]
+
+
+def test_a_break_between_two_latin_words_in_chinese_text_keeps_a_space():
+    text = f"{LINE}用Python\nscript写的工具。"
+    assert [s.sentence for s in segment_text(text, True, ZH) if s.translate] == [f"{LINE}用Python script写的工具。"]

@@ -47,3 +47,11 @@ def test_replacing_an_entry_keeps_the_byte_count_right():
     assert cache.nbytes == size and len(cache) == 1
     cache.clear()
     assert cache.nbytes == 0 and len(cache) == 0
+
+
+def test_the_model_is_part_of_the_key():
+    cache = SentenceCache()
+    ids = [5, 6, 0]
+    cache.put(SentenceCache.key(ids, 1, "int8", "en-zh:a"), [1], "你好")
+    assert cache.get(SentenceCache.key(ids, 1, "int8", "zh-en:b")) is None
+    assert cache.get(SentenceCache.key(ids, 1, "int8", "en-zh:a")) == ([1], "你好")

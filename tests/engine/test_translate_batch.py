@@ -6,7 +6,8 @@ import threading
 
 import pytest
 
-import engine.translator as translator_module
+import engine.batching as batching
+import engine.pipeline as pipeline
 from engine.options import TranslationOptions
 from engine.translator import MAX_CHARS, Translator
 from tests.conftest import FIXTURE_DIR
@@ -94,11 +95,11 @@ def test_sentences_are_batched_across_texts(bundle_dir, monkeypatch):
     texts = [r[0] for r in ROWS[:64]]
     results = list(tr.translate_batch(texts, TranslationOptions(beams=1)))
     assert len(results) == 64 and all(r.text for r in results)
-    assert sum(calls) == 64 and len(calls) == 64 // translator_module.BATCH_SENTENCES  # not one call per text
+    assert sum(calls) == 64 and len(calls) == 64 // batching.BATCH_SENTENCES  # not one call per text
 
 
 def test_texts_are_read_lazily_and_results_stream(bundle_dir, monkeypatch):
-    monkeypatch.setattr(translator_module, "WINDOW_SENTENCES", 16)
+    monkeypatch.setattr(pipeline, "WINDOW_SENTENCES", 16)
     tr = uncached(bundle_dir, "fp32")
     calls = search_calls(tr, monkeypatch)
     source = Counting(r[0] for r in (ROWS * 2)[:200])
@@ -120,7 +121,7 @@ def test_an_over_long_text_gets_its_own_error_and_the_batch_goes_on(bundle_dir):
 
 
 def test_cancel_returns_what_was_read_and_reads_no_further(bundle_dir, monkeypatch):
-    monkeypatch.setattr(translator_module, "WINDOW_SENTENCES", 24)
+    monkeypatch.setattr(pipeline, "WINDOW_SENTENCES", 24)
     tr = uncached(bundle_dir, "fp32")
     cancel = threading.Event()
     source = Counting(r[0] for r in ROWS[:100])
@@ -147,3 +148,20 @@ def test_reused_sentences_count_in_batch_stats(bundle_dir):
     tr.translate(ROWS[0][0])
     first, second = tr.translate_batch([ROWS[0][0], ROWS[1][0]])
     assert first.stats.sentences_reused == 1 and second.stats.sentences_reused == 0
+
+
+def test_translate_segments_takes_a_list_and_answers_like_translate_batch(bundle_dir):
+    tr = uncached(bundle_dir, "fp32")
+    segments = [ROWS[0][0], "", OVER_LONG, f"{ROWS[1][0]} {ROWS[2][0]}", "Table cell"]
+    got = list(tr.translate_segments(segments, TranslationOptions(beams=1)))
+    want = list(tr.translate_batch(iter(segments), TranslationOptions(beams=1)))
+    assert [(r.text, r.tokens, r.error) for r in got] == [(r.text, r.tokens, r.error) for r in want]
+    assert len(got) == len(segments) and got[2].error and got[1].text == ""
+    assert got[3].text == tr.translate(segments[3], beams=1).text
+
+
+def test_translate_segments_refuses_one_string(bundle_dir):
+    from engine.errors import InputError
+
+    with pytest.raises(InputError, match="not one string"):
+        next(uncached(bundle_dir, "fp32").translate_segments("Hello."))  # type: ignore[arg-type]

@@ -79,7 +79,8 @@ def test_normalisation_is_applied_per_finished_sentence_and_streams_consistently
         calls.append(sentence)
         return sentence.replace("。", "|")
 
-    monkeypatch.setattr(punctuation, "normalize", marking)
+    han = punctuation.RULES["han"]
+    monkeypatch.setitem(punctuation.RULES, "han", punctuation.TargetRules(marking, han.stable_prefix))
     tr.clear_cache()
     marked = collect(tr, text, TranslationOptions(beams=1))
     assert marked.text == raw.replace("。", "|") and "|" in marked.text

@@ -1,0 +1,97 @@
+"""Stream assembly: finished sentences and committed tokens → text deltas in reading order, with the source layout.
+
+The output plan is fixed up front: layout text (newlines and indentation verbatim, the gap between two sentences of
+a line replaced by the target's joiner: " " for English, "" for Chinese) and sentence chunks. A chunk in progress is
+emitted only up to its last non-space character (a later token may end in whitespace that the final strip removes),
+and, when punctuation is normalised, only up to what no later character can change (the target's
+`TargetRules.stable_prefix`), so every delta is final and the deltas concatenate to the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from engine.planning import Sentence
+from engine.punctuation import TargetRules
+from engine.segment import Segment
+
+
+class PieceDecoder(Protocol):
+    """The part of engine.tokenizer.MarianTokenizer assembly needs."""
+
+    @property
+    def cleans_up(self) -> bool: ...
+    def pieces_text(self, ids: Iterable[int]) -> str: ...
+
+
+class Assembler:
+    """The output of one text, as it is decoded (see the module docstring)."""
+
+    def __init__(
+        self,
+        tokenizer: PieceDecoder,
+        segments: Sequence[Segment],
+        sentences: Sequence[Sentence],
+        joiner: str,
+        rules: TargetRules | None = None,
+    ) -> None:
+        self.tokenizer = tokenizer
+        # clean_up_tokenization rewrites spaces around punctuation once the text is whole: no partial text then
+        self.streamable = not tokenizer.cleans_up
+        self.rules = rules
+        chunks: dict[int, list[int]] = {}
+        for i, sentence in enumerate(sentences):
+            chunks.setdefault(sentence.index, []).append(i)
+        plan: list[tuple[str, str | int]] = []
+        for si, seg in enumerate(segments):
+            if seg.translate:
+                for n, i in enumerate(chunks.get(si, [])):
+                    if n:
+                        plan.append(("text", joiner))  # the pieces of a split long sentence
+                    plan.append(("chunk", i))
+            else:
+                plan.append(("text", joiner if seg.inline_gap else seg.text))
+        self.plan = plan
+        self.pos = 0
+        self.final: list[str | None] = [None] * len(sentences)  # decoded text, as the model wrote it
+        self.partial: list[list[int]] = [[] for _ in sentences]
+        self.emitted = ""  # text of the chunk in progress already emitted
+        self.sentences_done = 0
+
+    def finish(self, i: int, text: str) -> None:
+        if self.final[i] is None:
+            self.final[i] = text
+
+    def progress(self, i: int, tokens: list[int]) -> None:
+        if self.final[i] is None:
+            self.partial[i] = tokens
+
+    def drain(self) -> str:
+        """The text that became final since the last call."""
+        out = []
+        rules = self.rules
+        while self.pos < len(self.plan):
+            kind, value = self.plan[self.pos]
+            if kind == "text":
+                out.append(value)  # type: ignore[arg-type]
+                self.pos += 1
+                continue
+            final = self.final[value]  # type: ignore[index]
+            if final is not None:
+                if rules is not None:
+                    final = rules.normalize(final)
+                out.append(final[len(self.emitted) :])
+                self.emitted = ""
+                self.pos += 1
+                self.sentences_done += 1
+                continue
+            if self.streamable:
+                safe = self.tokenizer.pieces_text(self.partial[value]).strip()  # type: ignore[index]
+                if rules is not None:
+                    safe = rules.normalize(rules.stable_prefix(safe))
+                if len(safe) > len(self.emitted):
+                    out.append(safe[len(self.emitted) :])
+                    self.emitted = safe
+            break
+        return "".join(out)

@@ -1,0 +1,46 @@
+"""Which sentences decode together: consecutive runs bounded in count and in decoder-cache positions.
+
+Decoder rows (sentences × beams) × (source + target length limit) per batch. Each position costs
+2·layers·d_model floats of cache (24.6 kB for opus-mt-en-zh), so BATCH_POSITIONS bounds a batch's caches to
+~50 MB even when every hypothesis runs to its length limit, whatever the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+BATCH_SENTENCES = 8
+BATCH_POSITIONS = 2048
+
+
+def length_limit(source_len: int, model_max: int) -> int:
+    """Decoder length limit (start token included) derived from the source: room for 3 target tokens per source
+    token plus slack, never beyond the model's positions. Stops runaway output on odd input."""
+    return int(min(model_max, 3 * source_len + 10))
+
+
+def batches(
+    lengths: Sequence[int],
+    beams: int,
+    model_max: int,
+    max_sentences: int | None = None,
+    max_positions: int | None = None,
+) -> Iterator[list[int]]:
+    """Indices of consecutive sentences (so streaming stays in reading order), given their source lengths.
+
+    The limits default to BATCH_SENTENCES / BATCH_POSITIONS, read at call time (tests lower them)."""
+    max_sentences = BATCH_SENTENCES if max_sentences is None else max_sentences
+    max_positions = BATCH_POSITIONS if max_positions is None else max_positions
+    batch: list[int] = []
+    src = limit = 0
+    for i, n in enumerate(lengths):
+        own_limit = length_limit(n, model_max)
+        new_src, new_limit = max(src, n), max(limit, own_limit)
+        cost = (len(batch) + 1) * beams * (new_src + new_limit)
+        if batch and (len(batch) >= max_sentences or cost > max_positions):
+            yield batch
+            batch, new_src, new_limit = [], n, own_limit
+        batch.append(i)
+        src, limit = new_src, new_limit
+    if batch:
+        yield batch

@@ -1,0 +1,55 @@
+"""Stream assembly: layout kept, the target's joiner between sentences, partial text shown only when final."""
+
+from __future__ import annotations
+
+from engine import punctuation
+from engine.assembly import Assembler
+from engine.planning import Sentence
+from engine.segment import Segment
+from tests.engine.pipeline_fakes import CharTokenizer
+
+
+def ids(text: str) -> list[int]:
+    return [ord(ch) for ch in text]
+
+
+SEGMENTS = [
+    Segment("A.", True),
+    Segment("", False, inline_gap=True),  # no gap in the source (Chinese): the joiner still goes there
+    Segment("B.", True),
+    Segment("\n  ", False),  # layout: verbatim
+    Segment("C.", True),
+]
+SENTENCES = [Sentence(0, [1]), Sentence(2, [2]), Sentence(4, [3]), Sentence(4, [4])]  # C was split in two
+
+
+def test_layout_and_joiner():
+    out = Assembler(CharTokenizer(), SEGMENTS, SENTENCES, " ")
+    for i, text in enumerate(["a", "b", "c1", "c2"]):
+        out.finish(i, text)
+    assert out.drain() == "a b\n  c1 c2" and out.sentences_done == 4
+    tight = Assembler(CharTokenizer(), SEGMENTS, SENTENCES, "")
+    for i, text in enumerate(["甲", "乙", "丙", "丁"]):
+        tight.finish(i, text)
+    assert tight.drain() == "甲乙\n  丙丁"
+
+
+def test_text_appears_in_reading_order_only():
+    out = Assembler(CharTokenizer(), SEGMENTS, SENTENCES, " ")
+    out.finish(1, "b")
+    out.progress(0, ids("Hel"))
+    assert out.drain() == "Hel"  # sentence 0 in progress; the finished sentence 1 waits for it
+    out.finish(0, "Hello")
+    assert out.drain() == "lo b\n  "
+
+
+def test_a_partial_english_sentence_holds_back_what_normalisation_may_change():
+    rules = punctuation.rules_for("latin")
+    out = Assembler(CharTokenizer(), SEGMENTS[:1], SENTENCES[:1], " ", rules)
+    out.progress(0, ids("Hi，"))
+    first = out.drain()
+    assert first == "Hi"  # the comma's spacing depends on what follows
+    out.progress(0, ids("Hi，you"))
+    second = out.drain()
+    out.finish(0, "Hi，you。")
+    assert first + second + out.drain() == "Hi, you."
