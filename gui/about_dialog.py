@@ -57,7 +57,7 @@ class AboutDialog(QDialog):
         icon = QLabel(self)
         icon.setPixmap(app_icon().pixmap(64, 64))
         title = QLabel(f"<h2>Qiao 桥 {qiao_version()}</h2>", self)
-        blurb = QLabel(self.tr("Offline English → Chinese translator. Nothing you type leaves this computer."), self)
+        blurb = QLabel(self.tr("Offline English ⇄ Chinese translator. Nothing you type leaves this computer."), self)
         blurb.setWordWrap(True)
         head = QVBoxLayout()
         head.addWidget(title)

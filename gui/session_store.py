@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 TRANSLATION_FILE = "translation.json"
 # Settings that change what a translation says.
-OPTION_KEYS = (Key.PRECISION, Key.SCRIPT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION)
+OPTION_KEYS = (Key.DIRECTION, Key.PRECISION, Key.VARIANT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION)
 
 
 def translation_options(settings: Settings) -> dict[str, object]:

@@ -10,7 +10,7 @@ from gui.settings import SPECS, Key, Settings
 def test_defaults_are_what_a_new_user_gets(tmp_path):
     s = Settings(tmp_path / "qiao.ini")
     assert s.get(Key.PRECISION) == "int8"
-    assert s.get(Key.SCRIPT) == "hans"
+    assert s.get(Key.VARIANT) == "hans"
     assert s.get(Key.THREADS) == 0  # automatic
     assert s.get(Key.LIVE_TRANSLATE) is False
     assert s.get(Key.UI_LANGUAGE) == "system"
@@ -48,8 +48,8 @@ def test_changed_is_emitted_only_for_real_changes(qtbot, tmp_path):
     s.changed.connect(seen.append)
     s.set(Key.PRECISION, "fp32")
     s.set(Key.PRECISION, "fp32")
-    s.set(Key.SCRIPT, "hant")
-    assert seen == [Key.PRECISION, Key.SCRIPT]
+    s.set(Key.VARIANT, "hant")
+    assert seen == [Key.PRECISION, Key.VARIANT]
 
 
 def test_a_bad_value_falls_back_to_its_default_with_a_notice(tmp_path):

@@ -196,7 +196,7 @@ def test_bundle_failing_its_manifest_check_is_reported_with_the_problems(qtbot, 
 def test_explicit_model_dir_is_passed_to_the_locator(qtbot, engine_thread, tmp_path):
     seen: list = []
 
-    def locator(explicit):
+    def locator(explicit, pair=None):
         seen.append(explicit)
         raise ModelNotFoundError("nope", [explicit])
 
