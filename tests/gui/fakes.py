@@ -356,3 +356,121 @@ class FakeWorker(QObject):
 
     def of(self, name: str) -> list[tuple]:
         return [c[1:] for c in self.calls if c[0] == name]
+
+
+@dataclass(frozen=True)
+class FakeModel:
+    """engine.model_store.InstalledModel's fields."""
+
+    path: Path
+    name: str
+    pair: LanguagePair | None
+    model_id: str = "Helsinki-NLP/opus-mt-en-zh"
+    license: str = "CC-BY-4.0"
+    precisions: tuple[str, ...] = ("int8", "fp32")
+    size_bytes: int = 12_300_000
+    location: str = "user"
+    removable: bool = True
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class FakeEntry:
+    """engine.catalogue.CatalogueEntry's fields."""
+
+    id: str
+    name: str
+    source: str
+    target: str
+    model_id: str = "Helsinki-NLP/opus-mt-zh-en"
+    url: str = "http://127.0.0.1:9/zh-en.tar.gz"
+    size: int = 4_000_000
+    sha256: str = "0" * 64
+    license: str = "CC-BY-4.0"
+    precisions: tuple[str, ...] = ("int8",)
+
+    @property
+    def pair_key(self) -> str:
+        return f"{self.source}-{self.target}"
+
+
+class FakeOffline(Exception):
+    """What the engine raises when the model server cannot be reached (its `offline` flag)."""
+
+    offline = True
+
+
+class FakeStore:
+    """The Models dialog's store (gui.model_tasks.ModelStore) in memory; records calls and the threads they ran on.
+
+    A download sends `chunks` progress reports of `size / chunks` bytes, each after `gate` opens (when given), and
+    raises as the engine does when cancelled."""
+
+    def __init__(
+        self,
+        models: list[FakeModel] | None = None,
+        entries: list[FakeEntry] | None = None,
+        *,
+        import_error: Exception | None = None,
+        offline: bool = False,
+        gate: threading.Event | None = None,
+        chunks: int = 4,
+    ) -> None:
+        self.models = list(models or [])
+        self.entries = list(entries or [])
+        self.import_error = import_error
+        self.offline = offline
+        self.gate = gate
+        self.chunks = chunks
+        self.damaged: dict[str, list[str]] = {}
+        self.calls: list[str] = []
+        self.threads: set[int] = set()
+
+    def _call(self, name: str) -> None:
+        self.calls.append(name)
+        self.threads.add(threading.get_ident())
+
+    def installed_models(self, explicit: str | None = None) -> list[FakeModel]:
+        self._call("installed_models")
+        return list(self.models)
+
+    def verify_installed(self, model: FakeModel, cancel=None, progress=None) -> list[str]:
+        self._call("verify_installed")
+        return list(self.damaged.get(str(model.path), []))
+
+    def import_bundle(self, source: Path, *, progress=None, cancel=None) -> FakeModel:
+        self._call("import_bundle")
+        if self.import_error is not None:
+            raise self.import_error
+        key = Path(source).name.split(".")[0]  # "…/zh-en.tar.gz" imports a zh-en bundle
+        model = FakeModel(Path("/models") / key, f"opus-mt-{key}", ZH_EN if key == "zh-en" else EN_ZH)
+        self.models.append(model)
+        return model
+
+    def remove_bundle(self, model: FakeModel) -> None:
+        self._call("remove_bundle")
+        self.models = [m for m in self.models if m.path != model.path]
+
+    def load_catalogue(self, location: str | None = None) -> list[FakeEntry]:
+        self._call("load_catalogue")
+        if self.offline:
+            raise FakeOffline("could not reach 127.0.0.1:9")
+        return list(self.entries)
+
+    def download_bundle(self, entry: FakeEntry, *, progress=None, cancel=None) -> FakeModel:
+        self._call("download_bundle")
+        if self.offline:
+            raise FakeOffline("could not reach 127.0.0.1:9")
+        step = entry.size // self.chunks
+        for i in range(1, self.chunks + 1):
+            while self.gate is not None and not self.gate.wait(0.005):
+                if cancel is not None and cancel.is_set():
+                    raise RuntimeError("download cancelled")
+            if cancel is not None and cancel.is_set():
+                raise RuntimeError("download cancelled")
+            if progress is not None:
+                progress(step * i, entry.size)
+        pair = ZH_EN if entry.pair_key == "zh-en" else EN_ZH
+        model = FakeModel(Path("/models") / entry.pair_key, entry.name, pair, model_id=entry.model_id)
+        self.models.append(model)
+        return model

@@ -238,3 +238,32 @@ def test_on_the_real_worker_only_the_latest_request_is_reported(qtbot, tmp_path,
         assert {e[1] for e in seen.events if e[0] in ("started", "progress", "finished")} == {last}
     finally:
         assert engine.shutdown(5000)
+
+
+def test_a_swap_drops_the_old_request_loads_the_other_pair_and_translates_after(made, settings):
+    controller, worker, _, seen = made()
+    old = controller.request("hello world")
+    worker.translation_started.emit(old)
+    controller.swap("zh-en", "你好世界")
+    new = controller.current_id
+    assert new != old and settings.get(Key.DIRECTION) == "zh-en"
+    calls = [c[0] for c in worker.calls]
+    assert calls[-2:] == ["load", "translate"], "the load is queued before the new request"
+    assert worker.of("load")[-1][3] == "zh-en" and worker.of("translate")[-1][1] == "你好世界"
+    worker.translation_progress.emit(old, "你好", 1, 2)  # late reports of the old direction
+    finish(worker, old, "你好", cancelled=True)
+    assert [p[0] for p in seen.of("progress")] == [] and seen.of("finished") == []
+    worker.translation_progress.emit(new, "hello ", 1, 1)
+    assert [p[0] for p in seen.of("progress")] == [new]
+
+
+def test_options_follow_the_loaded_pair_after_a_swap(made, settings):
+    from fakes import ZH_EN
+
+    controller, worker, _, _ = made()
+    settings.set(Key.VARIANT, "hant")
+    assert controller.options().variant == "hant"
+    controller.swap("zh-en", "")
+    worker.model_ready.emit(replace(MODEL, pair=ZH_EN))
+    assert controller.options().variant is None, "a pair without variants gets none"
+    assert settings.get(Key.VARIANT) == "hant", "the stored choice waits for a pair that has it"

@@ -84,3 +84,17 @@ def test_a_corrupt_file_gives_defaults_a_notice_and_a_backup(tmp_path, content):
     s.set(Key.PRECISION, "fp32")
     s.sync()
     assert Settings(path).get(Key.PRECISION) == "fp32", "the fresh file works"
+
+
+def test_direction_and_variant_keep_their_ini_keys_and_refuse_junk(tmp_path):
+    path = tmp_path / "q.ini"
+    path.write_text("[engine]\nscript=hant\ndirection=zh-en\n", encoding="utf-8")
+    s = Settings(path)
+    assert s.get(Key.VARIANT) == "hant", "the variant still reads the old `engine/script` key"
+    assert s.get(Key.DIRECTION) == "zh-en" and s.take_notices() == []
+    with pytest.raises(ValueError):
+        s.set(Key.DIRECTION, "english to chinese")
+    path.write_text("[engine]\ndirection=../../etc\n", encoding="utf-8")
+    again = Settings(path)
+    assert again.get(Key.DIRECTION) == "en-zh"
+    assert any("Translation direction" in n for n in again.take_notices())
