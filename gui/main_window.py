@@ -141,7 +141,12 @@ class MainWindow(QMainWindow):
         self.swap_button.setObjectName("swapButton")
         self.swap_button.setText("⇄")
         self.swap_button.setAutoRaise(True)
+        arrow_font = self.swap_button.font()
+        arrow_font.setPointSizeF(arrow_font.pointSizeF() * 1.4)  # ⇄ is a small glyph at the UI size
+        self.swap_button.setFont(arrow_font)
         self.target_pane.head.insertWidget(0, self.swap_button)
+        # Both heading rows as tall as the button, so the two editors start at the same height
+        self.source_pane.heading.setMinimumHeight(self.swap_button.sizeHint().height())
 
         self.translate_button = QPushButton(self)
         self.translate_button.setObjectName("translateButton")
@@ -290,6 +295,7 @@ class MainWindow(QMainWindow):
         self.smaller_action.setText(self.tr("S&maller text"))
         self.about_action.setText(self.tr("&About Qiao"))
         self.swap_action.setText(self.tr("S&wap languages"))
+        self.swap_action.setIconText("⇄")  # what the button beside the headings shows; the menu shows the text
         self.models_action.setText(self.tr("&Models…"))
         self._show_status(self._status)
 

@@ -138,6 +138,9 @@ class ModelsDialog(QDialog):
         self.progress = QProgressBar(self)
         self.progress.setObjectName("taskProgress")
         self.progress.setAccessibleName(self.tr("Progress"))
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # the buttons keep their size while no operation runs
+        self.progress.setSizePolicy(policy)
         self.progress.hide()
         self.message = QLabel(self)
         self.message.setObjectName("modelsMessage")

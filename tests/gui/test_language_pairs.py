@@ -123,7 +123,7 @@ def test_ctrl_shift_s_swaps(qtbot, pair_window, settings):
     qtbot.keyClick(window.source, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert settings.get(Key.DIRECTION) == "zh-en"
     qtbot.waitUntil(lambda: window.model is not None and window.model.pair == ZH_EN, timeout=5000)
-    assert "Ctrl+Shift+S" in window.swap_button.toolTip()
+    assert "Ctrl+Shift+S" in window.swap_button.toolTip() and window.swap_button.text() == "⇄"
 
 
 def test_swap_is_disabled_and_says_why_without_a_reverse_bundle(qtbot, pair_window, settings):
