@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 import engine
+from gui import pair_text
 from gui.icons import app_icon
 from gui.worker import ModelInfo
 
@@ -75,6 +76,8 @@ class AboutDialog(QDialog):
         self._row(
             form, "attribution", self.tr("Attribution:"), (model.attribution if model else "") or DEFAULT_ATTRIBUTION
         )
+        if model and model.pair is not None:
+            self._row(form, "languages", self.tr("Languages:"), pair_text.arrow(model.pair.key))
         if model and model.bundle_dir:
             self._row(form, "folder", self.tr("Model folder:"), model.bundle_dir)
         for name, version in versions():

@@ -32,6 +32,10 @@
         <translation>署名：</translation>
     </message>
     <message>
+        <source>Languages:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
         <source>Model folder:</source>
         <translation>模型文件夹：</translation>
     </message>
@@ -757,12 +761,12 @@
         <translation>已过时</translation>
     </message>
     <message>
-        <source>The translation from {when} was restored; it matches the English and the settings.</source>
-        <translation>已恢复 {when} 的译文；它与英文原文和当前设置一致。</translation>
+        <source>The translation from {when} was restored; it matches the source text and the settings.</source>
+        <translation>已恢复 {when} 的译文；它与原文和当前设置一致。</translation>
     </message>
     <message>
-        <source>This translation is from {when}; the English or the settings changed since. Press Translate to update it.</source>
-        <translation>此译文来自 {when}；此后英文原文或设置已更改。请按“翻译”更新译文。</translation>
+        <source>This translation is from {when}; the source text or the settings changed since. Press Translate to update it.</source>
+        <translation>此译文来自 {when}；此后原文或设置已更改。请按“翻译”更新译文。</translation>
     </message>
     <message>
         <source>Your text is not being saved: Qiao cannot write to {folder} ({reason}). It keeps trying; until then, keep a copy of your text elsewhere.</source>

@@ -90,6 +90,7 @@ def test_about_shows_model_licence_attribution_and_versions(qtbot):
     qtbot.addWidget(dialog)
     assert dialog.fields["model"].text() == "Helsinki-NLP/opus-mt-en-zh (INT8, loaded)"
     assert dialog.fields["license"].text() == "CC-BY-4.0"
+    assert dialog.fields["languages"].text() == "English → Chinese", "the pair, from the manifest"
     assert "University of Helsinki" in dialog.fields["attribution"].text()
     assert dialog.fields["folder"].text() == "/models/opus-mt-en-zh"
     names = dict(versions())
