@@ -68,7 +68,7 @@ class MainWindow(QMainWindow):
         *,
         translator_factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[[], Path] | None = None,
+        expected_dir: Callable[..., Path] | None = None,
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
         model_store: ModelStore | None = None,
@@ -176,6 +176,7 @@ class MainWindow(QMainWindow):
         self.notice = NoticeBar(self)
         self.model_panel = ModelStatusPanel(self)
         self.model_panel.retry_requested.connect(self.retry_model)
+        self.model_panel.models_requested.connect(self.open_models)
         self.model_panel.use_precision.connect(self.use_precision)
         self.model_panel.open_failed.connect(self._open_folder_failed)
 

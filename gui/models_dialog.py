@@ -67,7 +67,7 @@ class ModelsDialog(QDialog):
         self.checked: dict[str, list[str]] = {}  # bundle path -> problems found by Verify ([] = intact)
         self._job = ""  # the kind of job running, "" when none
         self._removing: str | None = None
-        self._speed: tuple[float, int] | None = None  # (start time, bytes at start) of the running download
+        self._speed: tuple[float, int] | None = None  # (time, bytes) of the running download's first report
         self._closed = False
         self.engine = ModelTaskThread(store, explicit)
         tasks = self.engine.tasks
@@ -289,7 +289,7 @@ class ModelsDialog(QDialog):
         if not self.engine.tasks.start(kind, *args):
             return False
         self._job = kind
-        self._speed = (time.monotonic(), 0) if kind == "download" else None
+        self._speed = None
         if kind != "list":
             self.progress.setRange(0, 0)  # busy until the first report
             self.progress.setFormat("")
@@ -369,10 +369,16 @@ class ModelsDialog(QDialog):
         if kind != self._job:
             return
         if total > 0:
-            self.progress.setRange(0, max(1, total // 1024))  # KiB: a QProgressBar holds 32-bit values
-            self.progress.setValue(min(done, total) // 1024)
+            scale = 1024 if total > 2**31 - 1 else 1  # a QProgressBar holds 32-bit values: KiB for huge totals
+            self.progress.setRange(0, max(1, total // scale))
+            self.progress.setValue(min(done, total) // scale)
+        if kind != "download":  # verify and import count in their own units: a percentage says enough
+            self.progress.setFormat("%p%")
+            return
         text = self.tr("{done} of {total} MB").format(done=f"{done / MB:.1f}", total=f"{total / MB:.1f}")
-        if kind == "download" and self._speed is not None:
+        if self._speed is None:  # measured from the first report: a resumed download starts part-way
+            self._speed = (time.monotonic(), done)
+        else:
             seconds = time.monotonic() - self._speed[0]
             if seconds > 0.2:
                 rate = (done - self._speed[1]) / seconds / MB

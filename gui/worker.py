@@ -77,10 +77,20 @@ def default_pair_lister(explicit: str | None) -> tuple[str, ...]:
     return tuple(sorted({m.pair.key for m in installed_models(explicit) if m.pair is not None and not m.problem}))
 
 
-def default_expected_dir() -> Path:
+def default_expected_dir(pair: str | None = None) -> Path:
+    """Where a user should put a bundle for `pair` (an engine without pairs knows one place only)."""
     from engine.locate import expected_bundle_dir
 
+    if pair is not None and "pair" in inspect.signature(expected_bundle_dir).parameters:
+        return expected_bundle_dir(pair=pair)
     return expected_bundle_dir()
+
+
+def _takes_an_argument(fn: Callable[..., object]) -> bool:
+    try:
+        return bool(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return False
 
 
 def default_verifier(bundle_dir: Path, precision: str) -> object:
@@ -167,7 +177,7 @@ class TranslationWorker(QObject):
         self,
         factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[[], Path] | None = None,
+        expected_dir: Callable[..., Path] | None = None,  # () or (pair) -> where a bundle belongs
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
     ) -> None:
@@ -299,7 +309,7 @@ class TranslationWorker(QObject):
         start = time.perf_counter()
         bundle: Path | None = None
         try:
-            expected = str(self._expected_dir())
+            expected = str(self._expected_dir(pair) if _takes_an_argument(self._expected_dir) else self._expected_dir())
         except Exception:  # the expected location is only advice; never let it hide the real problem
             expected = ""
         pairs = self._pairs(model_dir)
@@ -472,7 +482,7 @@ class WorkerThread:
         self,
         factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[[], Path] | None = None,
+        expected_dir: Callable[..., Path] | None = None,  # () or (pair) -> where a bundle belongs
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
     ) -> None:

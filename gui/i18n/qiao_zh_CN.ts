@@ -184,7 +184,7 @@
     </message>
     <message>
         <source>Qiao was started with one model folder (--model), so it cannot swap to another model.</source>
-        <translation>Qiao 启动时指定了一个模型文件夹（--model），因此无法切换到其他模型。</translation>
+        <translation>桥启动时指定了一个模型文件夹（--model），因此无法切换到其他模型。</translation>
     </message>
     <message>
         <source>No {pair} model is installed. Add one with File → Models….</source>
@@ -200,7 +200,7 @@
     </message>
     <message>
         <source>The model in use was removed. Qiao is looking for another {pair} model.</source>
-        <translation>正在使用的模型已被删除。Qiao 正在查找另一个{pair}模型。</translation>
+        <translation>正在使用的模型已被删除。桥正在查找另一个{pair}模型。</translation>
     </message>
     <message>
         <source>No file manager could open the model folder. Open it yourself: {path}</source>
@@ -365,6 +365,14 @@
         <translation>重新查找模型</translation>
     </message>
     <message>
+        <source>Get a &amp;model…</source>
+        <translation>获取模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Import or download a model</source>
+        <translation>导入或下载模型</translation>
+    </message>
+    <message>
         <source>Details</source>
         <translation>详细信息</translation>
     </message>
@@ -383,10 +391,6 @@
     <message>
         <source>No translation model found</source>
         <translation>未找到翻译模型</translation>
-    </message>
-    <message>
-        <source>Qiao translates on this computer, without the internet, using a model stored on disk, and none was found. Put the model folder (opus-mt-en-zh) here:</source>
-        <translation>桥在本机离线翻译，需要使用存放在磁盘上的模型，但没有找到。请把模型文件夹（opus-mt-en-zh）放到这里：</translation>
     </message>
     <message>
         <source>Looked in:</source>
@@ -423,6 +427,10 @@
     <message>
         <source>The translation model could not be loaded</source>
         <translation>无法加载翻译模型</translation>
+    </message>
+    <message>
+        <source>Qiao translates on this computer, without the internet, using a model stored on disk, and none was found for {pair}. Get one with “Get a model…”, or put the model folder ({folder}) here:</source>
+        <translation>桥在本机离线翻译，需要使用存放在磁盘上的模型，但没有找到{pair}模型。请点击“获取模型…”，或把模型文件夹（{folder}）放到这里：</translation>
     </message>
     <message>
         <source>Qiao could not look for the model:</source>
@@ -553,7 +561,7 @@
     </message>
     <message>
         <source>Qiao asks the model server only when you click “Check for models” or “Download”.</source>
-        <translation>只有在您点击“查找可用模型”或“下载”时，Qiao 才会连接模型服务器。</translation>
+        <translation>只有在您点击“查找可用模型”或“下载”时，桥才会连接模型服务器。</translation>
     </message>
     <message>
         <source>Not checked</source>
@@ -669,7 +677,7 @@
     </message>
     <message>
         <source>Qiao could not reach the model server. You may be offline; nothing was changed.</source>
-        <translation>Qiao 无法连接模型服务器。您可能处于离线状态；未做任何更改。</translation>
+        <translation>桥无法连接模型服务器。您可能处于离线状态；未做任何更改。</translation>
     </message>
     <message>
         <source>Could not check the model: {error}</source>

@@ -9,6 +9,7 @@ from fakes import EN_ZH, ZH_EN, FakeModel, FakeStore, PairFactory, PairLocator, 
 from PySide6.QtCore import Qt
 
 from gui.fonts import installed_cjk_families
+from gui.models_dialog import ModelsDialog
 from gui.settings import Key
 from gui.settings_dialog import SettingsDialog
 from gui.worker import ModelInfo
@@ -203,6 +204,8 @@ def test_a_missing_bundle_for_the_direction_still_offers_the_swap_back(qtbot, pa
     window, _ = pair_window(installed=("en-zh",), direction="zh-en", wait_ready=False)
     qtbot.waitUntil(lambda: window.problem is not None, timeout=5000)
     assert window.problem.pair_key == "zh-en" and window.source_pane.heading.text() == "Chi&nese"
+    assert "none was found for Chinese → English" in window.model_panel.body.text()
+    assert window.model_panel.models_button.isVisibleTo(window)
     assert window.swap_action.isEnabled(), "the en→zh bundle is there: swapping back is the way out"
     window.swap()
     qtbot.waitUntil(lambda: window.model is not None, timeout=5000)
@@ -214,3 +217,13 @@ def test_real_engine_window_still_reads_its_pair_from_the_manifest(make_window):
     assert window.model.pair is not None and window.model.pair.key == "en-zh"
     assert window.target_pane.heading.text() == "Chinese (Simplified)"
     assert Path(window.model.bundle_dir).name == "bundle"
+
+
+def test_get_a_model_opens_the_models_dialog(qtbot, pair_window):
+    window, _ = pair_window(installed=(), wait_ready=False, store=FakeStore([]))
+    qtbot.waitUntil(lambda: window.problem is not None, timeout=5000)
+    window.model_panel.models_button.click()
+    dialogs = window.findChildren(ModelsDialog)
+    assert len(dialogs) == 1 and dialogs[0].isVisible()
+    qtbot.waitUntil(lambda: "No model is installed" in dialogs[0].message.text(), timeout=5000)
+    dialogs[0].close()

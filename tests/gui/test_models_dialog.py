@@ -175,3 +175,18 @@ def test_offline_the_dialog_says_so_and_nothing_else_changes(qtbot, open_dialog)
     wait_idle(qtbot, dialog)
     assert dialog.message.text() == ("Qiao could not reach the model server. You may be offline; nothing was changed.")
     assert dialog.catalogue.rowCount() == 0 and dialog.installed.rowCount() == 1
+
+
+def test_download_speed_is_measured_from_the_first_report(open_dialog, monkeypatch):
+    import gui.models_dialog as models_dialog
+
+    dialog = open_dialog(FakeStore([EN_ZH_MODEL]))
+    now = [100.0]
+    monkeypatch.setattr(models_dialog.time, "monotonic", lambda: now[0])
+    dialog._job = "download"
+    dialog._progress("download", 40_000_000, 80_000_000)  # a resumed download: half was already there
+    assert dialog.progress.format() == "40.0 of 80.0 MB"
+    now[0] += 2.0
+    dialog._progress("download", 50_000_000, 80_000_000)
+    assert dialog.progress.format() == "50.0 of 80.0 MB · 5.0 MB/s"
+    assert dialog.progress.value() * 80 // dialog.progress.maximum() == 50
