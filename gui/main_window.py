@@ -358,7 +358,7 @@ class MainWindow(QMainWindow):
             why = self.tr("Qiao was started with one model folder (--model), so it cannot swap to another model.")
         elif reverse not in self.available_pairs:
             usable = False
-            why = self.tr("No {pair} model is installed. Add one with File → Models….").format(
+            why = self.tr("No {pair} model is installed; add one with File → Models…").format(
                 pair=pair_text.arrow(reverse)
             )
         else:

@@ -187,7 +187,7 @@
         <translation>桥启动时指定了一个模型文件夹（--model），因此无法切换到其他模型。</translation>
     </message>
     <message>
-        <source>No {pair} model is installed. Add one with File → Models….</source>
+        <source>No {pair} model is installed; add one with File → Models…</source>
         <translation>未安装{pair}模型。请通过“文件 → 模型…”添加。</translation>
     </message>
     <message>

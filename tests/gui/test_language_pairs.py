@@ -227,3 +227,15 @@ def test_get_a_model_opens_the_models_dialog(qtbot, pair_window):
     assert len(dialogs) == 1 and dialogs[0].isVisible()
     qtbot.waitUntil(lambda: "No model is installed" in dialogs[0].message.text(), timeout=5000)
     dialogs[0].close()
+
+
+def test_a_model_imported_for_the_missing_direction_is_loaded(qtbot, pair_window):
+    window, locator = pair_window(installed=(), wait_ready=False, store=FakeStore([]))
+    qtbot.waitUntil(lambda: window.problem is not None, timeout=5000)
+    dialog = window.open_models()
+    qtbot.waitUntil(lambda: not dialog._job, timeout=5000)
+    locator.installed = ("en-zh",)
+    dialog.import_from("/downloads/en-zh.zip")
+    qtbot.waitUntil(lambda: window.model is not None, timeout=5000)
+    assert window.model.pair == EN_ZH and not window.model_panel.isVisible()
+    dialog.close()
