@@ -453,7 +453,8 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _model_ready(self, info: ModelInfo) -> None:
         self.loading = False
-        self.available_pairs = info.pairs
+        if not info.switched:  # a precision switch does not look at the store: keep what the Models dialog said
+            self.available_pairs = info.pairs
         self._apply_pair()
         self.model_panel.clear()
         self._retrying = False

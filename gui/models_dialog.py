@@ -57,7 +57,9 @@ class ModelsDialog(QDialog):
     INSTALLED_COLUMNS = 7
     CATALOGUE_COLUMNS = 5
 
-    def __init__(self, store: ModelStore | None = None, explicit: str | None = None, parent: QWidget | None = None):
+    def __init__(
+        self, store: ModelStore | None = None, explicit: str | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("modelsDialog")
         self.setWindowTitle(self.tr("Models"))
