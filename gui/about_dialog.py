@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 import engine
+from gui import pair_text
 from gui.icons import app_icon
 from gui.worker import ModelInfo
 
@@ -57,7 +58,7 @@ class AboutDialog(QDialog):
         icon = QLabel(self)
         icon.setPixmap(app_icon().pixmap(64, 64))
         title = QLabel(f"<h2>Qiao 桥 {qiao_version()}</h2>", self)
-        blurb = QLabel(self.tr("Offline English → Chinese translator. Nothing you type leaves this computer."), self)
+        blurb = QLabel(self.tr("Offline English ⇄ Chinese translator. Nothing you type leaves this computer."), self)
         blurb.setWordWrap(True)
         head = QVBoxLayout()
         head.addWidget(title)
@@ -75,6 +76,8 @@ class AboutDialog(QDialog):
         self._row(
             form, "attribution", self.tr("Attribution:"), (model.attribution if model else "") or DEFAULT_ATTRIBUTION
         )
+        if model and model.pair is not None:
+            self._row(form, "languages", self.tr("Languages:"), pair_text.arrow(model.pair.key))
         if model and model.bundle_dir:
             self._row(form, "folder", self.tr("Model folder:"), model.bundle_dir)
         for name, version in versions():

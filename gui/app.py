@@ -93,7 +93,7 @@ def run(model_dir: str | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `qiao-gui` gui-script."""
-    parser = argparse.ArgumentParser(prog="qiao-gui", description="Qiao: offline English → Chinese translator")
+    parser = argparse.ArgumentParser(prog="qiao-gui", description="Qiao: offline English ⇄ Chinese translator")
     parser.add_argument("--model", metavar="DIR", help="model bundle folder (default: search the usual places)")
     args, _qt_args = parser.parse_known_args(list(argv) if argv is not None else None)
     return run(args.model)

@@ -1,7 +1,8 @@
 """Fonts for the two text panes, with an explicit CJK fallback list.
 
 Han characters are shared by Chinese, Japanese and Korean but drawn differently; leaving the choice to the OS can
-pick a Japanese face for Chinese text. So the target pane asks for a Simplified (or Traditional) Chinese face first:
+pick a Japanese face for Chinese text. So the pane whose language is written in Han (the target of en→zh, the
+source of zh→en) asks for a Simplified (or Traditional) Chinese face first:
 Windows' Microsoft YaHei / JhengHei, macOS' PingFang, and on Linux Noto Sans CJK (Debian/Ubuntu `fonts-noto-cjk`),
 Source Han Sans, WenQuanYi; any family not installed is skipped and fontconfig's own fallback does the rest.
 """
@@ -47,17 +48,12 @@ def installed_cjk_families(script: str) -> list[str]:
     return [f for f in CJK_FAMILIES.get(script, CJK_FAMILIES["hans"]) if f in available]
 
 
-def target_font(script: str, point_size: int) -> QFont:
-    """The system UI font, with Chinese faces for `script` put first."""
+def pane_font(script: str, variant: str | None, point_size: int) -> QFont:
+    """The system UI font at the user's size; for a Han-script pane (whichever side is Chinese) the Chinese faces
+    of `variant` ("hans" | "hant"; Simplified when the pane has no variant, as a zh→en source) come first."""
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont)
-    families = installed_cjk_families(script)
-    font.setFamilies([*families, *font.families()])
-    font.setPointSize(point_size)
-    return font
-
-
-def source_font(point_size: int) -> QFont:
-    """The system UI font at the user's size (English text; CJK pasted into it still falls back)."""
-    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont)
+    if script == "han":
+        families = installed_cjk_families(variant or "hans")
+        font.setFamilies([*families, *font.families()])
     font.setPointSize(point_size)
     return font

@@ -1,7 +1,7 @@
 """The last finished translation, kept on disk beside the autosaved source, so a restart shows it again.
 
 One JSON file (`translation.json` in the state folder), replaced atomically when a translation finishes: the
-source's SHA-256 and length (the source itself is already in `source.txt`), the Chinese text, the settings that
+source's SHA-256 and length (the source itself is already in `source.txt`), the translated text, the settings that
 produced it and when. At start the window shows it as current only if the restored source and the settings still
 match; otherwise as out of date. A cancelled request is not saved: its partial text would come back looking
 complete.

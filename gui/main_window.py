@@ -1,4 +1,5 @@
-"""The translator window: English on one side, Chinese streaming in on the other.
+"""The translator window: the source language on one side, the translation streaming in on the other; which
+languages, and the wording that names them, follow the loaded bundle's pair (⇄ swaps the direction).
 
 It never calls the engine: it sends text to its `RequestController` (which asks `TranslationWorker`, on its own
 thread, for the work and decides what to redo when settings change) and paints what the controller's signals bring.
@@ -21,16 +22,20 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from engine.languages import LanguagePair
 from engine.results import Translation
-from gui import problem_text, status_text
+from gui import pair_text, problem_text, status_text
 from gui.about_dialog import AboutDialog
 from gui.button_row import ButtonRow
 from gui.i18n import install_translators
 from gui.model_status import ModelStatusPanel
+from gui.model_tasks import ModelStore
+from gui.models_dialog import ModelsDialog
 from gui.notice_bar import NoticeBar
 from gui.request_controller import RequestController
 from gui.session_store import SessionStore
@@ -45,6 +50,7 @@ from gui.worker import (
     Locator,
     ModelInfo,
     ModelProblem,
+    PairLister,
     TranslatorFactory,
     Verifier,
     WorkerThread,
@@ -62,12 +68,17 @@ class MainWindow(QMainWindow):
         *,
         translator_factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[[], Path] | None = None,
+        expected_dir: Callable[..., Path] | None = None,
         verifier: Verifier | None = None,
+        pair_lister: PairLister | None = None,
+        model_store: ModelStore | None = None,
     ) -> None:
         super().__init__()
         self.setObjectName("mainWindow")
         self.settings = settings
+        self.model_dir = model_dir
+        self.model_store = model_store  # the Models dialog's store (None: the engine's)
+        self.available_pairs: tuple[str, ...] = ()  # pair keys of the usable installed bundles
         self.loading = False
         self._status: Callable[[], str] = lambda: ""
         self._closed = False
@@ -81,7 +92,7 @@ class MainWindow(QMainWindow):
         self.store = SessionStore(self, autosave_path)  # the source's autosave and the last translation's file
         self.autosave = self.store.autosave
         self.store.restore_source()
-        self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier)
+        self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier, pair_lister)
         worker = self.engine.worker
         # First on the worker's signals, so the window's own slots see the controller's new state
         self.requests = RequestController(worker, settings, self.source_pane.text, model_dir, self)
@@ -126,6 +137,16 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(self.source_pane)
         self.splitter.addWidget(self.target_pane)
+        self.swap_button = QToolButton(self)
+        self.swap_button.setObjectName("swapButton")
+        self.swap_button.setText("⇄")
+        self.swap_button.setAutoRaise(True)
+        arrow_font = self.swap_button.font()
+        arrow_font.setPointSizeF(arrow_font.pointSizeF() * 1.4)  # ⇄ is a small glyph at the UI size
+        self.swap_button.setFont(arrow_font)
+        self.target_pane.head.insertWidget(0, self.swap_button)
+        # Both heading rows as tall as the button, so the two editors start at the same height
+        self.source_pane.heading.setMinimumHeight(self.swap_button.sizeHint().height())
 
         self.translate_button = QPushButton(self)
         self.translate_button.setObjectName("translateButton")
@@ -155,6 +176,7 @@ class MainWindow(QMainWindow):
         self.notice = NoticeBar(self)
         self.model_panel = ModelStatusPanel(self)
         self.model_panel.retry_requested.connect(self.retry_model)
+        self.model_panel.models_requested.connect(self.open_models)
         self.model_panel.use_precision.connect(self.use_precision)
         self.model_panel.open_failed.connect(self._open_folder_failed)
 
@@ -208,15 +230,21 @@ class MainWindow(QMainWindow):
         self.smaller_action = self._action(lambda: self._zoom(-1), QKeySequence.StandardKey.ZoomOut)
         self.about_action = self._action(self.open_about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.swap_action = self._action(self.swap, "Ctrl+Shift+S")
+        self.swap_button.setDefaultAction(self.swap_action)
+        self.models_action = self._action(self.open_models)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
         self.file_menu = QMenu(self)
+        self.file_menu.addAction(self.models_action)
+        self.file_menu.addSeparator()
         self.file_menu.addAction(self.quit_action)
         self.edit_menu = QMenu(self)
         for a in (self.translate_action, self.cancel_action, None, self.copy_action, self.clear_action, None):
             self.edit_menu.addAction(a) if a else self.edit_menu.addSeparator()
         self.edit_menu.addAction(self.live_action)
+        self.edit_menu.addAction(self.swap_action)
         self.edit_menu.addSeparator()
         self.edit_menu.addAction(self.settings_action)
         self.view_menu = QMenu(self)
@@ -229,10 +257,7 @@ class MainWindow(QMainWindow):
 
     def _retranslate(self) -> None:
         """Every visible string; called again when the interface language changes."""
-        # Qt appends the application display name ("— Qiao") itself: the title must not repeat it
-        self.setWindowTitle(self.tr("English to Chinese"))
-        self.source_pane.retranslate()
-        self.target_pane.retranslate(self.settings.get(Key.SCRIPT))
+        self._apply_pair()
         self.translate_button.setText(self.tr("&Translate"))
         self.translate_button.setToolTip(self.tr("Translate (Ctrl+Enter)"))
         self.translate_button.setAccessibleName(self.tr("Translate"))
@@ -245,7 +270,7 @@ class MainWindow(QMainWindow):
         self.clear_button.setToolTip(self.tr("Clear both panes (Ctrl+Shift+Backspace); Ctrl+Z brings the text back"))
         self.clear_button.setAccessibleName(self.tr("Clear"))
         self.copy_button.setText(self.tr("&Copy translation"))
-        self.copy_button.setToolTip(self.tr("Copy the Chinese text (Ctrl+Shift+C)"))
+        self.copy_button.setToolTip(self.tr("Copy the translation (Ctrl+Shift+C)"))
         self.copy_button.setAccessibleName(self.tr("Copy translation"))
         self.progress.setAccessibleName(self.tr("Sentences translated"))
         self.progress.setFormat(self.tr("%v / %m sentences"))
@@ -270,6 +295,9 @@ class MainWindow(QMainWindow):
         self.bigger_action.setText(self.tr("&Larger text"))
         self.smaller_action.setText(self.tr("S&maller text"))
         self.about_action.setText(self.tr("&About Qiao"))
+        self.swap_action.setText(self.tr("S&wap languages"))
+        self.swap_action.setIconText("⇄")  # what the button beside the headings shows; the menu shows the text
+        self.models_action.setText(self.tr("&Models…"))
         self._show_status(self._status)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -297,6 +325,96 @@ class MainWindow(QMainWindow):
     def last_result(self) -> Translation | None:
         """The latest finished (or cancelled) request."""
         return self.requests.last_result
+
+    @property
+    def pair(self) -> LanguagePair | None:
+        """The loaded bundle's pair; before one loads, the pair the direction setting asks for."""
+        model = self.model
+        if model is not None and model.pair is not None:
+            return model.pair
+        return pair_text.expected_pair(self.settings.get(Key.DIRECTION))
+
+    @property
+    def direction(self) -> str:
+        """The pair key shown now ("en-zh")."""
+        pair = self.pair
+        return pair.key if pair is not None else self.settings.get(Key.DIRECTION)
+
+    def _apply_pair(self) -> None:
+        """Headings, placeholders, fonts and the title follow the pair (and the target variant)."""
+        pair = self.pair
+        # Qt appends the application display name ("— Qiao") itself: the title must not repeat it
+        self.setWindowTitle(pair_text.window_title(pair) if pair is not None else self.tr("Translator"))
+        self.source_pane.retranslate(pair)
+        self.target_pane.retranslate(pair, self.settings.get(Key.VARIANT))
+        self._apply_fonts()
+        self._update_swap()
+
+    def _update_swap(self) -> None:
+        """⇄ is offered only when a bundle for the reverse direction is installed; otherwise its tooltip says why."""
+        reverse = pair_text.reverse_key(self.direction)
+        if self.model_dir:
+            usable = False
+            why = self.tr("Qiao was started with one model folder (--model), so it cannot swap to another model.")
+        elif reverse not in self.available_pairs:
+            usable = False
+            why = self.tr("No {pair} model is installed; add one with File → Models…").format(
+                pair=pair_text.arrow(reverse)
+            )
+        else:
+            usable = True
+            why = self.tr("Swap the languages and the texts (Ctrl+Shift+S)")
+        self.swap_action.setEnabled(usable)
+        self.swap_action.setToolTip(why)
+        self.swap_button.setToolTip(why)
+        self.swap_button.setAccessibleName(self.tr("Swap languages"))
+        self.swap_button.setAccessibleDescription(why)
+
+    @Slot()
+    def swap(self) -> None:
+        """Reverse the direction: the translation becomes the source and the old source fills the target pane
+        until the other bundle (loaded on the worker) has translated the new source."""
+        if not self.swap_action.isEnabled():
+            return
+        old_source, old_target = self.source_pane.text(), self.target.toPlainText()
+        cursor = self.source.textCursor()  # one undoable edit: Ctrl+Z brings the old source back
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(old_target)
+        self.requests.swap(pair_text.reverse_key(self.direction), old_target)
+        self.target.setPlainText(old_source)
+        self._update_actions()
+
+    @Slot()
+    def open_models(self) -> ModelsDialog:
+        dialog = ModelsDialog(self.model_store, self.model_dir, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.models_changed.connect(self._models_changed)
+        dialog.removed.connect(self._model_removed)
+        dialog.open()
+        return dialog
+
+    @Slot(object)
+    def _models_changed(self, models: list) -> None:
+        """After an import, download or removal: the swap follows what is installed, and a model that now exists
+        for the direction shown is loaded if none was."""
+        self.available_pairs = tuple(
+            sorted({m.pair.key for m in models if getattr(m, "pair", None) is not None and not m.problem})
+        )
+        self._update_swap()
+        if self.problem is not None and not self.loading and self.direction in self.available_pairs:
+            self.load_model()
+
+    @Slot(str)
+    def _model_removed(self, path: str) -> None:
+        model = self.model
+        if model is None or Path(model.bundle_dir) != Path(path):
+            return
+        self.notice.show_message(
+            self.tr("The model in use was removed. Qiao is looking for another {pair} model.").format(
+                pair=pair_text.arrow(self.direction)
+            )
+        )
+        self.load_model()
 
     @Slot()
     def load_model(self) -> None:
@@ -335,6 +453,9 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _model_ready(self, info: ModelInfo) -> None:
         self.loading = False
+        if not info.switched:  # a precision switch does not look at the store: keep what the Models dialog said
+            self.available_pairs = info.pairs
+        self._apply_pair()
         self.model_panel.clear()
         self._retrying = False
         self.precision_label.setText(status_text.precision_label(info.precision))
@@ -354,6 +475,8 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _model_failed(self, problem: ModelProblem) -> None:
         self.loading = False  # the controller already dropped the model and stopped translating
+        self.available_pairs = problem.pairs
+        self._apply_pair()
         self._fallback_from = ""
         again, self._retrying = self._retrying, False
         self.model_panel.show_problem(problem, again=again)
@@ -405,7 +528,15 @@ class MainWindow(QMainWindow):
         if not text.strip():
             self.cancel()
             self.target.clear()
-            self._show_status(lambda: self.tr("Nothing to translate: type or paste English text on the left."))
+            pair = self.pair
+            if pair is None:
+                self._show_status(lambda: self.tr("Nothing to translate: type or paste text on the left."))
+            else:
+                self._show_status(
+                    lambda: self.tr("Nothing to translate: type or paste {language} text on the left.").format(
+                        language=pair_text.language_name(pair.source)
+                    )
+                )
             return
         self.requests.request(text)
 
@@ -525,7 +656,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.settings, self.model, self)
+        dialog = SettingsDialog(self.settings, self.model, self, pair=self.pair)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
@@ -541,9 +672,8 @@ class MainWindow(QMainWindow):
     def _setting_changed(self, key: Key) -> None:
         """View settings apply at once (the request controller decides about request settings itself)."""
         value = self.settings.get(key)
-        if key in (Key.FONT_SIZE, Key.SCRIPT):
-            self._apply_fonts()
-            self._retranslate()
+        if key in (Key.FONT_SIZE, Key.VARIANT, Key.DIRECTION):
+            self._apply_pair()
         elif key is Key.UI_LANGUAGE:
             install_translators(value)
         elif key is Key.THEME:
@@ -559,9 +689,10 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _apply_fonts(self) -> None:
+        """Each pane's font follows its language's script (the CJK faces on whichever pane is Chinese)."""
         size = self.settings.get(Key.FONT_SIZE)
         self.source_pane.apply_font(size)
-        self.target_pane.apply_font(self.settings.get(Key.SCRIPT), size)
+        self.target_pane.apply_font(size)
 
     def _zoom(self, step: int) -> None:
         size = self.settings.get(Key.FONT_SIZE) + step
@@ -607,6 +738,8 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._closed = True
+        for dialog in self.findChildren(ModelsDialog):
+            dialog.close_tasks()
         self.requests.close()
         self.autosave.flush()
         self.settings.set(Key.WINDOW_GEOMETRY, bytes(self.saveGeometry().data()))

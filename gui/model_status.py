@@ -13,7 +13,7 @@ from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplicatio
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QStyle, QToolButton, QVBoxLayout, QWidget
 
 from engine.errors import FileProblem
-from gui import problem_text, status_text
+from gui import pair_text, problem_text, status_text
 from gui.worker import ModelProblem
 
 BUILD_COMMAND = "qiao model build"
@@ -36,6 +36,7 @@ class ModelStatusPanel(QFrame):
     """
 
     retry_requested = Signal()
+    models_requested = Signal()  # "Get a model…": the Models dialog (import or download)
     use_precision = Signal(str)  # the user chose an intact precision instead of the broken one
     open_failed = Signal(str)  # no file manager could open this folder
 
@@ -76,6 +77,9 @@ class ModelStatusPanel(QFrame):
         self.copy_button.clicked.connect(self._copy)
         self.retry_button = QPushButton(self)
         self.retry_button.clicked.connect(self.retry_requested)
+        self.models_button = QPushButton(self)
+        self.models_button.setObjectName("getModelButton")
+        self.models_button.clicked.connect(self.models_requested)
         self.details_button = QToolButton(self)
         self.details_button.setObjectName("detailsButton")
         self.details_button.setCheckable(True)
@@ -84,7 +88,7 @@ class ModelStatusPanel(QFrame):
         self.details_button.setArrowType(Qt.ArrowType.RightArrow)
         self.details_button.toggled.connect(self._toggle_details)
         buttons = QHBoxLayout()
-        for b in (self.use_button, self.open_button, self.copy_button, self.retry_button):
+        for b in (self.use_button, self.models_button, self.open_button, self.copy_button, self.retry_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.details_button)
@@ -156,6 +160,8 @@ class ModelStatusPanel(QFrame):
         self.copy_button.setAccessibleName(self.tr("Copy the model folder path"))
         self.retry_button.setText(self.tr("Try again"))
         self.retry_button.setAccessibleName(self.tr("Look for the model again"))
+        self.models_button.setText(self.tr("Get a &model…"))
+        self.models_button.setAccessibleName(self.tr("Import or download a model"))
         self.details_button.setText(self.tr("Details"))
         self.details_button.setAccessibleName(self.tr("Show the technical details"))
         self.setAccessibleName(self.tr("Model problem"))
@@ -170,11 +176,13 @@ class ModelStatusPanel(QFrame):
         raw = ""
         if p.kind == "missing":
             self.title.setText(self.tr("No translation model found"))
+            folder = Path(p.expected_dir).name if p.expected_dir else ""
             self.body.setText(
                 self.tr(
                     "Qiao translates on this computer, without the internet, using a model stored on disk, "
-                    "and none was found. Put the model folder (opus-mt-en-zh) here:"
-                )
+                    "and none was found for {pair}. Get one with “Get a model…”, or put the model folder ({folder}) "
+                    "here:"
+                ).format(pair=pair_text.arrow(p.pair_key or "en-zh"), folder=folder or "opus-mt-en-zh")
             )
             self.location.setText(p.expected_dir)
             shown = list(p.details[:MAX_DETAILS])
@@ -208,6 +216,7 @@ class ModelStatusPanel(QFrame):
             intact = self.tr("The {p} model in the same folder is intact: you can use it now.").format(p=other)
             self.details.setText("\n".join(t for t in (self.details.text(), intact) if t))
         self.use_button.setVisible(bool(p.alternatives))
+        self.models_button.setVisible(p.kind in ("missing", "invalid"))
         self.raw_details.setText(raw)
         self.details_button.setVisible(bool(raw))
         self._toggle_details(self.details_button.isChecked())

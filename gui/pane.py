@@ -22,6 +22,7 @@ class Pane(QWidget):
         head = QHBoxLayout()
         head.setContentsMargins(2, 0, 2, 0)
         head.addWidget(self.heading)
+        self.head = head  # the window puts the swap button before the target's heading
         head.addStretch(1)
         head.addWidget(self.info)
         layout = QVBoxLayout(self)

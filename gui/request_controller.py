@@ -16,13 +16,14 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from engine.options import TranslationOptions
 from engine.results import Translation
+from gui.pair_text import chosen_variant
 from gui.settings import Key, Settings
 from gui.worker import ModelInfo, ModelProblem, TranslationWorker
 
 # Settings that change what a translation request asks for: after any of them, what is shown may no longer match the
 # request, and the controller decides once (after the whole batch of changes) whether to translate again.
 REQUEST_KEYS = frozenset(
-    {Key.PRECISION, Key.SCRIPT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION, Key.THREADS}
+    {Key.PRECISION, Key.VARIANT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION, Key.THREADS}
 )
 
 
@@ -100,12 +101,13 @@ class RequestController(QObject):
 
     def options(self) -> TranslationOptions:
         """What the settings ask of a translation now."""
-        script = self.settings.get(Key.SCRIPT)
-        if self.model is not None and self.model.scripts and script not in self.model.scripts:
-            script = self.model.scripts[0]  # e.g. Traditional asked of a model that only writes Simplified
+        variant = self.settings.get(Key.VARIANT)
+        if self.model is not None and self.model.pair is not None:
+            # e.g. Traditional asked of a model that only writes Simplified; None for a pair without variants
+            variant = chosen_variant(self.model.pair, variant)
         return TranslationOptions(
             beams=self.settings.get(Key.BEAMS) or None,
-            variant=script,
+            variant=variant,
             join_wrapped_lines=self.settings.get(Key.JOIN_WRAPPED_LINES),
             normalize_punctuation=self.settings.get(Key.NORMALIZE_PUNCTUATION),
         )
@@ -149,9 +151,21 @@ class RequestController(QObject):
         self._shown_text = text
 
     def load_model(self) -> None:
-        """(Re)load the model on the worker, in the precision the settings name."""
+        """(Re)load the model for the direction the settings name, in the precision they name, on the worker."""
         threads = self.settings.get(Key.THREADS) or None
-        self.worker.load(self.model_dir, self.settings.get(Key.PRECISION), threads)
+        self.worker.load(self.model_dir, self.settings.get(Key.PRECISION), threads, self.settings.get(Key.DIRECTION))
+
+    def swap(self, direction: str, text: str) -> None:
+        """Change direction: drop the old direction's request (its late progress is ignored: the latest request
+        wins), load that direction's bundle, then translate `text` with it (the worker loads before translating)."""
+        self.reset()
+        self.model = None  # before the setting: its listeners, and the next request's options, see no old pair
+        self.settings.set(Key.DIRECTION, direction)
+        self.load_model()
+        if text.strip():
+            self.request(text)
+        else:
+            self._translated = text
 
     def close(self) -> None:
         """No more decisions: the window is closing."""

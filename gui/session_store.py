@@ -1,4 +1,4 @@
-"""What the window keeps on disk between runs: the English (autosave) and the last finished Chinese.
+"""What the window keeps on disk between runs: the source text (autosave) and the last finished translation.
 
 Kept out of `MainWindow` so the window only says when (start, edits, a finished translation, close); this module
 decides what is written, what comes back at start, and tells the user once when their text cannot be saved.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 TRANSLATION_FILE = "translation.json"
 # Settings that change what a translation says.
-OPTION_KEYS = (Key.PRECISION, Key.SCRIPT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION)
+OPTION_KEYS = (Key.DIRECTION, Key.PRECISION, Key.VARIANT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION)
 
 
 def translation_options(settings: Settings) -> dict[str, object]:
@@ -49,7 +49,7 @@ class SessionStore(QObject):
     # ---- start ---------------------------------------------------------------------------------------------
 
     def restore_source(self) -> None:
-        """Put last session's English back: no undo history for it (setPlainText's undo copy of 20 MB is waste)."""
+        """Put last session's source text back: no undo history for it (setPlainText's undo copy of 20 MB is waste)."""
         restored = self.autosave.load()
         if not restored:
             return
@@ -81,14 +81,14 @@ class SessionStore(QObject):
             # As if it had just finished: a settings change now re-translates it, as it would a fresh result.
             window.requests.adopt(source, saved.target)
         else:
-            # The English (or a setting) changed after this was translated. Show it marked as out of date rather
+            # The source (or a setting) changed after this was translated. Show it marked as out of date rather
             # than re-translate unasked: a long document takes minutes and its old translation may be all the
             # user needs now. With translate-as-you-type on, the user asked for exactly that: do it once ready.
             self._retranslate_when_ready = bool(window.settings.get(Key.LIVE_TRANSLATE))
         self._show_mark()
 
     def restored_label(self) -> str:
-        """The note beside the Chinese heading: one word, so it never widens the pane."""
+        """The note beside the translation's heading: one word, so it never widens the pane."""
         if self.restored is None:
             return ""
         if self.restored_current:
@@ -108,12 +108,12 @@ class SessionStore(QObject):
             when = locale.toString(finished, QLocale.FormatType.ShortFormat)
         if self.restored_current:
             text = QCoreApplication.translate(
-                "SessionStore", "The translation from {when} was restored; it matches the English and the settings."
+                "SessionStore", "The translation from {when} was restored; it matches the source text and the settings."
             )
         else:
             text = QCoreApplication.translate(
                 "SessionStore",
-                "This translation is from {when}; the English or the settings changed since. "
+                "This translation is from {when}; the source text or the settings changed since. "
                 "Press Translate to update it.",
             )
         return text.format(when=when)

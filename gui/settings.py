@@ -8,6 +8,7 @@ a single bad value falls back to its default and is reported the same way.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from enum import Enum
@@ -16,15 +17,21 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QByteArray, QCoreApplication, QObject, QSettings, Signal
 
+from engine.config import DEFAULT_PRECISION, MAX_BEAMS, MIN_BEAMS, PRECISIONS
+
 MAX_THREADS = max(1, os.cpu_count() or 1)
-BEAM_CHOICES = (0, 1, 2, 4, 6)  # 0 = whatever the model's manifest asks for
+BEAM_CHOICES = (0, *range(MIN_BEAMS, MAX_BEAMS + 1))  # 0 = whatever the model's manifest asks for
+DEFAULT_DIRECTION = "en-zh"
+_PAIR_KEY = re.compile(r"[a-z]{2,3}-[a-z]{2,3}")  # "en-zh": a LanguagePair.key
+_VARIANT_KEY = re.compile(r"[a-z0-9_]{1,32}")  # "hans": which variants exist is the loaded model's business
 
 
 class Key(Enum):
     """Every setting Qiao stores; the value is the INI key."""
 
     PRECISION = "engine/precision"
-    SCRIPT = "engine/script"
+    DIRECTION = "engine/direction"  # the pair key ("en-zh") of the bundle to load
+    VARIANT = "engine/script"  # the target variant ("hans"); the INI key predates pairs, so old settings survive
     BEAMS = "engine/beams"
     JOIN_WRAPPED_LINES = "engine/join_wrapped_lines"
     NORMALIZE_PUNCTUATION = "engine/normalize_punctuation"
@@ -48,11 +55,13 @@ class Spec:
     choices: tuple[Any, ...] | None = None
     minimum: int | None = None
     maximum: int | None = None
+    pattern: re.Pattern[str] | None = None  # for strings whose allowed values are not known here
 
 
 SPECS: dict[Key, Spec] = {
-    Key.PRECISION: Spec(str, "int8", ("int8", "fp32")),
-    Key.SCRIPT: Spec(str, "hans", ("hans", "hant")),
+    Key.PRECISION: Spec(str, DEFAULT_PRECISION, PRECISIONS),
+    Key.DIRECTION: Spec(str, DEFAULT_DIRECTION, pattern=_PAIR_KEY),
+    Key.VARIANT: Spec(str, "hans", pattern=_VARIANT_KEY),
     Key.BEAMS: Spec(int, 0, BEAM_CHOICES),
     Key.JOIN_WRAPPED_LINES: Spec(bool, True),
     Key.NORMALIZE_PUNCTUATION: Spec(bool, True),
@@ -70,7 +79,8 @@ SPECS: dict[Key, Spec] = {
 # What a person calls each setting (the Settings dialog's wording), for notices; never the raw INI key.
 LABELS: dict[Key, str] = {
     Key.PRECISION: QT_TRANSLATE_NOOP("Settings", "Precision"),
-    Key.SCRIPT: QT_TRANSLATE_NOOP("Settings", "Chinese script"),
+    Key.DIRECTION: QT_TRANSLATE_NOOP("Settings", "Translation direction"),
+    Key.VARIANT: QT_TRANSLATE_NOOP("Settings", "Chinese script"),
     Key.BEAMS: QT_TRANSLATE_NOOP("Settings", "Quality"),
     Key.JOIN_WRAPPED_LINES: QT_TRANSLATE_NOOP("Settings", "Join lines broken by wrapping"),
     Key.NORMALIZE_PUNCTUATION: QT_TRANSLATE_NOOP("Settings", "Normalise punctuation"),
@@ -128,6 +138,8 @@ def _coerce(spec: Spec, raw: Any) -> Any:
             raise ValueError(raw)
         value = raw.strip()
     if spec.choices is not None and value not in spec.choices:
+        raise ValueError(raw)
+    if spec.pattern is not None and not spec.pattern.fullmatch(value):
         raise ValueError(raw)
     if spec.minimum is not None and value < spec.minimum:
         raise ValueError(raw)

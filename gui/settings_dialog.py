@@ -1,4 +1,5 @@
-"""Preferences: precision, Chinese script, quality, threads, translate-as-you-type, font size, language, theme.
+"""Preferences: precision, the target variant (hidden for a pair without variants), quality, threads,
+translate-as-you-type, font size, language, theme.
 
 Values are written to `Settings` only on OK, all together; `Settings.changed` then tells the window, which applies
 view changes at once and decides once, after the whole batch, whether the translation shown must be redone (a
@@ -22,44 +23,57 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.config import MAX_BEAMS, PRECISIONS
+from engine.languages import LanguagePair
+from gui.pair_text import NATIVE_VARIANTS, variant_name
 from gui.settings import MAX_THREADS, SPECS, Key, Settings
 from gui.worker import ModelInfo
+
+LEGACY_VARIANTS = ("hans", "hant")  # offered while no pair is known (no model loaded, unknown direction)
 
 
 class SettingsDialog(QDialog):
     """Edits a copy of the settings; `accept()` stores what changed."""
 
-    def __init__(self, settings: Settings, model: ModelInfo | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        model: ModelInfo | None = None,
+        parent: QWidget | None = None,
+        pair: LanguagePair | None = None,
+    ) -> None:
+        """`pair`: the direction shown (the loaded model's, or the one asked for); defaults to the model's."""
         super().__init__(parent)
         default_beams = model.default_beams if model else None
+        if pair is None and model is not None:
+            pair = model.pair
+        self.pair = pair
         self.settings = settings
         self.setWindowTitle(self.tr("Settings"))
         self.setObjectName("settingsDialog")
         self.setMinimumWidth(460)
 
+        precision_labels = {
+            "int8": self.tr("INT8: faster, smaller (recommended)"),
+            "fp32": self.tr("FP32: full precision, slower"),
+        }
         self.precision = self._combo(
-            self.tr("Precision"),
-            [
-                (self.tr("INT8: faster, smaller (recommended)"), "int8"),
-                (self.tr("FP32: full precision, slower"), "fp32"),
-            ],
+            self.tr("Precision"), [(precision_labels.get(p, p.upper()), p) for p in PRECISIONS]
         )
-        self.script = self._combo(
-            self.tr("Chinese script"),
-            [(self.tr("Simplified (简体)"), "hans"), (self.tr("Traditional (繁體)"), "hant")],
-        )
+        chinese = pair is None or pair.target.code == "zh"
+        script_name = self.tr("Chinese script") if chinese else self.tr("Variant")
+        self.script = self._combo(script_name, self._variant_items(pair))
         default_label = (
             self.tr("Model default ({n} beams)").format(n=default_beams) if default_beams else self.tr("Model default")
         )
+        presets = [
+            (self.tr("Fastest (greedy)"), 1),
+            (self.tr("Balanced (2 beams)"), 2),
+            (self.tr("Better (4 beams)"), 4),
+            (self.tr("Best (6 beams, slowest)"), 6),
+        ]
         self.quality = self._combo(
-            self.tr("Quality"),
-            [
-                (self.tr("Fastest (greedy)"), 1),
-                (self.tr("Balanced (2 beams)"), 2),
-                (self.tr("Better (4 beams)"), 4),
-                (self.tr("Best (6 beams, slowest)"), 6),
-                (default_label, 0),
-            ],
+            self.tr("Quality"), [*((text, n) for text, n in presets if n <= MAX_BEAMS), (default_label, 0)]
         )
         self.join_lines = QCheckBox(self.tr("&Join lines broken by wrapping"), self)
         self.join_lines.setObjectName("joinLines")
@@ -75,8 +89,6 @@ class SettingsDialog(QDialog):
         )
         if model is not None:  # offer only what the loaded bundle has
             self._limit(self.precision, model.available_precisions, self.tr("This model has no {v} files."))
-            if model.scripts:
-                self._limit(self.script, model.scripts, self.tr("This model cannot write this script."))
         self.threads = QSpinBox(self)
         self.threads.setRange(0, MAX_THREADS)
         self.threads.setSpecialValueText(self.tr("Automatic"))
@@ -104,10 +116,14 @@ class SettingsDialog(QDialog):
 
         form = QFormLayout()
         form.addRow(self._buddy(self.tr("&Precision:"), self.precision), self.precision)
-        form.addRow(self._buddy(self.tr("Chinese &script:"), self.script), self.script)
+        script_label = self.tr("Chinese &script:") if chinese else self.tr("&Variant:")
+        form.addRow(self._buddy(script_label, self.script), self.script)
+        # A pair without variants (zh→en) has nothing to choose; punctuation is normalised only in Chinese output
+        form.setRowVisible(self.script, pair is None or bool(pair.variants))
         form.addRow(self._buddy(self.tr("&Quality:"), self.quality), self.quality)
         form.addRow("", self.join_lines)
         form.addRow("", self.normalize)
+        form.setRowVisible(self.normalize, pair is None or pair.target.script == "han")
         form.addRow(self._buddy(self.tr("&Threads:"), self.threads), self.threads)
         form.addRow("", self.live)
         form.addRow(self._buddy(self.tr("&Delay:"), self.live_delay), self.live_delay)
@@ -130,6 +146,18 @@ class SettingsDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.buttons)
         self.load_from(lambda key: settings.get(key))
+
+    def _variant_items(self, pair: LanguagePair | None) -> list[tuple[str, str]]:
+        """ "Simplified (简体)": the translated name with the native one; the pair's variants, or the two Chinese
+        scripts while no pair is known."""
+        if pair is None:
+            return [(self.tr("Simplified (简体)"), "hans"), (self.tr("Traditional (繁體)"), "hant")]
+        items = []
+        for v in pair.variants:
+            name = variant_name(pair, v.key)
+            native = NATIVE_VARIANTS.get(v.key)
+            items.append((f"{name} ({native})" if native and native != name else name, v.key))
+        return items
 
     def _combo(self, name: str, items: list[tuple[str, Any]]) -> QComboBox:
         combo = QComboBox(self)
@@ -162,7 +190,7 @@ class SettingsDialog(QDialog):
     def load_from(self, get: Any) -> None:
         """Show the values `get(key)` returns."""
         self._select(self.precision, get(Key.PRECISION))
-        self._select(self.script, get(Key.SCRIPT))
+        self._select_variant(get(Key.VARIANT))
         self._select(self.quality, get(Key.BEAMS))
         self.join_lines.setChecked(get(Key.JOIN_WRAPPED_LINES))
         self.normalize.setChecked(get(Key.NORMALIZE_PUNCTUATION))
@@ -174,14 +202,22 @@ class SettingsDialog(QDialog):
         self._select(self.language, get(Key.UI_LANGUAGE))
         self._select(self.theme, get(Key.THEME))
 
+    def _select_variant(self, value: str) -> None:
+        """The stored variant, or the pair's default when this pair does not have it."""
+        if self.script.findData(value) < 0 and self.pair is not None and self.pair.default_variant:
+            value = self.pair.default_variant
+        self._select(self.script, value)
+
     def restore_defaults(self) -> None:
         """Put the defaults in the form; nothing is stored until OK."""
         self.load_from(lambda key: SPECS[key].default)
 
     def values(self) -> dict[Key, Any]:
+        """What OK stores; the variant only when this pair offers one (the choice is kept for the other pair)."""
+        variant = {Key.VARIANT: self.script.currentData()} if self.script.count() else {}
         return {
             Key.PRECISION: self.precision.currentData(),
-            Key.SCRIPT: self.script.currentData(),
+            **variant,
             Key.BEAMS: self.quality.currentData(),
             Key.JOIN_WRAPPED_LINES: self.join_lines.isChecked(),
             Key.NORMALIZE_PUNCTUATION: self.normalize.isChecked(),

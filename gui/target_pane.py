@@ -1,4 +1,4 @@
-"""The Chinese pane: a read-only editor the translation streams into, its heading (which script) and a note."""
+"""The target pane: a read-only editor the translation streams into, its heading (language, variant) and a note."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from gui.fonts import target_font
+from engine.languages import Language, LanguagePair
+from gui.fonts import pane_font
+from gui.pair_text import chosen_variant, language_name, target_heading
 from gui.pane import Pane
 
 
@@ -22,17 +24,30 @@ class TargetPane(Pane):
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         super().__init__(editor, parent)
+        self.language: Language | None = None  # None until the window knows its pair
+        self.variant: str | None = None  # the variant the heading names (and the font is chosen for)
 
-    def retranslate(self, script: str) -> None:
-        """Every visible string (the heading names the script); called again when the language changes."""
-        hant = script == "hant"
-        self.heading.setText(self.tr("Chinese (Traditional)") if hant else self.tr("Chinese (Simplified)"))
-        self.editor.setPlaceholderText(self.tr("The Chinese translation appears here as it is written."))
-        self.editor.setAccessibleName(self.tr("Chinese translation"))
+    def retranslate(self, pair: LanguagePair | None, variant: str | None) -> None:
+        """Every visible string (the heading names the language and variant); called again when the language,
+        the pair or the variant changes."""
+        self.language = pair.target if pair is not None else None
+        self.variant = chosen_variant(pair, variant) if pair is not None else None
+        if pair is None:
+            self.heading.setText(self.tr("Translation"))
+            self.editor.setPlaceholderText(self.tr("The translation appears here as it is written."))
+            self.editor.setAccessibleName(self.tr("Translation"))
+        else:
+            name = language_name(pair.target)
+            self.heading.setText(target_heading(pair, variant))
+            self.editor.setPlaceholderText(
+                self.tr("The {language} translation appears here as it is written.").format(language=name)
+            )
+            self.editor.setAccessibleName(self.tr("{language} translation").format(language=name))
         self.editor.setAccessibleDescription(self.tr("Read-only; select and copy the translation"))
 
-    def apply_font(self, script: str, size: int) -> None:
-        self.editor.setFont(target_font(script, size))
+    def apply_font(self, size: int) -> None:
+        script = self.language.script if self.language is not None else "latin"
+        self.editor.setFont(pane_font(script, self.variant, size))
 
     def append(self, text: str) -> None:
         """Add streamed text at the end; keep the view at the end if the reader was there."""

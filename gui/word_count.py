@@ -32,3 +32,20 @@ def count_words(text: str) -> int:
     count = image.count(b" x") + (image[:1] == b"x")
     _last = (text, count)
     return count
+
+
+# Whitespace and UTF-8 continuation bytes become b" ", every other byte b"x": each b"x" starts one character.
+_CHAR_TABLE = bytes(0x20 if (b < 0x80 and chr(b) in _WHITESPACE) or 0x80 <= b < 0xC0 else 0x78 for b in range(256))
+
+
+def count_characters(text: str) -> int:
+    """Exactly `len("".join(text.split()))`: what a Chinese text is measured in, as fast as `count_words`."""
+    if text.isascii():
+        data = text.encode("ascii")
+    else:
+        spaced = text
+        for ch in _NON_ASCII_WHITESPACE:
+            if ch in spaced:
+                spaced = spaced.replace(ch, " ")
+        data = spaced.encode("utf-8", "surrogatepass")
+    return data.translate(_CHAR_TABLE).count(b"x")

@@ -1,28 +1,30 @@
 """The one object that touches the engine: it lives on its own QThread and owns the `Translator`.
 
 The UI thread calls the small thread-safe request methods below; they only record what is wanted (one pending
-slot per kind of job, so the latest request wins) and wake the worker. Because `Translator.translate` blocks the
-worker's event loop, cancellation does not go through a queued signal: the UI thread sets the running request's
+slot per kind of job, so the latest request wins) and wake the worker. Because iterating `Translator.stream` blocks
+the worker's event loop, cancellation does not go through a queued signal: the UI thread sets the running request's
 `threading.Event` directly, and the engine stops within one decoder step.
 
-Streamed deltas are coalesced here, on the worker thread, to at most one signal per frame, so a fast decoder never
-floods the UI's event queue.
+The worker iterates the stream itself and coalesces its deltas, on the worker thread, to at most one signal per
+frame, so a fast decoder never floods the UI's event queue.
 """
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from engine.config import PRECISIONS
 from engine.errors import BundleError, FileProblem, ModelNotFoundError, QiaoError
-from engine.manifest_schema import PRECISIONS
+from engine.languages import LanguagePair
 from engine.options import TranslationOptions
 from engine.results import StreamEvent, Translation
 
@@ -40,19 +42,15 @@ class TranslatorLike(Protocol):
 
     def set_precision(self, precision: str) -> None: ...
     def set_threads(self, threads: int | None) -> None: ...
-    def translate(
-        self,
-        text: str,
-        options: TranslationOptions | None = None,
-        *,
-        cancel: threading.Event | None = None,
-        on_event: Callable[[StreamEvent], None] | None = None,
-    ) -> Translation: ...
+    def stream(
+        self, text: str, options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
+    ) -> Iterator[StreamEvent | Translation]: ...
 
 
 TranslatorFactory = Callable[[Path, str, "int | None"], TranslatorLike]
-Locator = Callable[["str | None"], Path]
+Locator = Callable[["str | None", "str | None"], Path]  # (explicit --model folder, pair key "en-zh") -> bundle
 Verifier = Callable[[Path, str], object]  # raises BundleError when that precision of the bundle is not intact
+PairLister = Callable[["str | None"], "tuple[str, ...]"]  # explicit folder -> pair keys of the usable bundles
 
 
 def default_factory(bundle_dir: Path, precision: str, threads: int | None) -> TranslatorLike:
@@ -62,16 +60,37 @@ def default_factory(bundle_dir: Path, precision: str, threads: int | None) -> Tr
     return Translator(bundle_dir, precision=precision, threads=threads)
 
 
-def default_locator(explicit: str | None) -> Path:
+def default_locator(explicit: str | None, pair: str | None) -> Path:
     from engine.locate import find_bundle
 
-    return find_bundle(explicit)
+    if "pair" in inspect.signature(find_bundle).parameters:
+        return find_bundle(explicit, pair=pair)
+    return find_bundle(explicit)  # an engine without pairs yet (before engine.model_store): one bundle
 
 
-def default_expected_dir() -> Path:
+def default_pair_lister(explicit: str | None) -> tuple[str, ...]:
+    """The pairs of the installed bundles, read from their manifests only (cheap; no hashing)."""
+    try:
+        from engine.model_store import installed_models
+    except ImportError:  # an engine without a model store: only the loaded bundle's pair is known
+        return ()
+    return tuple(sorted({m.pair.key for m in installed_models(explicit) if m.pair is not None and not m.problem}))
+
+
+def default_expected_dir(pair: str | None = None) -> Path:
+    """Where a user should put a bundle for `pair` (an engine without pairs knows one place only)."""
     from engine.locate import expected_bundle_dir
 
+    if pair is not None and "pair" in inspect.signature(expected_bundle_dir).parameters:
+        return expected_bundle_dir(pair=pair)
     return expected_bundle_dir()
+
+
+def _takes_an_argument(fn: Callable[..., object]) -> bool:
+    try:
+        return bool(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return False
 
 
 def default_verifier(bundle_dir: Path, precision: str) -> object:
@@ -93,7 +112,13 @@ class ModelInfo:
     default_beams: int | None
     load_seconds: float
     switched: bool = False  # True after a precision switch rather than a first load
-    scripts: tuple[str, ...] = ()  # "hans" / "hant" where the model takes a target-script token; () = no choice
+    pair: LanguagePair | None = None  # the bundle's languages (manifest `languages`)
+    pairs: tuple[str, ...] = ()  # pair keys of every usable installed bundle ("en-zh", "zh-en"), for the swap
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The pair's variant keys ("hans", "hant"); () when it has none (the setting is hidden)."""
+        return self.pair.variant_keys if self.pair is not None else ()
 
 
 @dataclass(frozen=True)
@@ -108,6 +133,8 @@ class ModelProblem:
     issues: tuple[FileProblem, ...] = ()  # structured problems, worded by the window in the interface language
     precision: str = ""  # the precision that failed to load
     alternatives: tuple[str, ...] = ()  # other precisions of the same bundle that passed their check
+    pair_key: str = ""  # the direction that was asked for
+    pairs: tuple[str, ...] = ()  # pair keys of the bundles that are installed, so the window can offer another
 
 
 @dataclass
@@ -150,32 +177,35 @@ class TranslationWorker(QObject):
         self,
         factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[[], Path] | None = None,
+        expected_dir: Callable[..., Path] | None = None,  # () or (pair) -> where a bundle belongs
         verifier: Verifier | None = None,
+        pair_lister: PairLister | None = None,
     ) -> None:
         super().__init__()
         self._factory = factory or default_factory
         self._locator = locator or default_locator
         self._expected_dir = expected_dir or default_expected_dir
         self._verifier = verifier or default_verifier
+        self._pair_lister = pair_lister or default_pair_lister
         self._translator: TranslatorLike | None = None
         self._bundle_dir: Path | None = None
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._pending_load: tuple[str | None, str, int | None] | None = None
+        self._pending_load: tuple[str | None, str, int | None, str | None] | None = None
         self._pending_precision: str | None = None
         self._pending_threads: tuple[int | None] | None = None
         self._pending_request: _Request | None = None
         self._running: _Running | None = None
+        self._pairs_known: tuple[str, ...] = ()  # as found by the last load (a precision switch keeps them)
         self._stopped = False
         self._wake.connect(self._drain)
 
     # ---- called from the UI thread -------------------------------------------------------------------------
 
-    def load(self, model_dir: str | None, precision: str, threads: int | None) -> None:
-        """(Re)locate and load a bundle; replaces any earlier pending load."""
+    def load(self, model_dir: str | None, precision: str, threads: int | None, pair: str | None = None) -> None:
+        """(Re)locate and load the bundle for `pair` ("en-zh"); replaces any earlier pending load."""
         with self._lock:
-            self._pending_load = (model_dir, precision, threads)
+            self._pending_load = (model_dir, precision, threads, pair)
             self._pending_precision = None
             self._pending_threads = None
         self._wake.emit()
@@ -268,31 +298,43 @@ class TranslationWorker(QObject):
                 with self._lock:
                     self._running = None
 
-    def _job_load(self, args: tuple[str | None, str, int | None]) -> Callable[[], None]:
-        model_dir, precision, threads = args
-        return lambda: self._load(model_dir, precision, threads)
+    def _job_load(self, args: tuple[str | None, str, int | None, str | None]) -> Callable[[], None]:
+        model_dir, precision, threads, pair = args
+        return lambda: self._load(model_dir, precision, threads, pair)
 
-    def _load(self, model_dir: str | None, precision: str, threads: int | None) -> None:
+    def _load(self, model_dir: str | None, precision: str, threads: int | None, pair: str | None = None) -> None:
         """Locate and load; whatever goes wrong, the window hears model_failed (never "Loading…" forever)."""
         self._translator = None
         self.model_loading.emit("load", precision)
         start = time.perf_counter()
         bundle: Path | None = None
         try:
-            expected = str(self._expected_dir())
+            expected = str(self._expected_dir(pair) if _takes_an_argument(self._expected_dir) else self._expected_dir())
         except Exception:  # the expected location is only advice; never let it hide the real problem
             expected = ""
+        pairs = self._pairs(model_dir)
         try:
-            bundle = self._locator(model_dir)
+            bundle = self._locator(model_dir, pair)
             translator = self._factory(bundle, precision, threads)
             self._translator = translator
             self._bundle_dir = bundle
             info = self._info(bundle, time.perf_counter() - start, switched=False)
         except Exception as exc:  # an unreadable bundle or manifest must not kill the worker thread
             self._translator = None
-            self.model_failed.emit(self._problem(exc, bundle, expected, precision))
+            problem = self._problem(exc, bundle, expected, precision)
+            self.model_failed.emit(replace(problem, pair_key=pair or "", pairs=pairs))
             return
-        self.model_ready.emit(info)
+        if info.pair is not None and info.pair.key not in pairs:
+            pairs = tuple(sorted({*pairs, info.pair.key}))
+        self._pairs_known = pairs
+        self.model_ready.emit(replace(info, pairs=pairs))
+
+    def _pairs(self, model_dir: str | None) -> tuple[str, ...]:
+        """What else is installed; a store that cannot be read only means no swap is offered."""
+        try:
+            return tuple(self._pair_lister(model_dir))
+        except Exception:
+            return ()
 
     def _problem(self, exc: Exception, bundle: Path | None, expected: str, precision: str) -> ModelProblem:
         if isinstance(exc, ModelNotFoundError):
@@ -338,6 +380,11 @@ class TranslationWorker(QObject):
         manifest = getattr(tr, "manifest", None)
         generation = _manifest_field(manifest, "generation", {}) or {}
         beams = generation.get("num_beams") if isinstance(generation, dict) else None
+        if isinstance(manifest, dict):
+            raw = manifest.get("languages")
+            pair = LanguagePair.from_dict(raw) if isinstance(raw, dict) else None
+        else:
+            pair = getattr(manifest, "pair", None)
         return ModelInfo(
             bundle_dir=str(bundle or ""),
             model_id=str(_manifest_field(manifest, "model_id", "")),
@@ -348,7 +395,8 @@ class TranslationWorker(QObject):
             default_beams=int(beams) if isinstance(beams, int) else None,
             load_seconds=seconds,
             switched=switched,
-            scripts=tuple(_manifest_field(manifest, "scripts", {}) or ()),
+            pair=pair if isinstance(pair, LanguagePair) else None,
+            pairs=self._pairs_known,
         )
 
     def _job_precision(self, precision: str) -> Callable[[], None]:
@@ -401,15 +449,19 @@ class TranslationWorker(QObject):
             chunks.clear()
             last_emit = time.perf_counter()
 
-        def on_event(event: StreamEvent) -> None:
-            if event.delta:
-                chunks.append(event.delta)
-            progress[0], progress[1] = event.sentences_done, event.sentences_total
-            if time.perf_counter() - last_emit >= FRAME_S:
-                flush()
-
+        result: Translation | None = None
         try:
-            result = tr.translate(request.text, request.options, cancel=running.cancel, on_event=on_event)
+            for item in tr.stream(request.text, request.options, cancel=running.cancel):
+                if isinstance(item, Translation):
+                    result = item
+                    continue
+                if item.delta:
+                    chunks.append(item.delta)
+                progress[0], progress[1] = item.sentences_done, item.sentences_total
+                if time.perf_counter() - last_emit >= FRAME_S:
+                    flush()
+            if result is None:
+                raise RuntimeError("the translator's stream ended without a result")
         except QiaoError as exc:
             if not running.superseded:
                 self.translation_failed.emit(request.id, str(exc))
@@ -430,12 +482,13 @@ class WorkerThread:
         self,
         factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[[], Path] | None = None,
+        expected_dir: Callable[..., Path] | None = None,  # () or (pair) -> where a bundle belongs
         verifier: Verifier | None = None,
+        pair_lister: PairLister | None = None,
     ) -> None:
         self.thread = QThread()
         self.thread.setObjectName("qiao-engine")
-        self.worker = TranslationWorker(factory, locator, expected_dir, verifier)
+        self.worker = TranslationWorker(factory, locator, expected_dir, verifier, pair_lister)
         self.worker.moveToThread(self.thread)
         self.thread.start()
 

@@ -8,8 +8,8 @@
         <translation>关于桥</translation>
     </message>
     <message>
-        <source>Offline English → Chinese translator. Nothing you type leaves this computer.</source>
-        <translation>离线英译中翻译器。您输入的任何内容都不会离开这台电脑。</translation>
+        <source>Offline English ⇄ Chinese translator. Nothing you type leaves this computer.</source>
+        <translation>离线英汉互译工具。您输入的任何内容都不会离开这台电脑。</translation>
     </message>
     <message>
         <source>{p}, loaded</source>
@@ -30,6 +30,10 @@
     <message>
         <source>Attribution:</source>
         <translation>署名：</translation>
+    </message>
+    <message>
+        <source>Languages:</source>
+        <translation>语言：</translation>
     </message>
     <message>
         <source>Model folder:</source>
@@ -63,10 +67,6 @@
         <translation>取消翻译</translation>
     </message>
     <message>
-        <source>English to Chinese</source>
-        <translation>英译中</translation>
-    </message>
-    <message>
         <source>Translate as you t&amp;ype</source>
         <translation>边输入边翻译(&amp;Y)</translation>
     </message>
@@ -91,8 +91,8 @@
         <translation>复制译文(&amp;C)</translation>
     </message>
     <message>
-        <source>Copy the Chinese text (Ctrl+Shift+C)</source>
-        <translation>复制中文译文（Ctrl+Shift+C）</translation>
+        <source>Copy the translation (Ctrl+Shift+C)</source>
+        <translation>复制译文 (Ctrl+Shift+C)</translation>
     </message>
     <message>
         <source>Copy translation</source>
@@ -171,6 +171,38 @@
         <translation>关于桥(&amp;A)</translation>
     </message>
     <message>
+        <source>S&amp;wap languages</source>
+        <translation>交换语言(&amp;W)</translation>
+    </message>
+    <message>
+        <source>&amp;Models…</source>
+        <translation>模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Translator</source>
+        <translation>翻译器</translation>
+    </message>
+    <message>
+        <source>Qiao was started with one model folder (--model), so it cannot swap to another model.</source>
+        <translation>桥启动时指定了一个模型文件夹（--model），因此无法切换到其他模型。</translation>
+    </message>
+    <message>
+        <source>No {pair} model is installed; add one with File → Models…</source>
+        <translation>未安装{pair}模型。请通过“文件 → 模型…”添加。</translation>
+    </message>
+    <message>
+        <source>Swap the languages and the texts (Ctrl+Shift+S)</source>
+        <translation>交换语言和文本 (Ctrl+Shift+S)</translation>
+    </message>
+    <message>
+        <source>Swap languages</source>
+        <translation>交换语言</translation>
+    </message>
+    <message>
+        <source>The model in use was removed. Qiao is looking for another {pair} model.</source>
+        <translation>正在使用的模型已被删除。桥正在查找另一个{pair}模型。</translation>
+    </message>
+    <message>
         <source>No file manager could open the model folder. Open it yourself: {path}</source>
         <translation>没有文件管理器能打开模型文件夹。请自行打开：{path}</translation>
     </message>
@@ -195,8 +227,12 @@
         <translation>仍在使用 {p}。</translation>
     </message>
     <message>
-        <source>Nothing to translate: type or paste English text on the left.</source>
-        <translation>没有可翻译的内容：请在左侧输入或粘贴英文。</translation>
+        <source>Nothing to translate: type or paste text on the left.</source>
+        <translation>没有可翻译的内容：请在左侧输入或粘贴文本。</translation>
+    </message>
+    <message>
+        <source>Nothing to translate: type or paste {language} text on the left.</source>
+        <translation>没有可翻译的内容：请在左侧输入或粘贴{language}文本。</translation>
     </message>
     <message>
         <source>Waiting for the model to load; your text will be translated next.</source>
@@ -329,6 +365,14 @@
         <translation>重新查找模型</translation>
     </message>
     <message>
+        <source>Get a &amp;model…</source>
+        <translation>获取模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Import or download a model</source>
+        <translation>导入或下载模型</translation>
+    </message>
+    <message>
         <source>Details</source>
         <translation>详细信息</translation>
     </message>
@@ -347,10 +391,6 @@
     <message>
         <source>No translation model found</source>
         <translation>未找到翻译模型</translation>
-    </message>
-    <message>
-        <source>Qiao translates on this computer, without the internet, using a model stored on disk, and none was found. Put the model folder (opus-mt-en-zh) here:</source>
-        <translation>桥在本机离线翻译，需要使用存放在磁盘上的模型，但没有找到。请把模型文件夹（opus-mt-en-zh）放到这里：</translation>
     </message>
     <message>
         <source>Looked in:</source>
@@ -389,8 +429,275 @@
         <translation>无法加载翻译模型</translation>
     </message>
     <message>
+        <source>Qiao translates on this computer, without the internet, using a model stored on disk, and none was found for {pair}. Get one with “Get a model…”, or put the model folder ({folder}) here:</source>
+        <translation>桥在本机离线翻译，需要使用存放在磁盘上的模型，但没有找到{pair}模型。请点击“获取模型…”，或把模型文件夹（{folder}）放到这里：</translation>
+    </message>
+    <message>
         <source>Qiao could not look for the model:</source>
         <translation>桥无法查找模型：</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDialog</name>
+    <message>
+        <source>Given with --model</source>
+        <translation>由 --model 指定</translation>
+    </message>
+    <message>
+        <source>Named by QIAO_MODEL_DIR</source>
+        <translation>由 QIAO_MODEL_DIR 指定</translation>
+    </message>
+    <message>
+        <source>Beside the program</source>
+        <translation>程序所在文件夹</translation>
+    </message>
+    <message>
+        <source>Source folder</source>
+        <translation>源代码文件夹</translation>
+    </message>
+    <message>
+        <source>Your models folder</source>
+        <translation>您的模型文件夹</translation>
+    </message>
+    <message>
+        <source>{n} MB</source>
+        <translation>{n} MB</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Installed models</source>
+        <translation>已安装的模型</translation>
+    </message>
+    <message>
+        <source>Languages</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Precisions</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Licence</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <source>Location</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>&amp;Import…</source>
+        <translation>导入(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>From a &amp;folder…</source>
+        <translation>从文件夹(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>From an &amp;archive (.zip, .tar…)…</source>
+        <translation>从压缩包(&amp;A)（.zip、.tar…）…</translation>
+    </message>
+    <message>
+        <source>&amp;Verify</source>
+        <translation>校验(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Check every file of the selected model against its manifest</source>
+        <translation>按清单逐一校验所选模型的每个文件</translation>
+    </message>
+    <message>
+        <source>&amp;Remove…</source>
+        <translation>删除(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>C&amp;heck for models</source>
+        <translation>查找可用模型(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Download the list of available models from the model server</source>
+        <translation>从模型服务器下载可用模型列表</translation>
+    </message>
+    <message>
+        <source>Models available for download</source>
+        <translation>可下载的模型</translation>
+    </message>
+    <message>
+        <source>Installed</source>
+        <translation>已安装</translation>
+    </message>
+    <message>
+        <source>&amp;Download</source>
+        <translation>下载(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Stop the running operation; nothing is changed</source>
+        <translation>停止正在进行的操作；不会做任何更改</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Qiao asks the model server only when you click “Check for models” or “Download”.</source>
+        <translation>只有在您点击“查找可用模型”或“下载”时，桥才会连接模型服务器。</translation>
+    </message>
+    <message>
+        <source>Not checked</source>
+        <translation>未校验</translation>
+    </message>
+    <message>
+        <source>Verified</source>
+        <translation>已校验</translation>
+    </message>
+    <message>
+        <source>Damaged: {problem}</source>
+        <translation>已损坏：{problem}</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>No model is installed. Import one, or check for models to download.</source>
+        <translation>尚未安装模型。请导入一个，或查找可下载的模型。</translation>
+    </message>
+    <message>
+        <source>Only models in your models folder can be removed here; this one is: {where}.</source>
+        <translation>这里只能删除您的模型文件夹中的模型；此模型位于：{where}。</translation>
+    </message>
+    <message>
+        <source>Delete the selected model from your models folder</source>
+        <translation>从您的模型文件夹中删除所选模型</translation>
+    </message>
+    <message>
+        <source>Import a model folder</source>
+        <translation>导入模型文件夹</translation>
+    </message>
+    <message>
+        <source>Import a model archive</source>
+        <translation>导入模型压缩包</translation>
+    </message>
+    <message>
+        <source>Model archives ({patterns})</source>
+        <translation>模型压缩包 ({patterns})</translation>
+    </message>
+    <message>
+        <source>Remove model</source>
+        <translation>删除模型</translation>
+    </message>
+    <message>
+        <source>Delete “{name}” ({pair}) from {path}? This cannot be undone.</source>
+        <translation>要从 {path} 删除“{name}”（{pair}）吗？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Importing {path}…</source>
+        <translation>正在导入 {path}…</translation>
+    </message>
+    <message>
+        <source>Checking {name}…</source>
+        <translation>正在校验 {name}…</translation>
+    </message>
+    <message>
+        <source>Removing {name}…</source>
+        <translation>正在删除 {name}…</translation>
+    </message>
+    <message>
+        <source>Asking the model server which models are available…</source>
+        <translation>正在向模型服务器查询可用模型…</translation>
+    </message>
+    <message>
+        <source>Downloading {name}…</source>
+        <translation>正在下载 {name}…</translation>
+    </message>
+    <message>
+        <source>{done} of {total} MB</source>
+        <translation>{done} / {total} MB</translation>
+    </message>
+    <message>
+        <source>{progress} · {rate} MB/s</source>
+        <translation>{progress} · {rate} MB/s</translation>
+    </message>
+    <message>
+        <source>Every file is intact.</source>
+        <translation>所有文件完好。</translation>
+    </message>
+    <message>
+        <source>The model is damaged: {problem}</source>
+        <translation>模型已损坏：{problem}</translation>
+    </message>
+    <message>
+        <source>Imported {name}.</source>
+        <translation>已导入 {name}。</translation>
+    </message>
+    <message>
+        <source>The model was removed.</source>
+        <translation>模型已删除。</translation>
+    </message>
+    <message>
+        <source>{n} models are available.</source>
+        <translation>有 {n} 个可用模型。</translation>
+    </message>
+    <message>
+        <source>The model server lists no models.</source>
+        <translation>模型服务器上没有列出任何模型。</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked {name}.</source>
+        <translation>已下载并校验 {name}。</translation>
+    </message>
+    <message>
+        <source>Cancelled; nothing was changed.</source>
+        <translation>已取消；未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Could not list the installed models: {error}</source>
+        <translation>无法列出已安装的模型：{error}</translation>
+    </message>
+    <message>
+        <source>Qiao could not reach the model server. You may be offline; nothing was changed.</source>
+        <translation>桥无法连接模型服务器。您可能处于离线状态；未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Could not check the model: {error}</source>
+        <translation>无法校验模型：{error}</translation>
+    </message>
+    <message>
+        <source>Could not import the model; nothing was changed. {error}</source>
+        <translation>无法导入模型；未做任何更改。{error}</translation>
+    </message>
+    <message>
+        <source>Could not remove the model: {error}</source>
+        <translation>无法删除模型：{error}</translation>
+    </message>
+    <message>
+        <source>Could not read the list of models: {error}</source>
+        <translation>无法读取模型列表：{error}</translation>
+    </message>
+    <message>
+        <source>The download failed; nothing was changed. {error}</source>
+        <translation>下载失败；未做任何更改。{error}</translation>
     </message>
 </context>
 <context>
@@ -409,6 +716,49 @@
     </message>
 </context>
 <context>
+    <name>PairText</name>
+    <message>
+        <source>English</source>
+        <translation>英语</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>E&amp;nglish</source>
+        <translation>英语(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Chi&amp;nese</source>
+        <translation>中文(&amp;N)</translation>
+    </message>
+    <message>
+        <source>English to Chinese</source>
+        <translation>英译中</translation>
+    </message>
+    <message>
+        <source>Chinese to English</source>
+        <translation>中译英</translation>
+    </message>
+    <message>
+        <source>Simplified</source>
+        <translation>简体</translation>
+    </message>
+    <message>
+        <source>Traditional</source>
+        <translation>繁体</translation>
+    </message>
+    <message>
+        <source>{language} ({variant})</source>
+        <translation>{language}（{variant}）</translation>
+    </message>
+    <message>
+        <source>{source} to {target}</source>
+        <translation>{source}译{target}</translation>
+    </message>
+</context>
+<context>
     <name>SessionStore</name>
     <message>
         <source>Restored</source>
@@ -419,12 +769,12 @@
         <translation>已过时</translation>
     </message>
     <message>
-        <source>The translation from {when} was restored; it matches the English and the settings.</source>
-        <translation>已恢复 {when} 的译文；它与英文原文和当前设置一致。</translation>
+        <source>The translation from {when} was restored; it matches the source text and the settings.</source>
+        <translation>已恢复 {when} 的译文；它与原文和当前设置一致。</translation>
     </message>
     <message>
-        <source>This translation is from {when}; the English or the settings changed since. Press Translate to update it.</source>
-        <translation>此译文来自 {when}；此后英文原文或设置已更改。请按“翻译”更新译文。</translation>
+        <source>This translation is from {when}; the source text or the settings changed since. Press Translate to update it.</source>
+        <translation>此译文来自 {when}；此后原文或设置已更改。请按“翻译”更新译文。</translation>
     </message>
     <message>
         <source>Your text is not being saved: Qiao cannot write to {folder} ({reason}). It keeps trying; until then, keep a copy of your text elsewhere.</source>
@@ -436,6 +786,10 @@
     <message>
         <source>Precision</source>
         <translation>精度</translation>
+    </message>
+    <message>
+        <source>Translation direction</source>
+        <translation>翻译方向</translation>
     </message>
     <message>
         <source>Chinese script</source>
@@ -549,6 +903,10 @@
         <translation>最快（贪心解码）</translation>
     </message>
     <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
         <source>Balanced (2 beams)</source>
         <translation>均衡（2 束）</translation>
     </message>
@@ -587,10 +945,6 @@
     <message>
         <source>This model has no {v} files.</source>
         <translation>此模型没有 {v} 文件。</translation>
-    </message>
-    <message>
-        <source>This model cannot write this script.</source>
-        <translation>此模型不支持这种字形。</translation>
     </message>
     <message>
         <source>Automatic</source>
@@ -649,6 +1003,10 @@
         <translation>中文字形(&amp;S)：</translation>
     </message>
     <message>
+        <source>&amp;Variant:</source>
+        <translation>变体(&amp;V)：</translation>
+    </message>
+    <message>
         <source>&amp;Quality:</source>
         <translation>质量(&amp;Q)：</translation>
     </message>
@@ -676,16 +1034,28 @@
 <context>
     <name>SourcePane</name>
     <message>
-        <source>E&amp;nglish</source>
-        <translation>英文(&amp;N)</translation>
+        <source>&amp;Source text</source>
+        <translation>原文(&amp;S)</translation>
     </message>
     <message>
-        <source>Paste or type English text here, then press Ctrl+Enter.</source>
-        <translation>在此粘贴或输入英文，然后按 Ctrl+Enter。</translation>
+        <source>Paste or type text here, then press Ctrl+Enter.</source>
+        <translation>在此粘贴或输入文本，然后按 Ctrl+Enter。</translation>
     </message>
     <message>
-        <source>English source text</source>
-        <translation>英文原文</translation>
+        <source>Source text</source>
+        <translation>原文</translation>
+    </message>
+    <message>
+        <source>Paste or type {language} text here, then press Ctrl+Enter.</source>
+        <translation>在此粘贴或输入{language}文本，然后按 Ctrl+Enter。</translation>
+    </message>
+    <message>
+        <source>{language} source text</source>
+        <translation>{language}原文</translation>
+    </message>
+    <message>
+        <source>{n} characters</source>
+        <translation>{n} 个字</translation>
     </message>
     <message>
         <source>{n} words</source>
@@ -750,20 +1120,20 @@
 <context>
     <name>TargetPane</name>
     <message>
-        <source>Chinese (Traditional)</source>
-        <translation>中文（繁体）</translation>
+        <source>Translation</source>
+        <translation>译文</translation>
     </message>
     <message>
-        <source>Chinese (Simplified)</source>
-        <translation>中文（简体）</translation>
+        <source>The translation appears here as it is written.</source>
+        <translation>译文会在生成时显示在这里。</translation>
     </message>
     <message>
-        <source>The Chinese translation appears here as it is written.</source>
-        <translation>中文译文会在这里逐字出现。</translation>
+        <source>The {language} translation appears here as it is written.</source>
+        <translation>{language}译文会在生成时显示在这里。</translation>
     </message>
     <message>
-        <source>Chinese translation</source>
-        <translation>中文译文</translation>
+        <source>{language} translation</source>
+        <translation>{language}译文</translation>
     </message>
     <message>
         <source>Read-only; select and copy the translation</source>

@@ -94,7 +94,15 @@ def make_window(qtbot, tmp_path: Path, settings) -> Iterator[Callable]:
     windows: list[MainWindow] = []
 
     def make(
-        factory=None, locator=None, *, settings_obj=None, wait_ready=True, model_dir=None, window_class=MainWindow
+        factory=None,
+        locator=None,
+        *,
+        settings_obj=None,
+        wait_ready=True,
+        model_dir=None,
+        window_class=MainWindow,
+        pair_lister=None,
+        model_store=None,
     ):
         if factory is None and locator is None:  # the real engine on the committed tiny model
             model_dir = model_dir or str(TINY_BUNDLE)
@@ -109,6 +117,8 @@ def make_window(qtbot, tmp_path: Path, settings) -> Iterator[Callable]:
             locator=locator,
             expected_dir=lambda: tmp_path / "data" / "Qiao" / "models" / "opus-mt-en-zh",
             verifier=getattr(factory, "verify", None),
+            pair_lister=pair_lister,
+            model_store=model_store,
         )
         qtbot.addWidget(window)
         windows.append(window)

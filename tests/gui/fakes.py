@@ -1,7 +1,8 @@
 """A stand-in for `engine.translator.Translator` with exactly its API, for tests that need control over timing.
 
-It "translates" word by word through a small dictionary, one StreamEvent per word, honours `cancel` between
-words, and records which thread did the work. `FakeFactory` builds it the way the worker's factory is called.
+It "translates" word by word through a small dictionary, one StreamEvent per word from `stream()` (what the worker
+iterates), honours `cancel` between words, and records which thread did the work. `FakeManifest` carries a pair
+(en→zh by default; `ZH_EN` for the reverse direction). `FakeFactory` builds it the way the worker's factory is called.
 `FakeWorker` stands in for `gui.worker.TranslationWorker` where a test drives the worker's signals by hand.
 """
 
@@ -9,13 +10,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from engine.errors import BundleError, FileProblem, ModelNotFoundError
+from engine.languages import LanguagePair, default_pair
 from engine.options import TranslationOptions
 from engine.results import StreamEvent, Translation, TranslationStats
 
@@ -45,15 +47,39 @@ def _word(word: str, script: str, precision: str) -> str:
     return out
 
 
-def _deltas(text: str, script: str, precision: str) -> list[str]:
+_ENGLISH = {hans: english for english, (hans, _) in WORDS.items()}
+
+
+def _chinese_words(line: str) -> list[str]:
+    """zh→en: each dictionary word found in the line (longest first) as its English word and a space."""
+    out, i = [], 0
+    while i < len(line):
+        match = next((w for w in sorted(_ENGLISH, key=len, reverse=True) if line.startswith(w, i)), None)
+        if match is None:
+            i += 1
+            continue
+        out.append(_ENGLISH[match] + " ")
+        i += len(match)
+    return out
+
+
+def _deltas(text: str, script: str, precision: str, reverse: bool = False) -> list[str]:
     """One delta per word; line breaks are kept as their own deltas, as the engine keeps structure."""
     out: list[str] = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        out.extend(_word(w, script, precision) for w in line.split())
+        if reverse:
+            out.extend(_chinese_words(line))
+        else:
+            out.extend(_word(w, script, precision) for w in line.split())
         if i < len(lines) - 1:
             out.append("\n")
     return out
+
+
+EN_ZH = default_pair("en", "zh", [">>cmn_Hans<<", ">>cmn_Hant<<"])
+EN_ZH_HANS_ONLY = default_pair("en", "zh", [">>cmn_Hans<<"])
+ZH_EN = default_pair("zh", "en")
 
 
 @dataclass
@@ -63,6 +89,7 @@ class FakeManifest:
     attribution: str = "OPUS-MT by Helsinki-NLP (Tiedemann & Thottingal, 2020), CC-BY-4.0"
     languages: list[str] = field(default_factory=lambda: [">>cmn_Hans<<", ">>cmn_Hant<<"])
     generation: dict = field(default_factory=lambda: {"num_beams": 4})
+    pair: LanguagePair = EN_ZH
 
 
 class FakeTranslator:
@@ -114,31 +141,49 @@ class FakeTranslator:
         cancel: threading.Event | None = None,
         on_event: Callable[[StreamEvent], None] | None = None,
     ) -> Translation:
+        """As the engine's: `stream()` drained, its events passed to `on_event`."""
+        result = None
+        for item in self.stream(text, options, cancel=cancel):
+            if isinstance(item, Translation):
+                result = item
+            elif on_event is not None:
+                on_event(item)
+        assert result is not None
+        return result
+
+    def stream(
+        self, text: str, options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
+    ) -> Iterator[StreamEvent | Translation]:
         self.threads_seen.add(threading.get_ident())
         options = options or TranslationOptions()
-        beams, script = options.beams, options.variant
+        beams = options.beams
+        pair = self.manifest.pair
+        script = options.variant if options.variant in pair.variant_keys else pair.default_variant  # as the engine
         self.calls.append(
             {"text": text, "beams": beams, "script": script, "precision": self._precision, "options": options}
         )
         start = time.perf_counter()
         if not text.strip():
-            return Translation(text="", stats=self._stats(start, None, 0, 0, beams))
+            yield Translation(text="", stats=self._stats(start, None, 0, 0, beams))
+            return
         if self.gate is not None:
             while not self.gate.wait(0.005):
                 if cancel is not None and cancel.is_set():
-                    return Translation(text="", cancelled=True, stats=self._stats(start, None, 0, 0, beams))
-        deltas = _deltas(text, script, self._precision)
+                    yield Translation(text="", cancelled=True, stats=self._stats(start, None, 0, 0, beams))
+                    return
+        deltas = _deltas(text, script, self._precision, reverse=self.manifest.pair.source.code == "zh")
         total = max(1, sum(1 for line in text.split("\n") if line.strip()))
         done_text: list[str] = []
         first: float | None = None
         done = 0
         for delta in deltas:
             if cancel is not None and cancel.is_set():
-                return Translation(
+                yield Translation(
                     text="".join(done_text),
                     cancelled=True,
                     stats=self._stats(start, first, len(done_text), done, beams),
                 )
+                return
             if self.token_delay:
                 time.sleep(self.token_delay)
             if first is None:
@@ -146,11 +191,9 @@ class FakeTranslator:
             if delta == "\n":
                 done += 1
             done_text.append(delta)
-            if on_event is not None:
-                on_event(StreamEvent(delta, min(done, total), total))
-        if on_event is not None:
-            on_event(StreamEvent("", total, total))
-        return Translation(text="".join(done_text), stats=self._stats(start, first, len(done_text), total, beams))
+            yield StreamEvent(delta, min(done, total), total)
+        yield StreamEvent("", total, total)
+        yield Translation(text="".join(done_text), stats=self._stats(start, first, len(done_text), total, beams))
 
     def _stats(self, start: float, first: float | None, tokens: int, sentences: int, beams: int | None):
         total_ms = (time.perf_counter() - start) * 1000
@@ -217,20 +260,48 @@ class FakeFactory:
         return self.built[-1]
 
 
-def fixed_locator(path: str | Path) -> Callable[[str | None], Path]:
-    """A locator that always finds `path` (explicit --model wins, as in engine.locate)."""
+def fixed_locator(path: str | Path) -> Callable[[str | None, str | None], Path]:
+    """A locator that always finds `path` (explicit --model wins, as in engine.locate), whatever the pair."""
 
-    def locate(explicit: str | None) -> Path:
+    def locate(explicit: str | None, pair: str | None = None) -> Path:
         return Path(explicit) if explicit else Path(path)
 
     return locate
 
 
-def missing_locator(searched: list[str]) -> Callable[[str | None], Path]:
-    def locate(explicit: str | None) -> Path:
+def missing_locator(searched: list[str]) -> Callable[[str | None, str | None], Path]:
+    def locate(explicit: str | None, pair: str | None = None) -> Path:
         raise ModelNotFoundError("no model bundle found", searched)
 
     return locate
+
+
+class PairLocator:
+    """Finds `root/<pair key>` for the pairs in `installed` (and records every pair it was asked for)."""
+
+    def __init__(self, root: str | Path, installed: tuple[str, ...] = ("en-zh", "zh-en")) -> None:
+        self.root = Path(root)
+        self.installed = installed
+        self.asked: list[str | None] = []
+
+    def __call__(self, explicit: str | None, pair: str | None = None) -> Path:
+        self.asked.append(pair)
+        if pair not in self.installed:
+            raise ModelNotFoundError(f"no model bundle for {pair}", [str(self.root / str(pair))])
+        return self.root / pair
+
+    def pairs(self, explicit: str | None) -> tuple[str, ...]:
+        """The worker's pair lister."""
+        return self.installed
+
+
+class PairFactory(FakeFactory):
+    """Builds translators whose manifest's pair is the folder's name ("…/zh-en" → zh→en), as bundles would."""
+
+    def __call__(self, bundle_dir: Path, precision: str, threads: int | None) -> FakeTranslator:
+        tr = super().__call__(bundle_dir, precision, threads)
+        tr.manifest = FakeManifest(pair=ZH_EN if Path(bundle_dir).name == "zh-en" else EN_ZH)
+        return tr
 
 
 def bundle_error(bundle_dir: str, problems: list[str | FileProblem]) -> BundleError:
@@ -266,8 +337,8 @@ class FakeWorker(QObject):
         self.calls: list[tuple] = []  # ("translate", id, text, options, precision), ("cancel",), ...
         self._next_id = 0
 
-    def load(self, model_dir: str | None, precision: str, threads: int | None) -> None:
-        self.calls.append(("load", model_dir, precision, threads))
+    def load(self, model_dir: str | None, precision: str, threads: int | None, pair: str | None = None) -> None:
+        self.calls.append(("load", model_dir, precision, threads, pair))
 
     def set_precision(self, precision: str) -> None:
         self.calls.append(("set_precision", precision))
@@ -285,3 +356,121 @@ class FakeWorker(QObject):
 
     def of(self, name: str) -> list[tuple]:
         return [c[1:] for c in self.calls if c[0] == name]
+
+
+@dataclass(frozen=True)
+class FakeModel:
+    """engine.model_store.InstalledModel's fields."""
+
+    path: Path
+    name: str
+    pair: LanguagePair | None
+    model_id: str = "Helsinki-NLP/opus-mt-en-zh"
+    license: str = "CC-BY-4.0"
+    precisions: tuple[str, ...] = ("int8", "fp32")
+    size_bytes: int = 12_300_000
+    location: str = "user"
+    removable: bool = True
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class FakeEntry:
+    """engine.catalogue.CatalogueEntry's fields."""
+
+    id: str
+    name: str
+    source: str
+    target: str
+    model_id: str = "Helsinki-NLP/opus-mt-zh-en"
+    url: str = "http://127.0.0.1:9/zh-en.tar.gz"
+    size: int = 4_000_000
+    sha256: str = "0" * 64
+    license: str = "CC-BY-4.0"
+    precisions: tuple[str, ...] = ("int8",)
+
+    @property
+    def pair_key(self) -> str:
+        return f"{self.source}-{self.target}"
+
+
+class FakeOffline(Exception):
+    """What the engine raises when the model server cannot be reached (its `offline` flag)."""
+
+    offline = True
+
+
+class FakeStore:
+    """The Models dialog's store (gui.model_tasks.ModelStore) in memory; records calls and the threads they ran on.
+
+    A download sends `chunks` progress reports of `size / chunks` bytes, each after `gate` opens (when given), and
+    raises as the engine does when cancelled."""
+
+    def __init__(
+        self,
+        models: list[FakeModel] | None = None,
+        entries: list[FakeEntry] | None = None,
+        *,
+        import_error: Exception | None = None,
+        offline: bool = False,
+        gate: threading.Event | None = None,
+        chunks: int = 4,
+    ) -> None:
+        self.models = list(models or [])
+        self.entries = list(entries or [])
+        self.import_error = import_error
+        self.offline = offline
+        self.gate = gate
+        self.chunks = chunks
+        self.damaged: dict[str, list[str]] = {}
+        self.calls: list[str] = []
+        self.threads: set[int] = set()
+
+    def _call(self, name: str) -> None:
+        self.calls.append(name)
+        self.threads.add(threading.get_ident())
+
+    def installed_models(self, explicit: str | None = None) -> list[FakeModel]:
+        self._call("installed_models")
+        return list(self.models)
+
+    def verify_installed(self, model: FakeModel, cancel=None, progress=None) -> list[str]:
+        self._call("verify_installed")
+        return list(self.damaged.get(str(model.path), []))
+
+    def import_bundle(self, source: Path, *, progress=None, cancel=None) -> FakeModel:
+        self._call("import_bundle")
+        if self.import_error is not None:
+            raise self.import_error
+        key = Path(source).name.split(".")[0]  # "…/zh-en.tar.gz" imports a zh-en bundle
+        model = FakeModel(Path("/models") / key, f"opus-mt-{key}", ZH_EN if key == "zh-en" else EN_ZH)
+        self.models.append(model)
+        return model
+
+    def remove_bundle(self, model: FakeModel) -> None:
+        self._call("remove_bundle")
+        self.models = [m for m in self.models if m.path != model.path]
+
+    def load_catalogue(self, location: str | None = None) -> list[FakeEntry]:
+        self._call("load_catalogue")
+        if self.offline:
+            raise FakeOffline("could not reach 127.0.0.1:9")
+        return list(self.entries)
+
+    def download_bundle(self, entry: FakeEntry, *, progress=None, cancel=None) -> FakeModel:
+        self._call("download_bundle")
+        if self.offline:
+            raise FakeOffline("could not reach 127.0.0.1:9")
+        step = entry.size // self.chunks
+        for i in range(1, self.chunks + 1):
+            while self.gate is not None and not self.gate.wait(0.005):
+                if cancel is not None and cancel.is_set():
+                    raise RuntimeError("download cancelled")
+            if cancel is not None and cancel.is_set():
+                raise RuntimeError("download cancelled")
+            if progress is not None:
+                progress(step * i, entry.size)
+        pair = ZH_EN if entry.pair_key == "zh-en" else EN_ZH
+        model = FakeModel(Path("/models") / entry.pair_key, entry.name, pair, model_id=entry.model_id)
+        self.models.append(model)
+        return model

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakes import EN_ZH, EN_ZH_HANS_ONLY
 from PySide6.QtWidgets import QDialogButtonBox
 
 from gui.about_dialog import AboutDialog, versions
@@ -18,7 +19,7 @@ INFO = ModelInfo(
     available_precisions=("int8", "fp32"),
     default_beams=4,
     load_seconds=0.5,
-    scripts=("hans", "hant"),
+    pair=EN_ZH,
 )
 
 
@@ -40,21 +41,21 @@ def test_settings_dialog_shows_stored_values_and_ok_saves_them(qtbot, settings):
     changed: list = []
     settings.changed.connect(changed.append)
     dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
-    assert settings.get(Key.SCRIPT) == "hant" and settings.get(Key.BEAMS) == 1
+    assert settings.get(Key.VARIANT) == "hant" and settings.get(Key.BEAMS) == 1
     assert settings.get(Key.LIVE_TRANSLATE) is True and settings.get(Key.FONT_SIZE) == 18
     assert settings.get(Key.PRECISION) == "fp32", "untouched values stay"
-    assert set(changed) == {Key.SCRIPT, Key.BEAMS, Key.LIVE_TRANSLATE, Key.FONT_SIZE, Key.THEME}
+    assert set(changed) == {Key.VARIANT, Key.BEAMS, Key.LIVE_TRANSLATE, Key.FONT_SIZE, Key.THEME}
 
 
 def test_options_the_loaded_model_lacks_are_disabled(qtbot, settings):
     from dataclasses import replace
 
-    dialog = SettingsDialog(settings, replace(INFO, available_precisions=("int8",), scripts=("hans",)))
+    dialog = SettingsDialog(settings, replace(INFO, available_precisions=("int8",), pair=EN_ZH_HANS_ONLY))
     qtbot.addWidget(dialog)
     items = dialog.precision.model()
     assert items.item(dialog.precision.findData("int8")).isEnabled()
     assert not items.item(dialog.precision.findData("fp32")).isEnabled()
-    assert not dialog.script.model().item(dialog.script.findData("hant")).isEnabled()
+    assert dialog.script.findData("hans") >= 0 and dialog.script.findData("hant") == -1, "only the pair's variants"
 
 
 def test_cancel_stores_nothing_and_restore_defaults_fills_the_form(qtbot, settings):
@@ -89,6 +90,7 @@ def test_about_shows_model_licence_attribution_and_versions(qtbot):
     qtbot.addWidget(dialog)
     assert dialog.fields["model"].text() == "Helsinki-NLP/opus-mt-en-zh (INT8, loaded)"
     assert dialog.fields["license"].text() == "CC-BY-4.0"
+    assert dialog.fields["languages"].text() == "English → Chinese", "the pair, from the manifest"
     assert "University of Helsinki" in dialog.fields["attribution"].text()
     assert dialog.fields["folder"].text() == "/models/opus-mt-en-zh"
     names = dict(versions())

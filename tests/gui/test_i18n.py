@@ -95,5 +95,17 @@ def test_placeholders_survive_translation():
             "{total}",
             "%v",
             "%m",
+            "{when}",
+            "{language}",
+            "{variant}",
+            "{source}",
+            "{target}",
+            "{pair}",
+            "{name}",
+            "{where}",
+            "{problem}",
+            "{patterns}",
+            "{progress}",
+            "{rate}",
         ):
             assert (field in src) == (field in (text or "")), f"{ctx}: {src!r} -> {text!r} ({field})"

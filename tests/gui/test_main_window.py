@@ -245,7 +245,7 @@ def test_precision_change_while_translating_restarts_in_the_new_precision(qtbot,
 
 def test_script_setting_gives_traditional_chinese(qtbot, make_window, settings, engine_output):
     window = make_window()
-    settings.set(Key.SCRIPT, "hant")
+    settings.set(Key.VARIANT, "hant")
     assert "Traditional" in window.target_pane.heading.text()
     window.source.setPlainText("Where is the train station?")
     window.translate()
@@ -260,7 +260,7 @@ def test_changing_script_or_quality_retranslates_what_is_shown(qtbot, make_windo
     window.translate()
     wait_done(qtbot, window)
     assert window.target.toPlainText() == engine_output("Thank you very much.")
-    settings.set(Key.SCRIPT, "hant")
+    settings.set(Key.VARIANT, "hant")
     qtbot.waitUntil(lambda: window.target.toPlainText() == engine_output("Thank you very much.", variant="hant"))
     wait_done(qtbot, window)
     first = window.last_result
@@ -270,7 +270,7 @@ def test_changing_script_or_quality_retranslates_what_is_shown(qtbot, make_windo
     # an edited source is not re-translated behind the user's back
     window.source.setPlainText("Good morning, everyone!")
     before = window.last_result
-    settings.set(Key.SCRIPT, "hans")
+    settings.set(Key.VARIANT, "hans")
     qtbot.wait(300)
     assert window.last_result is before and not window.translating
 
@@ -353,7 +353,7 @@ def test_try_again_loads_a_model_that_has_since_appeared(qtbot, make_window, tmp
 
     present = {"yes": False}
 
-    def locator(explicit):
+    def locator(explicit, pair=None):
         if not present["yes"]:
             raise ModelNotFoundError("none", ["/nowhere"])
         return tmp_path / "bundle"

@@ -142,7 +142,7 @@ def test_an_unexpected_engine_error_while_translating_is_worded_not_raw(qtbot, m
     def broken(*args, **kwargs):
         raise KeyError("id")
 
-    factory.translator.translate = broken
+    factory.translator.stream = broken
     window.source.setPlainText("hello")
     window.translate()
     qtbot.waitUntil(lambda: not window.translating, timeout=5000)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from fakes import FakeFactory, FakeWorker, fake_translate_text, fixed_locator
+from fakes import EN_ZH, EN_ZH_HANS_ONLY, FakeFactory, FakeWorker, fake_translate_text, fixed_locator
 
 from engine.options import TranslationOptions
 from engine.results import Translation
@@ -14,7 +14,7 @@ from gui.request_controller import RequestController
 from gui.settings import Key
 from gui.worker import ModelInfo, ModelProblem, WorkerThread
 
-MODEL = ModelInfo("/b", "fake", "CC-BY-4.0", "", "int8", ("int8", "fp32"), 4, 0.1, scripts=("hans", "hant"))
+MODEL = ModelInfo("/b", "fake", "CC-BY-4.0", "", "int8", ("int8", "fp32"), 4, 0.1, pair=EN_ZH)
 
 
 class Source:
@@ -97,7 +97,7 @@ def test_request_settings_changed_together_redo_the_shown_translation_once(qtbot
     controller, worker, _, seen = made()
     rid = controller.request("hello world")
     finish(worker, rid)
-    settings.set(Key.SCRIPT, "hant")
+    settings.set(Key.VARIANT, "hant")
     settings.set(Key.BEAMS, 2)
     settings.set(Key.PRECISION, "fp32")
     settings.set(Key.NORMALIZE_PUNCTUATION, False)
@@ -115,7 +115,7 @@ def test_request_settings_changed_together_redo_the_shown_translation_once(qtbot
 def test_a_result_of_the_request_a_redo_replaced_is_ignored(qtbot, made, settings):
     controller, worker, _, seen = made()
     rid = controller.request("hello world")
-    settings.set(Key.SCRIPT, "hant")  # while it is translating: redone with the new script
+    settings.set(Key.VARIANT, "hant")  # while it is translating: redone with the new script
     settle(qtbot)
     redo_id = seen.of("redone")[0][0]
     finish(worker, rid, "你好世界")
@@ -127,8 +127,8 @@ def test_a_result_of_the_request_a_redo_replaced_is_ignored(qtbot, made, setting
 def test_no_redo_when_the_settings_end_where_they_started_or_the_source_moved_on(qtbot, made, settings):
     controller, worker, source, seen = made()
     finish(worker, controller.request("hello world"))
-    settings.set(Key.SCRIPT, "hant")
-    settings.set(Key.SCRIPT, "hans")
+    settings.set(Key.VARIANT, "hant")
+    settings.set(Key.VARIANT, "hans")
     settle(qtbot)
     assert len(worker.of("translate")) == 1 and seen.of("redone") == []
     source.text = "hello world, edited"  # what is shown is no longer the source's translation
@@ -152,7 +152,7 @@ def test_a_precision_change_without_a_model_loads_it(qtbot, made, settings):
     assert controller.model is None and controller.problem is not None
     settings.set(Key.PRECISION, "fp32")
     settle(qtbot)
-    assert worker.of("load") == [(None, "fp32", None)] and worker.of("set_precision") == []
+    assert worker.of("load") == [(None, "fp32", None, "en-zh")] and worker.of("set_precision") == []
 
 
 def test_after_a_failed_switch_the_request_counts_as_made_in_the_old_precision(qtbot, made, settings):
@@ -172,7 +172,7 @@ def test_an_adopted_translation_is_redone_like_a_fresh_one(qtbot, made, settings
     controller, worker, _, seen = made()
     controller.adopt("hello world", "你好世界")
     assert controller.translated_source == "hello world" and controller.last_result.text == "你好世界"
-    settings.set(Key.SCRIPT, "hant")
+    settings.set(Key.VARIANT, "hant")
     settle(qtbot)
     assert [c[1] for c in worker.of("translate")] == ["hello world"] and len(seen.of("redone")) == 1
 
@@ -188,9 +188,9 @@ def test_reset_forgets_the_request_and_ignores_its_late_result(made):
 
 def test_options_fall_back_to_a_script_the_model_writes(made, settings):
     controller, worker, _, _ = made()
-    settings.set(Key.SCRIPT, "hant")
+    settings.set(Key.VARIANT, "hant")
     assert controller.options().variant == "hant"
-    worker.model_ready.emit(replace(MODEL, scripts=("hans",)))
+    worker.model_ready.emit(replace(MODEL, pair=EN_ZH_HANS_ONLY))
     assert controller.options().variant == "hans"
 
 
@@ -238,3 +238,32 @@ def test_on_the_real_worker_only_the_latest_request_is_reported(qtbot, tmp_path,
         assert {e[1] for e in seen.events if e[0] in ("started", "progress", "finished")} == {last}
     finally:
         assert engine.shutdown(5000)
+
+
+def test_a_swap_drops_the_old_request_loads_the_other_pair_and_translates_after(made, settings):
+    controller, worker, _, seen = made()
+    old = controller.request("hello world")
+    worker.translation_started.emit(old)
+    controller.swap("zh-en", "你好世界")
+    new = controller.current_id
+    assert new != old and settings.get(Key.DIRECTION) == "zh-en"
+    calls = [c[0] for c in worker.calls]
+    assert calls[-2:] == ["load", "translate"], "the load is queued before the new request"
+    assert worker.of("load")[-1][3] == "zh-en" and worker.of("translate")[-1][1] == "你好世界"
+    worker.translation_progress.emit(old, "你好", 1, 2)  # late reports of the old direction
+    finish(worker, old, "你好", cancelled=True)
+    assert [p[0] for p in seen.of("progress")] == [] and seen.of("finished") == []
+    worker.translation_progress.emit(new, "hello ", 1, 1)
+    assert [p[0] for p in seen.of("progress")] == [new]
+
+
+def test_options_follow_the_loaded_pair_after_a_swap(made, settings):
+    from fakes import ZH_EN
+
+    controller, worker, _, _ = made()
+    settings.set(Key.VARIANT, "hant")
+    assert controller.options().variant == "hant"
+    controller.swap("zh-en", "")
+    worker.model_ready.emit(replace(MODEL, pair=ZH_EN))
+    assert controller.options().variant is None, "a pair without variants gets none"
+    assert settings.get(Key.VARIANT) == "hant", "the stored choice waits for a pair that has it"

@@ -47,7 +47,7 @@ def test_a_finished_translation_comes_back_after_a_crash_marked_restored(qtbot, 
 def test_a_restored_translation_is_redone_when_a_setting_changes(qtbot, make_window, settings):
     translated_window(qtbot, make_window)
     again = make_window(FakeFactory())
-    settings.set(Key.SCRIPT, "hant")
+    settings.set(Key.VARIANT, "hant")
     qtbot.waitUntil(lambda: again.target.toPlainText() == fake_translate_text(SOURCE, "hant"), timeout=5000)
     assert again.target_pane.info.text() == ""
 
@@ -69,7 +69,7 @@ def test_english_changed_since_shows_the_old_chinese_marked_out_of_date(qtbot, m
 def test_another_script_since_counts_as_out_of_date(qtbot, make_window, tmp_path, settings):
     translated_window(qtbot, make_window)
     other = Settings(tmp_path / "config" / "other.ini")
-    other.set(Key.SCRIPT, "hant")
+    other.set(Key.VARIANT, "hant")
     again = make_window(FakeFactory(), settings_obj=other)
     assert "Out of date" in again.target_pane.info.text()
 

@@ -10,7 +10,7 @@ from gui.settings import SPECS, Key, Settings
 def test_defaults_are_what_a_new_user_gets(tmp_path):
     s = Settings(tmp_path / "qiao.ini")
     assert s.get(Key.PRECISION) == "int8"
-    assert s.get(Key.SCRIPT) == "hans"
+    assert s.get(Key.VARIANT) == "hans"
     assert s.get(Key.THREADS) == 0  # automatic
     assert s.get(Key.LIVE_TRANSLATE) is False
     assert s.get(Key.UI_LANGUAGE) == "system"
@@ -48,8 +48,8 @@ def test_changed_is_emitted_only_for_real_changes(qtbot, tmp_path):
     s.changed.connect(seen.append)
     s.set(Key.PRECISION, "fp32")
     s.set(Key.PRECISION, "fp32")
-    s.set(Key.SCRIPT, "hant")
-    assert seen == [Key.PRECISION, Key.SCRIPT]
+    s.set(Key.VARIANT, "hant")
+    assert seen == [Key.PRECISION, Key.VARIANT]
 
 
 def test_a_bad_value_falls_back_to_its_default_with_a_notice(tmp_path):
@@ -84,3 +84,17 @@ def test_a_corrupt_file_gives_defaults_a_notice_and_a_backup(tmp_path, content):
     s.set(Key.PRECISION, "fp32")
     s.sync()
     assert Settings(path).get(Key.PRECISION) == "fp32", "the fresh file works"
+
+
+def test_direction_and_variant_keep_their_ini_keys_and_refuse_junk(tmp_path):
+    path = tmp_path / "q.ini"
+    path.write_text("[engine]\nscript=hant\ndirection=zh-en\n", encoding="utf-8")
+    s = Settings(path)
+    assert s.get(Key.VARIANT) == "hant", "the variant still reads the old `engine/script` key"
+    assert s.get(Key.DIRECTION) == "zh-en" and s.take_notices() == []
+    with pytest.raises(ValueError):
+        s.set(Key.DIRECTION, "english to chinese")
+    path.write_text("[engine]\ndirection=../../etc\n", encoding="utf-8")
+    again = Settings(path)
+    assert again.get(Key.DIRECTION) == "en-zh"
+    assert any("Translation direction" in n for n in again.take_notices())

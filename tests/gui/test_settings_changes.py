@@ -16,7 +16,7 @@ TEXT = "the language bridge"  # 这语言桥 in Simplified, 這語言橋 in Trad
 # Each request setting and the value that differs from its default
 CHANGES = {
     Key.PRECISION: "fp32",
-    Key.SCRIPT: "hant",
+    Key.VARIANT: "hant",
     Key.BEAMS: 2,
     Key.JOIN_WRAPPED_LINES: False,
     Key.NORMALIZE_PUNCTUATION: False,
@@ -34,7 +34,7 @@ def translated(qtbot, window, factory, calls_before: int) -> list[dict]:
 def expected_options(settings) -> TranslationOptions:
     return TranslationOptions(
         beams=settings.get(Key.BEAMS) or None,
-        variant=settings.get(Key.SCRIPT),
+        variant=settings.get(Key.VARIANT),
         join_wrapped_lines=settings.get(Key.JOIN_WRAPPED_LINES),
         normalize_punctuation=settings.get(Key.NORMALIZE_PUNCTUATION),
     )
@@ -52,7 +52,7 @@ def shown(qtbot, make_window, factory):
 def apply_in_dialog(window, changes: dict) -> None:
     """Set the values in the Settings dialog and press OK, as a user does."""
     dialog = window.open_settings()
-    combos = {Key.PRECISION: dialog.precision, Key.SCRIPT: dialog.script, Key.BEAMS: dialog.quality}
+    combos = {Key.PRECISION: dialog.precision, Key.VARIANT: dialog.script, Key.BEAMS: dialog.quality}
     checks = {Key.JOIN_WRAPPED_LINES: dialog.join_lines, Key.NORMALIZE_PUNCTUATION: dialog.normalize}
     for key, value in changes.items():
         if key in combos:
@@ -66,7 +66,7 @@ def test_precision_and_script_in_one_ok_redo_the_translation_once_with_both(qtbo
     factory = FakeFactory()
     window = shown(qtbot, make_window, factory)
     assert fake_translate_text(TEXT, "hant") != window.target.toPlainText(), "the scripts must differ for this test"
-    apply_in_dialog(window, {Key.PRECISION: "fp32", Key.SCRIPT: "hant"})
+    apply_in_dialog(window, {Key.PRECISION: "fp32", Key.VARIANT: "hant"})
     calls = translated(qtbot, window, factory, 1)
     assert len(calls) == 1, f"one redo, not {len(calls)}: {calls}"
     assert calls[0]["precision"] == "fp32" and calls[0]["script"] == "hant"
@@ -88,7 +88,7 @@ def test_every_combination_of_request_settings_redoes_once_with_all_applied(qtbo
         assert len(calls) == 1, f"{combo}: {len(calls)} requests"
         assert calls[0]["options"] == expected_options(settings), combo
         assert calls[0]["precision"] == settings.get(Key.PRECISION), combo
-        assert window.target.toPlainText() == fake_translate_text(TEXT, settings.get(Key.SCRIPT)), combo
+        assert window.target.toPlainText() == fake_translate_text(TEXT, settings.get(Key.VARIANT)), combo
 
 
 def test_changes_while_translating_restart_it_once_with_all_applied(qtbot, make_window, settings):
@@ -98,7 +98,7 @@ def test_changes_while_translating_restart_it_once_with_all_applied(qtbot, make_
     window.source.setPlainText(TEXT)
     window.translate()
     qtbot.waitUntil(lambda: len(factory.translator.calls) == 1, timeout=5000)
-    apply_in_dialog(window, {Key.PRECISION: "fp32", Key.SCRIPT: "hant", Key.BEAMS: 2})
+    apply_in_dialog(window, {Key.PRECISION: "fp32", Key.VARIANT: "hant", Key.BEAMS: 2})
     qtbot.waitUntil(lambda: len(factory.translator.calls) == 2, timeout=5000)
     gate.set()
     calls = translated(qtbot, window, factory, 1)

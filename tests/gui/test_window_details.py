@@ -133,7 +133,7 @@ def test_at_480_px_every_button_fits(qtbot, make_window, settings, language):
 def test_invalid_settings_are_all_reported_by_their_names(qtbot, make_window, tmp_path):
     path = tmp_path / "config" / "qiao.ini"
     path.parent.mkdir(parents=True)
-    path.write_text("[engine]\nprecision=fp16\nbeams=3\n[editor]\nfont_size=99\n", encoding="utf-8")
+    path.write_text("[engine]\nprecision=fp16\nbeams=9\n[editor]\nfont_size=99\n", encoding="utf-8")
     window = make_window(FakeFactory(), settings_obj=Settings(path))
     text = window.notice.label.text()
     for name in ("“Precision”", "“Quality”", "“Text size”"):

@@ -6,7 +6,7 @@ import random
 import sys
 import time
 
-from gui.word_count import count_words
+from gui.word_count import count_characters, count_words
 
 ALL_WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
 
@@ -37,3 +37,12 @@ def test_megabytes_are_counted_exactly_faster_than_split_and_free_the_second_tim
     start = time.perf_counter()
     assert count_words(text) == expected
     assert time.perf_counter() - start < 0.01, "the same string again must be free"
+
+
+def test_characters_are_counted_as_str_split_would_leave_them():
+    rnd = random.Random(4)
+    pieces = [*ALL_WHITESPACE, "a", "桥", "你好", "é", "😀", "\x00", "\u200b", "\ud800", "。"]
+    for _ in range(400):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 40)))
+        assert count_characters(text) == len("".join(text.split())), repr(text)
+    assert count_characters("你好 世界。") == 5 and count_characters("") == 0

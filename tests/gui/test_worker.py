@@ -196,7 +196,7 @@ def test_bundle_failing_its_manifest_check_is_reported_with_the_problems(qtbot, 
 def test_explicit_model_dir_is_passed_to_the_locator(qtbot, engine_thread, tmp_path):
     seen: list = []
 
-    def locator(explicit):
+    def locator(explicit, pair=None):
         seen.append(explicit)
         raise ModelNotFoundError("nope", [explicit])
 
@@ -307,3 +307,72 @@ def test_a_failed_precision_switch_keeps_the_old_one_and_says_why(qtbot, engine_
     precision, problem = rec.of("switch_failed")[0]
     assert precision == "fp32" and problem.issues[0].file == "fp32/decoder.onnx"
     assert factory.translator.precision == "int8"
+
+
+def test_the_pair_asked_for_reaches_the_locator(qtbot, engine_thread, tmp_path):
+    asked: list = []
+
+    def locator(explicit, pair=None):
+        asked.append((explicit, pair))
+        return tmp_path
+
+    wt, rec = engine_thread(FakeFactory(), locator)
+    wt.worker.load(None, "int8", None, "zh-en")
+    qtbot.waitUntil(lambda: bool(rec.of("model_ready")), timeout=5000)
+    assert asked == [(None, "zh-en")]
+
+
+def test_model_info_carries_the_pair_and_a_failure_the_direction_asked_for(qtbot, engine_thread):
+    from fakes import EN_ZH
+
+    wt, rec = engine_thread(FakeFactory())
+    info = load(qtbot, wt, rec)
+    assert info.pair == EN_ZH and info.variants == ("hans", "hant")
+    assert info.pairs == ("en-zh",), "at least the loaded bundle's pair, when the store lists nothing"
+    wt2, rec2 = engine_thread(FakeFactory(), missing_locator(["/nowhere"]))
+    wt2.worker.load(None, "int8", None, "zh-en")
+    qtbot.waitUntil(lambda: bool(rec2.of("model_failed")), timeout=5000)
+    assert rec2.of("model_failed")[0][0].pair_key == "zh-en"
+
+
+class StreamOnly:
+    """A translator with `stream()` and no `translate()`: the worker must iterate the stream itself."""
+
+    def __init__(self) -> None:
+        from fakes import FakeManifest
+
+        self.precision = "int8"
+        self.available_precisions = ("int8",)
+        self.manifest = FakeManifest()
+        self.threads: set[int] = set()
+
+    def set_precision(self, precision: str) -> None:
+        self.precision = precision
+
+    def set_threads(self, threads) -> None:
+        pass
+
+    def stream(self, text, options=None, *, cancel=None):
+        from engine.results import StreamEvent, Translation
+
+        self.threads.add(threading.get_ident())
+        parts = ["你好", "世界"]
+        for i, part in enumerate(parts, 1):
+            yield StreamEvent(part, i, len(parts))
+        yield Translation(text="".join(parts))
+
+
+def test_the_worker_iterates_the_stream_itself(qtbot, tmp_path):
+    tr = StreamOnly()
+    wt = WorkerThread(lambda *a: tr, fixed_locator(tmp_path), lambda: tmp_path, lambda *a: None)
+    rec = Recorder(wt.worker)
+    try:
+        load(qtbot, wt, rec)
+        rid = wt.worker.translate("hello world")
+        qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
+        assert rec.of("translation_failed") == []
+        assert rec.of("translation_finished")[0][0] == rid and rec.of("translation_finished")[0][1].text == "你好世界"
+        assert "".join(p[1] for p in rec.of("translation_progress")) == "你好世界"
+        assert tr.threads and threading.get_ident() not in tr.threads
+    finally:
+        assert wt.shutdown(5000)

@@ -1,0 +1,118 @@
+"""How the window words a language pair: language and variant names in the interface language, headings, titles.
+
+A bundle's manifest names its languages in English ("English", "Chinese"); the languages Qiao knows get a
+translated name here, any other keeps the manifest's. Before a model is loaded the window still knows the direction
+it asked for (a setting such as "en-zh"), so `expected_pair` builds the pair Qiao would expect for it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from engine.languages import FACTS, Language, LanguagePair, default_pair
+
+_CONTEXT = "PairText"
+_NAMES = {
+    "en": QT_TRANSLATE_NOOP("PairText", "English"),
+    "zh": QT_TRANSLATE_NOOP("PairText", "Chinese"),
+}
+# The source heading carries the mnemonic that focuses the source editor: Alt+N whichever language it is.
+_SOURCE_HEADINGS = {
+    "en": QT_TRANSLATE_NOOP("PairText", "E&nglish"),
+    "zh": QT_TRANSLATE_NOOP("PairText", "Chi&nese"),
+}
+_TITLES = {
+    "en-zh": QT_TRANSLATE_NOOP("PairText", "English to Chinese"),
+    "zh-en": QT_TRANSLATE_NOOP("PairText", "Chinese to English"),
+}
+_VARIANTS = {
+    "hans": QT_TRANSLATE_NOOP("PairText", "Simplified"),
+    "hant": QT_TRANSLATE_NOOP("PairText", "Traditional"),
+}
+# What each variant is called in its own script, shown beside the translated name in the Settings dialog.
+NATIVE_VARIANTS = {"hans": "简体", "hant": "繁體"}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_CONTEXT, text)
+
+
+def language_name(language: Language) -> str:
+    """ "English" / "英语": the translated name for a language Qiao knows, the manifest's name otherwise."""
+    known = _NAMES.get(language.code)
+    return _tr(known) if known else language.name
+
+
+def variant_name(pair: LanguagePair, key: str) -> str:
+    """ "Simplified" / "简体" for a known variant key, the manifest's name for any other."""
+    known = _VARIANTS.get(key)
+    if known:
+        return _tr(known)
+    variant = next((v for v in pair.variants if v.key == key), None)
+    return variant.name if variant else key
+
+
+def chosen_variant(pair: LanguagePair, wanted: str | None) -> str | None:
+    """The variant a request uses: `wanted` when the pair has it, else the pair's default; None without variants."""
+    if not pair.variants:
+        return None
+    if wanted in pair.variant_keys:
+        return wanted
+    return pair.default_variant or pair.variants[0].key
+
+
+def source_heading(pair: LanguagePair) -> str:
+    """The source pane's heading, with its mnemonic ("E&nglish")."""
+    known = _SOURCE_HEADINGS.get(pair.source.code)
+    return _tr(known) if known else pair.source.name.replace("&", "&&")
+
+
+def target_heading(pair: LanguagePair, variant: str | None) -> str:
+    """ "Chinese (Simplified)" when the pair has variants, "English" otherwise."""
+    name = language_name(pair.target)
+    chosen = chosen_variant(pair, variant)
+    if chosen is None:
+        return name
+    return _tr(QT_TRANSLATE_NOOP("PairText", "{language} ({variant})")).format(
+        language=name, variant=variant_name(pair, chosen)
+    )
+
+
+def arrow(pair_key: str) -> str:
+    """ "English → Chinese" for a pair key, as the Models dialog lists bundles."""
+    source, _, target = pair_key.partition("-")
+    return f"{_name_of(source)} → {_name_of(target)}"
+
+
+def _name_of(code: str) -> str:
+    known = _NAMES.get(code)
+    if known:
+        return _tr(known)
+    facts = FACTS.get(code)
+    return facts.name if facts else code
+
+
+def window_title(pair: LanguagePair) -> str:
+    """ "English to Chinese" (Qt appends "— Qiao" itself)."""
+    known = _TITLES.get(pair.key)
+    if known:
+        return _tr(known)
+    return _tr(QT_TRANSLATE_NOOP("PairText", "{source} to {target}")).format(
+        source=language_name(pair.source), target=language_name(pair.target)
+    )
+
+
+def expected_pair(direction: str) -> LanguagePair | None:
+    """The pair a bundle for `direction` ("en-zh") would have, with every variant Qiao knows; None if unknown."""
+    source, _, target = direction.partition("-")
+    facts = FACTS.get(target)
+    tokens = [token for _, token, _ in facts.variants] if facts else []
+    try:
+        return default_pair(source, target, tokens)
+    except KeyError:
+        return None
+
+
+def reverse_key(pair_key: str) -> str:
+    source, _, target = pair_key.partition("-")
+    return f"{target}-{source}"
