@@ -76,7 +76,8 @@ def read_eval_tsv(path: Path, limit: int | None = None, source: str | None = Non
                 got = _row_language(lang)
                 if source and got in FACTS and got != source:
                     raise BuildError(
-                        f"{path}:{n}: a {lang.strip()} sentence, but the model translates from {FACTS[source].name}"
+                        f"{path}:{n}: source language {lang.strip()!r}, but the model translates from "
+                        f"{FACTS[source].name} (an eval file of the other direction?)"
                     )
                 tag = tag.strip()
             elif len(row) == 2:

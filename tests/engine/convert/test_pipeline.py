@@ -322,7 +322,9 @@ def test_eval_tsv_formats(tmp_path):
     with pytest.raises(BuildError, match="expected 2 columns"):
         read_eval_tsv(bad)
     # a Tatoeba file of the other direction validates nothing: refused, naming the row
-    with pytest.raises(BuildError, match=r"tatoeba\.tsv:1: a eng sentence, but the model translates from Chinese"):
+    with pytest.raises(
+        BuildError, match=r"tatoeba\.tsv:1: source language 'eng', but the model translates from Chinese"
+    ):
         read_eval_tsv(tatoeba, source="zh")
     assert read_eval_tsv(tatoeba, source="en").sources == ["Hello."]
     reverse = tmp_path / "reverse.tsv"
