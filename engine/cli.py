@@ -265,7 +265,8 @@ def _model_build(args) -> int:
     )
     sizes = bundle_sizes(args.out, manifest)
     scores = (manifest.get("validation") or {}).get("scores")
-    print(f"bundle: {args.out}")
+    languages = manifest["languages"]
+    print(f"bundle: {args.out} ({languages['source']['name']} → {languages['target']['name']})")
     for precision, size in sizes.items():
         print(f"  {precision}: {size / 2**20:.1f} MiB ({size / 1e6:.1f} MB)")
     if scores:

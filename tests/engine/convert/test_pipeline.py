@@ -384,3 +384,14 @@ def test_language_prefix_follows_the_model():
     assert _language_prefix("cmn_Hant", tokens, ">>cmn_Hans<<") == ">>cmn_Hant<< "
     assert _language_prefix(None, tokens, ">>cmn_Hans<<") == ">>cmn_Hans<< "
     assert _language_prefix("eng", [], None) == "" and _language_prefix(None, [], None) == ""
+
+
+def test_cli_build_reports_the_direction(capsys, tmp_path, zh_en_checkpoint_dir):
+    from engine import cli
+    from tests.conftest import ZH_EN_FIXTURE_DIR
+
+    out = tmp_path / "bundle"
+    argv = ["model", "build", "--from", str(zh_en_checkpoint_dir), "--out", str(out), "--quiet"]
+    assert cli.main([*argv, "--eval", str(ZH_EN_FIXTURE_DIR / "eval.tsv"), "--eval-limit", "8"]) == 0
+    printed = capsys.readouterr().out
+    assert f"bundle: {out} (Chinese → English)" in printed and "fp32 BLEU" in printed
