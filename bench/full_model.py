@@ -7,6 +7,10 @@ and lets some decoders take shortcuts, so the initialisation is reshaped until g
 checks that it is.
 
     python bench/full_model.py [--out .cache/full-random/checkpoint] [--tokenizer-from DIR] [--seed 0]
+    python bench/full_model.py --direction zh-en      # opus-mt-zh-en's shape, tokenizer from the zh→en fixture
+
+The checkpoint names its languages as the tokenizer it copies does (tokenizer_config.json's source_lang and
+target_lang), so `qiao model build` writes the matching format-4 `languages`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / ".cache" / "full-random" / "checkpoint"
 DEFAULT_TOKENIZER_FROM = REPO_ROOT / "tests" / "fixtures" / "tiny_marian" / "checkpoint"
+# opus-mt-zh-en has opus-mt-en-zh's shape (6+6 layers, d_model 512, 65001 ids); only the tokenizer differs.
+TOKENIZER_FROM = {
+    "en-zh": DEFAULT_TOKENIZER_FROM,
+    "zh-en": REPO_ROOT / "tests" / "fixtures" / "tiny_marian_zh_en" / "checkpoint",
+}
+DEFAULT_LANGUAGES = ("eng", "zho")
 
 VOCAB_SIZE = 65001
 PAD_ID = 65000
@@ -159,8 +169,19 @@ def greedy_diversity(model: object, seed: int = 1, batch: int = 8, src_len: int 
     return sum(len(set(s)) for s in seqs) / len(seqs)
 
 
+def checkpoint_languages(tokenizer_from: Path) -> tuple[str, str]:
+    """(source_lang, target_lang) as the tokenizer's checkpoint names them; eng→zho when it names none."""
+    try:
+        cfg = json.loads((tokenizer_from / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return DEFAULT_LANGUAGES
+    src, tgt = cfg.get("source_lang"), cfg.get("target_lang")
+    return (src, tgt) if isinstance(src, str) and isinstance(tgt, str) and src and tgt else DEFAULT_LANGUAGES
+
+
 def build_full_checkpoint(out_dir: str | Path, tokenizer_from: str | Path, seed: int = 0) -> Path:
-    """Write a random opus-mt-en-zh-shaped checkpoint (safetensors, generation config, Marian tokenizer files)."""
+    """Write a random opus-mt-shaped checkpoint (safetensors, generation config, Marian tokenizer files) in the
+    direction of `tokenizer_from`."""
     import torch
     from transformers import GenerationConfig, MarianConfig, MarianMTModel
 
@@ -188,10 +209,11 @@ def build_full_checkpoint(out_dir: str | Path, tokenizer_from: str | Path, seed:
     for name in ("source.spm", "target.spm"):
         shutil.copyfile(tok_src / name, tmp / name)
     (tmp / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False, indent=1), encoding="utf-8")
+    source_lang, target_lang = checkpoint_languages(tok_src)
     tokenizer_config = {
         "tokenizer_class": "MarianTokenizer",
-        "source_lang": "eng",
-        "target_lang": "zho",
+        "source_lang": source_lang,
+        "target_lang": target_lang,
         "separate_vocabs": False,
         "model_max_length": 512,
         "eos_token": "</s>",
@@ -209,10 +231,11 @@ def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--tokenizer-from", type=Path, default=DEFAULT_TOKENIZER_FROM)
+    parser.add_argument("--direction", choices=sorted(TOKENIZER_FROM), default="en-zh")
+    parser.add_argument("--tokenizer-from", type=Path, help="default: the tiny fixture of --direction")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    build_full_checkpoint(args.out, args.tokenizer_from, seed=args.seed)
+    build_full_checkpoint(args.out, args.tokenizer_from or TOKENIZER_FROM[args.direction], seed=args.seed)
     return 0
 
 

@@ -91,6 +91,8 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     build.add_argument("--eval-limit", type=int, default=500, help="sentences to validate on (default 500)")
     build.add_argument("--bleu-margin", type=float, default=1.0, help="max BLEU INT8 may lose against FP32")
     build.add_argument("--model-id", help="name to record for a local checkpoint")
+    build.add_argument("--source", dest="source_lang", help="source language (en, zh), if not the checkpoint's own")
+    build.add_argument("--target", dest="target_lang", help="target language (en, zh), if not the checkpoint's own")
     build.add_argument("--force", action="store_true", help="replace an existing bundle folder")
     build.add_argument("--quiet", action="store_true")
     verify = msub.add_parser("verify", help="check a bundle against its manifest")
@@ -258,10 +260,13 @@ def _model_build(args) -> int:
         eval_limit=args.eval_limit,
         quiet=args.quiet,
         overwrite=args.force,
+        source_lang=args.source_lang,
+        target_lang=args.target_lang,
     )
     sizes = bundle_sizes(args.out, manifest)
     scores = (manifest.get("validation") or {}).get("scores")
-    print(f"bundle: {args.out}")
+    languages = manifest["languages"]
+    print(f"bundle: {args.out} ({languages['source']['name']} → {languages['target']['name']})")
     for precision, size in sizes.items():
         print(f"  {precision}: {size / 2**20:.1f} MiB ({size / 1e6:.1f} MB)")
     if scores:

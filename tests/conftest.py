@@ -1,4 +1,4 @@
-"""Shared fixtures: the committed tiny model, and no network for any test."""
+"""Shared fixtures: the committed tiny models (en→zh and zh→en), and no network for any test."""
 
 from __future__ import annotations
 
@@ -15,6 +15,11 @@ import engine  # noqa: F401
 FIXTURE_DIR = Path(__file__).parent / "fixtures" / "tiny_marian"
 CHECKPOINT = FIXTURE_DIR / "checkpoint"
 BUNDLE = FIXTURE_DIR / "bundle"
+# The reverse direction, trained from the same corpus by tiny_marian/make.py --direction zh-en (like opus-mt-zh-en:
+# no language tokens, one target).
+ZH_EN_FIXTURE_DIR = Path(__file__).parent / "fixtures" / "tiny_marian_zh_en"
+ZH_EN_CHECKPOINT = ZH_EN_FIXTURE_DIR / "checkpoint"
+ZH_EN_BUNDLE = ZH_EN_FIXTURE_DIR / "bundle"
 
 
 @pytest.fixture(autouse=True)
@@ -45,3 +50,13 @@ def bundle_dir() -> Path:
 @pytest.fixture(scope="session")
 def checkpoint_dir() -> Path:
     return CHECKPOINT
+
+
+@pytest.fixture(scope="session")
+def zh_en_bundle_dir() -> Path:
+    return ZH_EN_BUNDLE
+
+
+@pytest.fixture(scope="session")
+def zh_en_checkpoint_dir() -> Path:
+    return ZH_EN_CHECKPOINT

@@ -109,8 +109,13 @@ def build_bundle(
     eval_limit: int = 500,
     quiet: bool = False,
     overwrite: bool = False,
+    source_lang: str | None = None,
+    target_lang: str | None = None,
 ) -> dict:
-    """Build a verified bundle in `out_dir`; returns the manifest. Raises CheckpointError / BuildError."""
+    """Build a verified bundle in `out_dir`; returns the manifest. Raises CheckpointError / BuildError.
+
+    The pair is the checkpoint's own (tokenizer_config.json, else the `opus-mt-XX-YY` id); `source_lang` and
+    `target_lang` override it ("en", "zh", or Marian's "eng", "zho")."""
     import onnx
     import torch
     from transformers import MarianMTModel
@@ -124,7 +129,9 @@ def build_bundle(
         raise BuildError(f"{out_dir} exists and is not empty (use --force to replace it)")
     progress = Progress(7, quiet)
     progress.step(f"Resolving checkpoint {source}")
-    ckpt = resolve_checkpoint(source, model_id)
+    ckpt = resolve_checkpoint(source, model_id, source_lang, target_lang)
+    # a wrong or malformed eval file fails now, not after minutes of export
+    eval_set = validate.read_eval_tsv(eval_tsv, eval_limit, source=ckpt.source_lang) if eval_tsv else None
     progress.step(f"Loading {ckpt.model_id} ({ckpt.revision})")
     torch.manual_seed(0)
     try:
@@ -212,13 +219,15 @@ def build_bundle(
         _write_manifest(staging, manifest)
 
         progress.step("Validating ONNX FP32 and INT8 against PyTorch")
-        eval_set = validate.read_eval_tsv(eval_tsv, eval_limit) if eval_tsv else validate.tatoeba_or_builtin(eval_limit)
+        if eval_set is None:
+            eval_set = validate.tatoeba_or_builtin(pair.key, eval_limit)
         with progress.bar(len(eval_set.sources) * 2, f"validating on {eval_set.name}") as bar:
             report = validate.validate(ckpt.path, staging, eval_set, bleu_margin, progress=bar.update)
         (staging / "validation.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
         manifest["validation"] = {
             "file": "validation.json",
             "eval_set": report["eval_set"],
+            "bleu_tokenize": report.get("bleu_tokenize"),
             "passed": report["passed"],
             "scores": report.get("scores"),
         }

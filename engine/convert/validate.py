@@ -16,10 +16,33 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import BuildError
+from engine.languages import FACTS, code_of
 
 TATOEBA_URL = "https://raw.githubusercontent.com/Helsinki-NLP/Tatoeba-Challenge/master/data/test/eng-zho/test.txt"
 TIE_GAP = 1e-4
-_DEFAULT_TAG = "cmn_Hans"
+
+
+@dataclass(frozen=True)
+class TatoebaTest:
+    """Where a direction's Tatoeba test set lives. Tatoeba-Challenge keeps each pair once, under its alphabetical
+    name (eng-zho: "eng<TAB>cmn_Hans<TAB>English<TAB>Chinese"), so zho→eng reads the same file with its text columns
+    swapped."""
+
+    name: str
+    url: str
+    swapped: bool  # source text in column 4, reference in column 3
+    chinese_tags: tuple[str, ...]  # rows kept, by the tag of their Chinese side
+    target_tag: str | None  # every row's target tag when swapped (the file's tag column names the source then)
+
+
+TATOEBA = {
+    "en-zh": TatoebaTest("tatoeba-eng-zho", TATOEBA_URL, swapped=False, chinese_tags=("cmn_Hans",), target_tag=None),
+    "zh-en": TatoebaTest(
+        "tatoeba-zho-eng", TATOEBA_URL, swapped=True, chinese_tags=("cmn_Hans", "cmn_Hant"), target_tag="eng"
+    ),
+}
+# Offline fallback per source language: sentences without references (agreement checks only).
+BUILTIN = {"en": "builtin_sentences.txt", "zh": "builtin_sentences_zh.txt"}
 
 
 @dataclass
@@ -27,26 +50,44 @@ class EvalSet:
     name: str
     sources: list[str]
     references: list[str] | None  # None: agreement only (no references offline)
-    tags: list[str] = field(default_factory=list)  # target-language tag per row, e.g. "cmn_Hans"
+    # target-language tag per row, e.g. "cmn_Hans" (picks the >>cmn_Hans<< token when the model has it); None: the
+    # bundle's default variant
+    tags: list[str | None] = field(default_factory=list)
 
 
-def read_eval_tsv(path: Path, limit: int | None = None) -> EvalSet:
-    """Tatoeba test format (src lang, target tag, source, reference) or plain (source, reference) columns."""
-    sources, refs, tags = [], [], []
+def _row_language(tag: str) -> str:
+    """ "cmn_Hans" → "zh", "eng" → "en" (engine.languages codes); other tags come back lower-cased."""
+    return code_of(tag.strip().split("_")[0])
+
+
+def read_eval_tsv(path: Path, limit: int | None = None, source: str | None = None) -> EvalSet:
+    """Tatoeba test format (src lang, target tag, source, reference) or plain (source, reference) columns.
+
+    With `source` (the model's source language code), a Tatoeba row whose source language Qiao knows and that is
+    not `source` is refused: an eng→zho file fed to a zh→en build would validate nothing."""
+    sources, refs = [], []
+    tags: list[str | None] = []
     with open(path, encoding="utf-8", newline="") as fh:
         for n, row in enumerate(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE), 1):
             if not row or not any(cell.strip() for cell in row):
                 continue
             if len(row) == 4:
-                _, tag, src, ref = row
+                lang, tag, src, ref = row
+                got = _row_language(lang)
+                if source and got in FACTS and got != source:
+                    raise BuildError(
+                        f"{path}:{n}: source language {lang.strip()!r}, but the model translates from "
+                        f"{FACTS[source].name} (an eval file of the other direction?)"
+                    )
+                tag = tag.strip()
             elif len(row) == 2:
                 src, ref = row
-                tag = _DEFAULT_TAG
+                tag = None
             else:
                 raise BuildError(f"{path}:{n}: expected 2 columns (source, reference) or 4 (Tatoeba), got {len(row)}")
             sources.append(src)
             refs.append(ref)
-            tags.append(tag.strip())
+            tags.append(tag)
             if limit and len(sources) >= limit:
                 break
     if not sources:
@@ -54,29 +95,44 @@ def read_eval_tsv(path: Path, limit: int | None = None) -> EvalSet:
     return EvalSet(Path(path).name, sources, refs, tags)
 
 
-def tatoeba_or_builtin(limit: int, timeout: float = 10.0) -> EvalSet:
-    """The Tatoeba eng→zho test set when the network allows; the built-in sentences otherwise (never fails)."""
-    try:
-        with urllib.request.urlopen(TATOEBA_URL, timeout=timeout) as resp:  # a fixed https URL
-            text = resp.read().decode("utf-8")
-        rows = [line.split("\t") for line in text.splitlines() if line.count("\t") == 3]
-        rows = [r for r in rows if r[1].startswith("cmn_Hans")][:limit]
-        if rows:
-            return EvalSet("tatoeba-eng-zho", [r[2] for r in rows], [r[3] for r in rows], [r[1] for r in rows])
-    except (OSError, ValueError):
-        pass
-    return builtin_set(limit)
+def tatoeba_rows(test: TatoebaTest, text: str, limit: int) -> EvalSet | None:
+    """The rows of a downloaded Tatoeba test file for `test`'s direction (None when none match)."""
+    rows = [line.split("\t") for line in text.splitlines() if line.count("\t") == 3]
+    rows = [r for r in rows if r[1].startswith(test.chinese_tags)][:limit]
+    if not rows:
+        return None
+    if test.swapped:
+        return EvalSet(test.name, [r[3] for r in rows], [r[2] for r in rows], [test.target_tag] * len(rows))
+    return EvalSet(test.name, [r[2] for r in rows], [r[3] for r in rows], [r[1] for r in rows])
 
 
-def builtin_set(limit: int | None = None) -> EvalSet:
-    text = (resources.files("engine.convert") / "data" / "builtin_sentences.txt").read_text(encoding="utf-8")
+def tatoeba_or_builtin(pair: str, limit: int, timeout: float = 10.0) -> EvalSet:
+    """The Tatoeba test set of `pair` ("en-zh", "zh-en") when the network allows; the built-in sentences of its
+    source language otherwise (never fails)."""
+    test = TATOEBA.get(pair)
+    if test is not None:
+        try:
+            with urllib.request.urlopen(test.url, timeout=timeout) as resp:  # a fixed https URL
+                chosen = tatoeba_rows(test, resp.read().decode("utf-8"), limit)
+            if chosen is not None:
+                return chosen
+        except (OSError, ValueError):
+            pass
+    return builtin_set(pair.split("-")[0], limit)
+
+
+def builtin_set(source: str = "en", limit: int | None = None) -> EvalSet:
+    """Built-in sentences in `source` (English when Qiao has none in that language)."""
+    name = BUILTIN.get(source, BUILTIN["en"])
+    text = (resources.files("engine.convert") / "data" / name).read_text(encoding="utf-8")
     sources = [line for line in text.splitlines() if line.strip()][:limit]
-    return EvalSet("builtin", sources, None, [_DEFAULT_TAG] * len(sources))
+    return EvalSet("builtin", sources, None, [None] * len(sources))
 
 
-def _language_prefix(tag: str, languages: list[str]) -> str:
-    token = f">>{tag}<<"
-    return f"{token} " if token in languages else ""
+def _language_prefix(tag: str | None, languages: list[str], default: str | None) -> str:
+    """The language token a row asks for, when the model has it; the default variant's for an untagged row."""
+    token = f">>{tag}<<" if tag is not None else default
+    return f"{token} " if token and token in languages else ""
 
 
 def _batches(n: int, size: int):
@@ -140,7 +196,12 @@ def validate(
     model_max = int(gen.max_length or 512)
     engines = {p: Translator(bundle_dir, precision=p, verify=False) for p in ("fp32", "int8")}
     languages = engines["fp32"].manifest.language_tokens
-    texts = [_language_prefix(tag, languages) + src for src, tag in zip(eval_set.sources, eval_set.tags)]
+    pair = engines["fp32"].pair
+    default = pair.variant(None)
+    default_token = default.token if default is not None else None
+    texts = [_language_prefix(tag, languages, default_token) + src for src, tag in zip(eval_set.sources, eval_set.tags)]
+    # sacrebleu's tokenisation for the target: "zh" splits Chinese characters, "13a" is the WMT default for English
+    bleu_tokenize = FACTS[pair.target.code].bleu_tokenize if pair.target.code in FACTS else "13a"
     ids = engines["fp32"].tokenizer.encode_batch(texts)
 
     outputs: dict[str, dict[int, list[list[int]]]] = {"pytorch": {}, "fp32": {}, "int8": {}}
@@ -158,7 +219,7 @@ def validate(
             if progress:
                 progress(len(rows))
 
-    report: dict = {"eval_set": eval_set.name, "sentences": len(texts), "beams": beams}
+    report: dict = {"eval_set": eval_set.name, "direction": pair.key, "sentences": len(texts), "beams": beams}
     agreement = {}
     problems = []
     for num_beams in sorted({1, beams}):
@@ -188,10 +249,11 @@ def validate(
     if eval_set.references is not None:
         scores = {}
         for name, lines in hyps.items():
-            bleu = sacrebleu.corpus_bleu(lines, [eval_set.references], tokenize="zh")
+            bleu = sacrebleu.corpus_bleu(lines, [eval_set.references], tokenize=bleu_tokenize)
             chrf = sacrebleu.corpus_chrf(lines, [eval_set.references])
             scores[name] = {"bleu": round(bleu.score, 2), "chrf": round(chrf.score, 2)}
         report["scores"] = scores
+        report["bleu_tokenize"] = bleu_tokenize
         loss = scores["fp32"]["bleu"] - scores["int8"]["bleu"]
         report["int8_bleu_loss"] = round(loss, 2)
         report["bleu_margin"] = bleu_margin

@@ -1,58 +1,155 @@
 """The bundle's tokenizer reproduces transformers' MarianTokenizer id for id (encoding) and string for string
-(decoding), on the committed fixture."""
+(decoding), on both committed fixtures: en→zh (English source, language tokens) and zh→en (Chinese source, none)."""
 
 from __future__ import annotations
 
 import random
 import re
 import sys
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from engine.manifest import load_manifest
 from engine.tokenizer import MarianTokenizer
+from tests.conftest import BUNDLE, CHECKPOINT, FIXTURE_DIR, ZH_EN_BUNDLE, ZH_EN_CHECKPOINT
 from tests.engine.tokenizer_lines import parity_lines
 
 pytestmark = pytest.mark.torch
+TIE = 1e-4  # segmentations whose scores differ by less are SentencePiece float32 rounding, not a choice
 
 
-@pytest.fixture(scope="module")
-def ours(bundle_dir):
-    manifest = load_manifest(bundle_dir)
+@dataclass(frozen=True)
+class Side:
+    """One fixture as the tokenizer sees it."""
+
+    key: str
+    bundle: Path
+    checkpoint: Path
+    source: str  # "en" / "zh": which parity lines to feed it
+    target_columns: tuple[int, ...]  # corpus.tsv columns its target side writes
+
+
+SIDES = {
+    "en-zh": Side("en-zh", BUNDLE, CHECKPOINT, "en", (1, 2)),
+    "zh-en": Side("zh-en", ZH_EN_BUNDLE, ZH_EN_CHECKPOINT, "zh", (0,)),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(SIDES))
+def side(request) -> Side:
+    return SIDES[request.param]
+
+
+def _ours(side: Side) -> MarianTokenizer:
+    manifest = load_manifest(side.bundle)
     return MarianTokenizer(manifest.path(manifest.tokenizer["file"]), manifest.tokenizer)
 
 
-@pytest.fixture(scope="module")
-def theirs(checkpoint_dir):
+def _theirs(side: Side):
     transformers = pytest.importorskip("transformers")
-    return transformers.MarianTokenizer.from_pretrained(str(checkpoint_dir))
+    return transformers.MarianTokenizer.from_pretrained(str(side.checkpoint))
 
 
-def test_encode_matches_marian_tokenizer(ours, theirs):
-    lines = parity_lines()
+@pytest.fixture(scope="module")
+def ours(side):
+    return _ours(side)
+
+
+@pytest.fixture(scope="module")
+def theirs(side):
+    return _theirs(side)
+
+
+def _spm_scores(theirs) -> dict[str, float]:
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    proto = pb.ModelProto()
+    proto.ParseFromString(Path(theirs.spm_files[0]).read_bytes())
+    return {p.piece: p.score for p in proto.pieces if p.type == 1}
+
+
+def _is_exact_tie(ours, theirs, scores, line: str) -> bool:
+    """Both segmentations use only source pieces and score the same: SentencePiece sums scores in float32, the
+    tokenizers library in float64, so "5"+"55" against "55"+"5" can fall either way (a genuine tie)."""
+    mine = ours._tok.encode(line, add_special_tokens=False).tokens
+    marian = theirs.tokenize(line)
+    if sorted(mine) == sorted(marian) and all(p in scores for p in mine):
+        return True  # the same pieces in another order score the same by construction
+    if not all(p in scores for p in mine + marian):
+        return False
+    return abs(sum(scores[p] for p in mine) - sum(scores[p] for p in marian)) < TIE
+
+
+def test_encode_matches_marian_tokenizer(side, ours, theirs):
+    lines = parity_lines(source=side.source)
     assert len(lines) >= 500
     mismatches = [(line, ours.encode(line), theirs(line).input_ids) for line in lines]
     mismatches = [m for m in mismatches if m[1] != m[2]]
-    assert not mismatches, f"{len(mismatches)}/{len(lines)} lines differ, first: {mismatches[:3]}"
+    scores = _spm_scores(theirs)
+    real = [m for m in mismatches if not _is_exact_tie(ours, theirs, scores, m[0])]
+    assert not real, f"{len(real)}/{len(lines)} lines differ, first: {real[:3]}"
+    assert len(mismatches) <= len(lines) // 100, f"too many ties: {mismatches[:5]}"
 
 
-def test_batch_encoding_equals_single(ours):
-    lines = parity_lines(n_random=50)
+def test_only_equal_scores_count_as_ties():
+    """The excuse above is narrow: the same pieces reordered, or pieces whose scores sum the same; anything else
+    (another split, a fused unknown run) is a real difference."""
+
+    class Stub:
+        def __init__(self, pieces):
+            self.pieces = pieces
+            self._tok = self
+
+        def encode(self, line, add_special_tokens=False):
+            return type("Encoding", (), {"tokens": self.pieces})()
+
+        def tokenize(self, line):
+            return self.pieces
+
+    scores = {"5": -5.9, "55": -7.7, "555": -13.6, "1": -6.0}
+    assert _is_exact_tie(Stub(["5", "55"]), Stub(["55", "5"]), scores, "555")
+    assert _is_exact_tie(Stub(["555"]), Stub(["5", "55"]), scores, "555")  # -13.6 both ways
+    assert not _is_exact_tie(Stub(["5", "5", "5"]), Stub(["5", "55"]), scores, "555")
+    assert not _is_exact_tie(Stub(["5", "x"]), Stub(["x", "5"]), scores, "5x")  # an unknown run is no tie
+
+
+def test_the_known_tie_on_the_chinese_side():
+    """Where SentencePiece's float32 sums and tokenizers' float64 sums meet exactly ("5"+"55" = "55"+"5"), the
+    two may pick different orders of the same pieces. Documented here so a change in either library shows."""
+    side = SIDES["zh-en"]
+    ours, theirs = _ours(side), _theirs(side)
+    line = "请拨打555-1234联系我。"
+    assert sorted(ours.encode(line)) == sorted(theirs(line).input_ids)
+    assert _is_exact_tie(ours, theirs, _spm_scores(theirs), line)
+
+
+def test_batch_encoding_equals_single(side, ours):
+    lines = parity_lines(n_random=50, source=side.source)
     assert ours.encode_batch(lines) == [ours.encode(line) for line in lines]
 
 
-def test_unknown_runs_keep_their_vocab_ids(ours, theirs):
-    """Chinese inside English input: SentencePiece fuses the unknown run; Marian looks it up in vocab.json."""
-    line = "The word 你好 means hello and 世界 means world."
+@pytest.mark.parametrize(
+    ("key", "line", "foreign"),
+    [
+        ("en-zh", "The word 你好 means hello and 世界 means world.", ("你好", "你", "好")),
+        ("zh-en", "他说hello，我说 world 和 Qiao。", ("hello", "world", "Qiao", "Q")),
+    ],
+)
+def test_unknown_runs_keep_their_vocab_ids(key, line, foreign):
+    """The other language inside the input: SentencePiece fuses what its source model lacks into one unknown run,
+    and Marian looks that run up in the joint vocab.json (so it keeps a real id when the target side knows it)."""
+    side = SIDES[key]
+    ours, theirs = _ours(side), _theirs(side)
     ids = ours.encode(line)
     assert ids == theirs(line).input_ids
-    assert ours.token_to_id("你好") != ours.unk_id or ours.token_to_id("你") != ours.unk_id
-    assert any(i != ours.unk_id and ours.id_to_piece(i) in ("你好", "你", "好") for i in ids)
+    assert any(i != ours.unk_id and ours.id_to_piece(i) in foreign for i in ids)
 
 
-def test_pieces_missing_from_vocab_become_unk(ours, theirs, bundle_dir):
-    assert load_manifest(bundle_dir).tokenizer["source_only_pieces"] > 0
+def test_pieces_missing_from_vocab_become_unk(side, ours, theirs):
+    assert load_manifest(side.bundle).tokenizer["source_only_pieces"] > 0
     import sentencepiece as spm
 
     proto_pieces = spm.SentencePieceProcessor(model_file=str(theirs.spm_files[0]))
@@ -69,36 +166,42 @@ def test_pieces_missing_from_vocab_become_unk(ours, theirs, bundle_dir):
         assert ours.encode(word) == theirs(word).input_ids
 
 
-def test_language_tokens(ours, theirs):
-    for token in (">>cmn_Hans<<", ">>cmn_Hant<<"):
-        assert ours.language_id(token) == theirs.convert_tokens_to_ids(token)
-        assert ours.encode(f"{token} Hello") == theirs(f"{token} Hello").input_ids
+def test_language_tokens(side, ours, theirs):
+    if side.key == "zh-en":  # like opus-mt-zh-en: no target tokens; a typed >>tag<< is an unknown piece
+        assert ours.language_tokens == [] and load_manifest(side.bundle).language_tokens == []
+        for text in (">>cmn_Hans<< 你好", ">>eng<< 谢谢"):
+            assert ours.encode(text) == theirs(text).input_ids
+            assert ours.encode(text)[0] == ours.unk_id
+    else:
+        for token in (">>cmn_Hans<<", ">>cmn_Hant<<"):
+            assert ours.language_id(token) == theirs.convert_tokens_to_ids(token)
+            assert ours.encode(f"{token} Hello") == theirs(f"{token} Hello").input_ids
     with pytest.raises(KeyError):
         ours.language_id(">>xyz_Latn<<")
 
 
-def test_decode_matches_marian_tokenizer(ours, theirs):
+def test_decode_matches_marian_tokenizer(side, ours, theirs):
     rng = random.Random(7)
     size = len(theirs.encoder)
     sequences = [[rng.randrange(size) for _ in range(rng.randint(0, 30))] for _ in range(300)]
-    sequences += [theirs(line).input_ids for line in parity_lines(n_random=100)]
+    sequences += [theirs(line).input_ids for line in parity_lines(n_random=100, source=side.source)]
     sequences += [[0], [], [theirs.pad_token_id, 5, 6, theirs.eos_token_id], [theirs.unk_token_id, 10]]
     for ids in sequences:
         assert ours.decode(ids) == theirs.decode(ids, skip_special_tokens=True), ids
 
 
-def test_target_side_round_trip(ours, theirs):
-    """Chinese references encoded with the target spm decode back to themselves through our decoder."""
-    from tests.conftest import FIXTURE_DIR
-
+def test_target_side_round_trip(side, ours, theirs):
+    """References (Chinese for en→zh, English for zh→en) encoded with the target spm decode back to themselves
+    through our decoder."""
     for row in (FIXTURE_DIR / "corpus.tsv").read_text(encoding="utf-8").splitlines()[:60]:
-        _, hans, hant = row.split("\t")
-        for text in (hans, hant):
+        columns = row.split("\t")
+        for text in (columns[c] for c in side.target_columns):
             ids = theirs(text_target=text).input_ids
             assert ours.decode(ids) == theirs.decode(ids, skip_special_tokens=True)
+            assert ours.decode(ids) == unicodedata.normalize("NFKC", text)  # the spm's nmt_nfkc rule
 
 
-def test_unigram_model_holds_only_what_the_source_side_can_produce(ours, theirs, bundle_dir):
+def test_unigram_model_holds_only_what_the_source_side_can_produce(side, ours, theirs):
     """A slot per vocab.json id (placeholders for the ~64k target-only ids) cost ~14 MB resident at full size."""
     import json
 
@@ -110,18 +213,20 @@ def test_unigram_model_holds_only_what_the_source_side_can_produce(ours, theirs,
         for i in range(sp.get_piece_size())
         if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_unused(i) or sp.is_byte(i))
     ]
-    unigram = json.loads((bundle_dir / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    unigram = json.loads((side.bundle / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
     assert [piece for piece, _ in unigram[1:]] == normal  # slot 0: the unknown piece
-    ids = json.loads((bundle_dir / "source_ids.json").read_text(encoding="utf-8"))
+    ids = json.loads((side.bundle / "source_ids.json").read_text(encoding="utf-8"))
     unk = theirs.encoder[theirs.unk_token]
     assert ids == [-1, *(theirs.encoder.get(piece, unk) for piece in normal)]
     assert ours.encode(" ".join(normal[:50])) == theirs(" ".join(normal[:50])).input_ids
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
-def test_encoding_many_distinct_sentences_does_not_grow_memory(ours):
+def test_encoding_many_distinct_sentences_does_not_grow_memory():
     """Every sentence a user pastes is new: a cache of segmented inputs would only grow (~13 MB for these 3,000)."""
     from engine.native_memory import release_free_memory
+
+    ours = _ours(SIDES["en-zh"])
 
     def resident_mb() -> float:
         status = Path("/proc/self/status").read_text()

@@ -38,7 +38,171 @@ def test_pipeline_writes_a_verified_bundle(built):
     assert report["fp32_vs_pytorch"]["greedy"]["rate"] == 1.0
     assert report["fp32_vs_pytorch"]["beam4"]["rate"] == 1.0
     assert report["scores"]["fp32"]["bleu"] == report["scores"]["pytorch"]["bleu"] > 50
+    assert report["bleu_tokenize"] == "zh" and report["direction"] == "en-zh"  # Chinese target: per character
     assert "CC-BY-4.0" in (out / "MODEL_LICENSE.txt").read_text(encoding="utf-8")
+
+
+def test_languages_come_from_the_checkpoint(built):
+    """en→zh: tokenizer_config says eng→zho and the vocabulary has >>cmn_Hans<< / >>cmn_Hant<<."""
+    _, manifest = built
+    languages = manifest["languages"]
+    assert (languages["source"]["code"], languages["target"]["code"]) == ("en", "zh")
+    assert [v["token"] for v in languages["variants"]] == [">>cmn_Hans<<", ">>cmn_Hant<<"]
+    assert languages["default_variant"] == "hans" and languages["joiner"] == "" and languages["segmenter"] == "en"
+    assert manifest["validation"]["bleu_tokenize"] == "zh"
+    assert "Translation model: tiny by Helsinki-NLP" in manifest["model"]["attribution"]
+
+
+@pytest.fixture(scope="module")
+def built_zh_en(tmp_path_factory, zh_en_checkpoint_dir):
+    from engine.convert.pipeline import build_bundle
+    from tests.conftest import ZH_EN_FIXTURE_DIR
+
+    out = tmp_path_factory.mktemp("pipeline-zh-en") / "bundle"
+    manifest = build_bundle(
+        str(zh_en_checkpoint_dir), out, eval_tsv=ZH_EN_FIXTURE_DIR / "eval.tsv", eval_limit=16, quiet=True
+    )
+    return out, manifest
+
+
+def test_zh_en_checkpoint_builds_a_zh_en_bundle(built_zh_en):
+    """zho→eng in tokenizer_config, no language tokens in the vocabulary: no variants, English joiner, BLEU with
+    sacrebleu's 13a (word) tokenisation, no >>tag<< on the eval rows."""
+    from engine.manifest import verify_bundle
+
+    out, manifest = built_zh_en
+    assert manifest["languages"] == {
+        "source": {"code": "zh", "name": "Chinese", "script": "han"},
+        "target": {"code": "en", "name": "English", "script": "latin"},
+        "variants": [],
+        "default_variant": None,
+        "joiner": " ",
+        "segmenter": "zh",
+        "self_test": "非常感谢。",
+    }
+    assert verify_bundle(out).pair.key == "zh-en"
+    report = json.loads((out / "validation.json").read_text(encoding="utf-8"))
+    assert report["passed"] and report["direction"] == "zh-en" and report["bleu_tokenize"] == "13a"
+    assert report["fp32_vs_pytorch"]["greedy"]["rate"] == report["fp32_vs_pytorch"]["beam4"]["rate"] == 1.0
+    assert report["scores"]["fp32"]["bleu"] > 80
+    assert (
+        report["samples"][0]["source"] == "大家早上好！" and report["samples"][0]["fp32"] == "Good morning, everyone!"
+    )
+    license_text = (out / "MODEL_LICENSE.txt").read_text(encoding="utf-8")
+    assert "Translation model: checkpoint by" in license_text  # the local folder's name: no --model-id given
+    assert "opus-mt-en-zh" not in license_text
+
+
+def _unnamed_copy(src, dest):
+    """A checkpoint whose tokenizer_config names no languages (and whose folder name is no opus-mt-XX-YY)."""
+    shutil.copytree(src, dest)
+    (dest / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 512}), encoding="utf-8")
+    return dest
+
+
+def test_overrides_name_the_pair_of_a_checkpoint_that_names_none(tmp_path, zh_en_checkpoint_dir):
+    from engine.convert.pipeline import build_bundle
+    from tests.conftest import ZH_EN_FIXTURE_DIR
+
+    ckpt = _unnamed_copy(zh_en_checkpoint_dir, tmp_path / "local-model")
+    with pytest.raises(CheckpointError, match="does not name its languages; pass --source and --target"):
+        build_bundle(str(ckpt), tmp_path / "refused", quiet=True)
+    assert not (tmp_path / "refused").exists()
+    manifest = build_bundle(
+        str(ckpt),
+        tmp_path / "out",
+        eval_tsv=ZH_EN_FIXTURE_DIR / "eval.tsv",
+        eval_limit=8,
+        quiet=True,
+        source_lang="zho",  # Marian's names work as well as Qiao's
+        target_lang="en",
+    )
+    assert manifest["languages"]["source"]["code"] == "zh" and manifest["languages"]["target"]["code"] == "en"
+    assert manifest["validation"]["bleu_tokenize"] == "13a"
+
+
+def test_overrides_beat_what_the_checkpoint_says(checkpoint_dir):
+    from engine.convert.checkpoint import resolve_checkpoint
+
+    named = resolve_checkpoint(str(checkpoint_dir))
+    assert (named.source_lang, named.target_lang) == ("en", "zh")
+    relabelled = resolve_checkpoint(str(checkpoint_dir), source_lang="zh", target_lang="en")
+    assert (relabelled.source_lang, relabelled.target_lang) == ("zh", "en")
+    agreeing = resolve_checkpoint(str(checkpoint_dir), target_lang="zho")  # the source still from the checkpoint
+    assert (agreeing.source_lang, agreeing.target_lang) == ("en", "zh")
+    with pytest.raises(CheckpointError, match=r"both 'en' \(the checkpoint's own names; override with"):
+        resolve_checkpoint(str(checkpoint_dir), target_lang="en")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"source_lang": "fr"}, r"unknown source language 'fr': Qiao supports en, zh"),
+        ({"source_lang": "en", "target_lang": "klingon"}, r"unknown target language 'klingon'"),
+        ({"source_lang": "zh", "target_lang": "zho"}, r"source and target are both 'zh'"),
+    ],
+)
+def test_unknown_or_equal_languages_are_refused(checkpoint_dir, overrides, message):
+    from engine.convert.checkpoint import resolve_checkpoint
+
+    with pytest.raises(CheckpointError, match=message):
+        resolve_checkpoint(str(checkpoint_dir), **overrides)
+
+
+def test_a_checkpoint_naming_an_unknown_language_says_how_to_override(tmp_path, checkpoint_dir):
+    from engine.convert.checkpoint import resolve_checkpoint
+
+    ckpt = tmp_path / "ckpt"
+    shutil.copytree(checkpoint_dir, ckpt)
+    (ckpt / "tokenizer_config.json").write_text(json.dumps({"source_lang": "fra", "target_lang": "eng"}))
+    with pytest.raises(CheckpointError, match=r"unknown source language 'fra'.*override with --source/--target"):
+        resolve_checkpoint(str(ckpt))
+    assert resolve_checkpoint(str(ckpt), source_lang="en", target_lang="zh").source_lang == "en"
+    named_by_id = _unnamed_copy(checkpoint_dir, tmp_path / "opus-mt-zh-en")
+    assert (resolve_checkpoint(str(named_by_id)).source_lang, resolve_checkpoint(str(named_by_id)).target_lang) == (
+        "zh",
+        "en",
+    )
+
+
+def test_unknown_language_fails_before_any_download(monkeypatch, tmp_path):
+    from engine.convert import checkpoint
+
+    def no_download(*args, **kwargs):
+        raise AssertionError("downloaded although the language is unknown")
+
+    monkeypatch.setattr(checkpoint, "_download", no_download)
+    with pytest.raises(CheckpointError, match="unknown target language 'de'"):
+        checkpoint.resolve_checkpoint("Helsinki-NLP/opus-mt-en-de", target_lang="de")
+
+
+def test_cli_build_takes_source_and_target(monkeypatch, capsys, tmp_path, checkpoint_dir):
+    from engine import cli
+
+    seen = {}
+
+    def fake_build(source, out, **kwargs):
+        seen.update(kwargs, source=source)
+        raise CheckpointError("stop here")
+
+    monkeypatch.setattr("engine.convert.pipeline.build_bundle", fake_build)
+    argv = ["model", "build", "--from", str(checkpoint_dir), "--out", str(tmp_path / "o"), "--source", "zh"]
+    assert cli.main([*argv, "--target", "en", "--quiet"]) == 1
+    assert seen["source_lang"] == "zh" and seen["target_lang"] == "en"
+    assert "qiao: stop here" in capsys.readouterr().err
+    monkeypatch.undo()
+    code = cli.main(["model", "build", "--from", str(checkpoint_dir), "--out", str(tmp_path / "o"), "--source", "fr"])
+    assert code == 1 and "unknown source language 'fr'" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_attribution_names_the_model_built():
+    from engine.convert.checkpoint import opus_attribution
+
+    text = opus_attribution("Helsinki-NLP/opus-mt-zh-en")
+    assert text.startswith("Translation model: opus-mt-zh-en by Helsinki-NLP") and "en-zh" not in text
+    assert "CC-BY-4.0" in text
+    assert "Translation model: me/my-marian by Helsinki-NLP" in opus_attribution("me/my-marian")
 
 
 def test_embedding_is_stored_once_per_precision(built):
@@ -148,7 +312,7 @@ def test_eval_tsv_formats(tmp_path):
 
     plain = tmp_path / "plain.tsv"
     plain.write_text("Hello.\t你好。\nBye.\t再见。\n", encoding="utf-8")
-    assert read_eval_tsv(plain).tags == ["cmn_Hans", "cmn_Hans"]
+    assert read_eval_tsv(plain).tags == [None, None]  # the bundle's default variant
     tatoeba = tmp_path / "tatoeba.tsv"
     tatoeba.write_text("eng\tcmn_Hant\tHello.\t你好。\n", encoding="utf-8")
     got = read_eval_tsv(tatoeba)
@@ -157,10 +321,77 @@ def test_eval_tsv_formats(tmp_path):
     bad.write_text("only one column\n", encoding="utf-8")
     with pytest.raises(BuildError, match="expected 2 columns"):
         read_eval_tsv(bad)
+    # a Tatoeba file of the other direction validates nothing: refused, naming the row
+    with pytest.raises(
+        BuildError, match=r"tatoeba\.tsv:1: source language 'eng', but the model translates from Chinese"
+    ):
+        read_eval_tsv(tatoeba, source="zh")
+    assert read_eval_tsv(tatoeba, source="en").sources == ["Hello."]
+    reverse = tmp_path / "reverse.tsv"
+    reverse.write_text("cmn_Hans\teng\t你好。\tHello.\nyue_Hant\teng\t你好。\tHello.\n", encoding="utf-8")
+    assert read_eval_tsv(reverse, source="zh").tags == ["eng", "eng"]  # yue is no language Qiao checks
 
 
-def test_offline_build_falls_back_to_builtin_sentences():
+def test_wrong_direction_eval_file_fails_before_the_export(tmp_path, zh_en_checkpoint_dir, monkeypatch):
+    from engine.convert import graphs
+    from engine.convert.pipeline import build_bundle
+    from tests.conftest import FIXTURE_DIR
+
+    monkeypatch.setattr(graphs, "build_encoder", lambda model: pytest.fail("exported before reading --eval"))
+    with pytest.raises(BuildError, match="but the model translates from Chinese"):
+        build_bundle(str(zh_en_checkpoint_dir), tmp_path / "out", eval_tsv=FIXTURE_DIR / "eval.tsv", quiet=True)
+
+
+TATOEBA_SAMPLE = "\n".join(
+    [
+        "eng\tcmn_Hans\tThank you.\t谢谢。",
+        "eng\tcmn_Hant\tThank you.\t謝謝。",
+        "eng\tyue_Hans\tThank you.\t唔该。",
+        "eng\tcmn_Hans\tSee you.\t再见。",
+        "a malformed line",
+    ]
+)
+
+
+def test_tatoeba_rows_per_direction():
+    from engine.convert.validate import TATOEBA, tatoeba_rows
+
+    en_zh = tatoeba_rows(TATOEBA["en-zh"], TATOEBA_SAMPLE, limit=10)
+    assert en_zh.name == "tatoeba-eng-zho"
+    assert en_zh.sources == ["Thank you.", "See you."] and en_zh.references == ["谢谢。", "再见。"]
+    assert en_zh.tags == ["cmn_Hans", "cmn_Hans"]
+    zh_en = tatoeba_rows(TATOEBA["zh-en"], TATOEBA_SAMPLE, limit=10)
+    assert zh_en.name == "tatoeba-zho-eng"
+    assert zh_en.sources == ["谢谢。", "謝謝。", "再见。"]  # Simplified and Traditional Mandarin, not Cantonese
+    assert zh_en.references == ["Thank you.", "Thank you.", "See you."] and zh_en.tags == ["eng"] * 3
+    assert len(tatoeba_rows(TATOEBA["zh-en"], TATOEBA_SAMPLE, limit=2).sources) == 2
+    assert tatoeba_rows(TATOEBA["zh-en"], "nothing here", limit=5) is None
+
+
+@pytest.mark.parametrize(("pair", "first"), [("en-zh", "The weather is nice today."), ("zh-en", "今天天气很好。")])
+def test_offline_build_falls_back_to_builtin_sentences(pair, first):
     from engine.convert.validate import tatoeba_or_builtin
 
-    chosen = tatoeba_or_builtin(limit=10, timeout=1)
+    chosen = tatoeba_or_builtin(pair, limit=10, timeout=1)
     assert chosen.name == "builtin" and chosen.references is None and len(chosen.sources) == 10
+    assert chosen.sources[0] == first and chosen.tags == [None] * 10
+
+
+def test_language_prefix_follows_the_model():
+    from engine.convert.validate import _language_prefix
+
+    tokens = [">>cmn_Hans<<", ">>cmn_Hant<<"]
+    assert _language_prefix("cmn_Hant", tokens, ">>cmn_Hans<<") == ">>cmn_Hant<< "
+    assert _language_prefix(None, tokens, ">>cmn_Hans<<") == ">>cmn_Hans<< "
+    assert _language_prefix("eng", [], None) == "" and _language_prefix(None, [], None) == ""
+
+
+def test_cli_build_reports_the_direction(capsys, tmp_path, zh_en_checkpoint_dir):
+    from engine import cli
+    from tests.conftest import ZH_EN_FIXTURE_DIR
+
+    out = tmp_path / "bundle"
+    argv = ["model", "build", "--from", str(zh_en_checkpoint_dir), "--out", str(out), "--quiet"]
+    assert cli.main([*argv, "--eval", str(ZH_EN_FIXTURE_DIR / "eval.tsv"), "--eval-limit", "8"]) == 0
+    printed = capsys.readouterr().out
+    assert f"bundle: {out} (Chinese → English)" in printed and "fp32 BLEU" in printed
