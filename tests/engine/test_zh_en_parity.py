@@ -98,11 +98,6 @@ def test_translates_known_sentences_both_scripts(zh_en_bundle_dir):
     assert hits["hans"] >= 30 and hits["hant"] >= 30, hits
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine/translator.py applies the joiner only to a gap between sentences; Chinese sentences usually "
-    "have none (非常感谢。明天见。), so zh→en output reads 'much.See' (owned by the translator, not the pipeline)",
-)
 def test_two_chinese_sentences_join_with_a_space(zh_en_bundle_dir):
     """The pair's joiner: Chinese sentences segmented apart come back as English separated by one space."""
     tr = Translator(zh_en_bundle_dir, precision="fp32", threads=1)
