@@ -45,8 +45,8 @@ class _Member:
 
 
 def kind_of(path: Path) -> str | None:
-    """"zip", "tar" or None, by name first, then by content (a download saved without its suffix)."""
-    name = path.name.lower()
+    """ "zip", "tar" or None, by name first, then by content (a download saved without its suffix)."""
+    name = path.name.lower().removesuffix(".part")  # engine.download's `<id>-<sha>.zip.part`
     if name.endswith(".zip"):
         return "zip"
     if name.endswith(TAR_SUFFIXES):
@@ -214,7 +214,7 @@ class _Members:
         return _Member(name, is_dir, 0 if is_dir else info.file_size, info)
 
     def _open_tar(self) -> tarfile.TarFile:
-        name = self.path.name.lower()
+        name = self.path.name.lower().removesuffix(".part")
         if name.endswith((".tar.zst", ".tzst")) and not zstd_supported():
             raise ArchiveError(
                 f"{self.path.name}: this Python cannot read .tar.zst archives; unpack it and import the folder, "

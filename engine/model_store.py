@@ -372,7 +372,7 @@ def _copy_listed(source: Path, manifest: Manifest, dest: Path, tick: Callable[[i
                 tick(done)
 
 
-def _already(target: Path) -> ModelStoreError:
+def already_installed(target: Path) -> ModelStoreError:
     return ModelStoreError(
         f"{target.name} is already installed (at {target}); replace it with --force (the Models dialog asks)"
     )
@@ -387,11 +387,11 @@ def _place(bundle: Path, target: Path, replace: bool) -> None:
             return
         except OSError as exc:
             if os.path.lexists(target) and not replace:
-                raise _already(target) from None
+                raise already_installed(target) from None
             if not os.path.lexists(target):
                 raise ModelStoreError(f"cannot install into {root}: {exc.strerror or exc}") from None
     if not replace:
-        raise _already(target)
+        raise already_installed(target)
     old = root / _work_name("old", target.name)
     try:
         os.rename(target, old)
@@ -513,7 +513,7 @@ def _early_refusal(root: Path, manifest: Manifest, replace: bool, expect_pair: s
         )
     target = root / bundle_name(manifest.model_id)
     if not replace and os.path.lexists(target):
-        raise _already(target)
+        raise already_installed(target)
 
 
 # -- removal ------------------------------------------------------------------------------------------------------
