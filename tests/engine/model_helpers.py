@@ -193,9 +193,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
 
-@pytest.fixture
-def loopback(_no_network, monkeypatch):
-    """The test may connect to 127.0.0.1 (servers it starts), never elsewhere; no proxy from the environment."""
+def allow_loopback(monkeypatch) -> None:
+    """The test may connect to 127.0.0.1 (servers it starts), never elsewhere; no proxy from the environment.
+    Call it after conftest's `_no_network` guard is in place (a fixture that takes `_no_network`)."""
     guarded_connect = socket.socket.connect
 
     def connect(self, address):
@@ -215,8 +215,9 @@ def loopback(_no_network, monkeypatch):
 
 
 @pytest.fixture
-def server(loopback):
+def server(_no_network, monkeypatch):
     """A ThreadingHTTPServer on 127.0.0.1 (port 0) in a thread; add routes with `server.add(path, body, ...)`."""
+    allow_loopback(monkeypatch)
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
     state = Server(url=f"http://127.0.0.1:{httpd.server_address[1]}")
