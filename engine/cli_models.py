@@ -153,18 +153,24 @@ def run_cancellable(work: Callable[[threading.Event], T]) -> tuple[T | None, boo
     cancel = threading.Event()
     box: dict[str, object] = {}
 
+    done = threading.Event()
+
     def body() -> None:
         try:
             box["value"] = work(cancel)
         except BaseException as exc:  # handed to the main thread
             box["error"] = exc
+        finally:
+            done.set()
 
     thread = threading.Thread(target=body, name="qiao-model", daemon=True)
     thread.start()
     interrupted = False
-    while thread.is_alive():
+    # A plain sleep, not thread.join(): a KeyboardInterrupt inside join() can leave is_alive() False while the
+    # thread still runs (CPython gh-90882), and the command would end mid-rename.
+    while not done.is_set():
         try:
-            thread.join(0.1)
+            time.sleep(0.05)
         except KeyboardInterrupt:
             if not interrupted:
                 say("\ncancelling…")
