@@ -1,4 +1,5 @@
-"""The engine's commands of `qiao` (model build/verify, tokenize, translate, bench, --self-test).
+"""The engine's commands of `qiao` (model list/import/remove/download/build/verify, tokenize, translate, bench,
+--self-test).
 
 The command line itself, and the window it opens without a command, belong to the composition root `qiao.cli`:
 the engine never imports the GUI. `python -m engine.cli` runs the commands alone.
