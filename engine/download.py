@@ -121,11 +121,14 @@ class _Attempt:
         self.response = open_url(entry.url, timeout=timeout, headers=headers)
         status = getattr(self.response, "status", None)
         self.start = 0
-        if have and status == 206:
+        self.odd_range = False  # a 206 for a range we did not ask for: its bytes belong nowhere in our file
+        if status == 206:
             match = _CONTENT_RANGE.fullmatch(self.response.headers.get("Content-Range", "").strip())
-            if match and int(match.group(1)) == have and match.group(3) in ("*", str(entry.size)):
+            if have and match and int(match.group(1)) == have and match.group(3) in ("*", str(entry.size)):
                 self.start = have
-        # Any other answer to a Range (200: the whole file; a range we did not ask for) restarts from byte 0.
+            else:
+                self.odd_range = True
+        # A 200 answer to a Range (the server ignores it) is the whole file: restart from byte 0.
         length = self.response.headers.get("Content-Length")
         self.length = int(length) if length is not None and length.strip().isdigit() else None
 
@@ -159,7 +162,7 @@ def _fetch(
         have = 0
     if have < entry.size:
         _space_check(entry, have)
-    drops = 0
+    drops = odd_ranges = 0
     restarted_416 = False
     while have < entry.size:
         if cancel is not None and cancel.is_set():
@@ -184,6 +187,13 @@ def _fetch(
                 raise DownloadError(f"{OFFLINE}: nothing was changed {detail}") from None
             raise DownloadError(f"{message}: {_kept(have)}", resumable=have > 0) from None
         with attempt.response:
+            if attempt.odd_range:
+                if have == 0 or odd_ranges:
+                    raise DownloadError(f"the server answered a part of {entry.url} that was not asked for: {_kept(0)}")
+                odd_ranges += 1
+                _unlink(part)
+                have = 0
+                continue
             expected = entry.size - attempt.start
             if attempt.length is not None and attempt.length != expected:
                 _unlink(part)

@@ -109,7 +109,8 @@ class Route:
     mode: "ok" (honours Range), "ignore-range" (always 200 and the whole body), "drop-once" (the first answer
     stops after `cut` bytes and closes the connection; later ones are "ok"), "truncate" (claims the whole length
     but never sends past `cut`), "short" (a Content-Length of `cut`, and that many bytes), "status" (answers
-    `status`), "slow" (honours Range, 4 KiB every `delay` s).
+    `status`), "slow" (honours Range, 4 KiB every `delay` s), "wrong-range" (answers any Range with a 206 of the
+    whole file from byte 0).
     """
 
     body: bytes
@@ -151,6 +152,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         mode = route.mode
         if mode == "drop-once" and route.served > 1:
             mode = "ok"
+        if mode == "wrong-range" and rng:
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes 0-{len(body) - 1}/{len(body)}")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         start = 0
         if rng and mode in ("ok", "slow", "truncate"):
             start = int(rng.removeprefix("bytes=").split("-")[0])

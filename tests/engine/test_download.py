@@ -78,6 +78,17 @@ def test_a_server_that_ignores_range_restarts_from_the_start(store, server, arch
     assert server.requests == [("/b.zip", "bytes=1000-")]
 
 
+def test_a_206_for_another_range_is_never_appended(store, server, archive):
+    url = server.add("/b.zip", archive.read_bytes(), mode="wrong-range")
+    entry = _entry(archive, url)
+    part = part_file(entry)
+    part.parent.mkdir(parents=True)
+    part.write_bytes(archive.read_bytes()[:1000])
+    model = download_bundle(entry)
+    assert verify_installed(model) == []
+    assert server.requests == [("/b.zip", "bytes=1000-"), ("/b.zip", None)]
+
+
 def test_a_server_file_shorter_than_the_catalogue_says_is_refused(store, server, archive):
     body = archive.read_bytes()
     url = server.add("/b.zip", body, mode="short", cut=len(body) - 100)
