@@ -13,6 +13,7 @@ address (release assets beside catalogue.json); every URL follows engine.web's p
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import urllib.error
@@ -94,7 +95,7 @@ def _read(url: str, shown: str, timeout: float) -> bytes:
     try:
         with open_url(url, timeout=timeout) as response:
             data = response.read(MAX_CATALOGUE_BYTES + 1)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         raise CatalogueError(f"cannot read the model catalogue: {failure(exc, shown)}") from None
     if len(data) > MAX_CATALOGUE_BYTES:
         raise CatalogueError(f"catalogue {shown}: larger than {MAX_CATALOGUE_BYTES >> 10} kB, which no catalogue is")

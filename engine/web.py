@@ -11,6 +11,7 @@ elsewhere could be rewritten on the way, sha256 values and all; file: only where
 
 from __future__ import annotations
 
+import http.client
 import socket
 import ssl
 import urllib.error
@@ -78,5 +79,7 @@ def failure(exc: BaseException, url: str) -> str:
         return f"the server did not answer in time ({url})"
     if isinstance(reason, FileNotFoundError):
         return f"{url}: no such file"
+    if isinstance(reason, http.client.HTTPException | ConnectionResetError | ConnectionAbortedError):
+        return f"the server broke off the connection ({url}: {reason or type(reason).__name__})"
     detail = getattr(reason, "strerror", None) or reason
     return f"{OFFLINE} ({url}: {detail})"
