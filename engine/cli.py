@@ -105,7 +105,7 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     build.add_argument("--force", action="store_true", help="replace an existing bundle folder")
     build.add_argument("--quiet", action="store_true")
     verify = msub.add_parser("verify", help="check a bundle against its manifest")
-    verify.add_argument("dir", type=Path)
+    verify.add_argument("dir", type=Path, metavar="DIR", help="bundle folder, or the name `qiao model list` shows")
     verify.add_argument("--precision", choices=["int8", "fp32"], help="check only the files one precision needs")
     add_model_actions(msub)
 
@@ -319,6 +319,11 @@ def _model_verify(args) -> int:
     from engine.errors import BundleError
     from engine.manifest import verify_bundle
 
+    if not args.dir.exists() and len(args.dir.parts) == 1:  # a name, not a path
+        from engine.model_store import installed_models
+
+        named = [m.path for m in installed_models(args.model) if m.name == args.dir.name]
+        args.dir = named[0] if named else args.dir
     try:
         manifest = verify_bundle(args.dir, args.precision)
     except BundleError as exc:

@@ -118,6 +118,14 @@ def test_remove_asks_on_a_terminal(store, monkeypatch, capsys, tmp_path):
     assert "[y/N]" in capsys.readouterr().err
 
 
+def test_verify_takes_an_installed_name(store, monkeypatch, capsys, tmp_path):
+    run(monkeypatch, capsys, ["model", "import", str(zip_bundle(tmp_path / "b.zip"))])
+    code, out, _ = run(monkeypatch, capsys, ["model", "verify", FIXTURE_NAME])
+    assert code == 0 and out.startswith(f"{store.models / FIXTURE_NAME}: OK")
+    code, _, err = run(monkeypatch, capsys, ["model", "verify", "no-such-model"])
+    assert code == 1 and "no model bundle at no-such-model" in err
+
+
 # -- download -----------------------------------------------------------------------------------------------------
 
 
