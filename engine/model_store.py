@@ -460,27 +460,21 @@ def import_bundle(
         if is_dir:
             found = bundle_root(source)
             manifest = _load(found, str(found))
+            _early_refusal(root, manifest, replace, expect_pair)
             total = sum(f["size"] for f in manifest.raw["files"].values())
             _space_check(root, total)
             bundle = work / "bundle"
-            _early_refusal(root, manifest, replace, expect_pair)
             _copy_listed(found, manifest, bundle, _check(check, progress, 0, 2 * total))
             start = total
         else:
             unpacked = work / "unpacked"
             unpacked.mkdir()
-            sizes: list[int] = []
-
-            def before(total: int) -> None:
-                sizes.append(total)
-                _space_check(root, total)
-
             try:
                 start = extract(
                     source,
                     kind,
                     unpacked,
-                    before=before,
+                    before=lambda total: _space_check(root, total),
                     check=check,
                     progress=(lambda d, t: progress(d, 2 * t)) if progress else None,
                 )
