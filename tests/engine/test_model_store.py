@@ -429,3 +429,35 @@ def test_remove_deletes_a_user_bundle_and_refuses_others(store, tmp_path):
     with pytest.raises(ModelStoreError, match="Qiao removes only"):
         remove_bundle(faked)  # a removable flag alone is not enough: it must be in the models folder
     assert source.path.exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_after_a_kill_9_mid_import_the_next_import_cleans_up_and_succeeds(store, tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    archive = zip_bundle(tmp_path / "b.zip")
+    script = (
+        "import time\n"
+        "from pathlib import Path\n"
+        "from engine.model_store import import_bundle\n"
+        f"import_bundle(Path({str(archive)!r}), progress=lambda d, t: time.sleep(0.05))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "QIAO_DATA_DIR": str(store.data), "PYTHONPATH": str(root)}
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=root, env=env)
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline:
+            work = list(store.models.glob(".import-*/unpacked/*")) if store.models.exists() else []
+            if work:
+                break
+            time.sleep(0.05)
+        assert work, "the import never started"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    assert [p.name.startswith(".import-") for p in store.models.iterdir()] == [True]
+    model = import_bundle(archive)
+    assert [p.name for p in store.models.iterdir()] == [FIXTURE_NAME] and verify_installed(model) == []
