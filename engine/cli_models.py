@@ -64,6 +64,8 @@ def megabytes(size: int) -> str:
 
 
 def _record(model) -> dict:
+    from engine.model_store import known_verified
+
     return {
         "name": model.name,
         "pair": model.pair_key,
@@ -75,6 +77,7 @@ def _record(model) -> dict:
         "location": model.location,
         "removable": model.removable,
         "problem": model.problem,
+        "verified": known_verified(model),  # every file hashed before and unchanged since (`model verify` hashes)
     }
 
 

@@ -248,8 +248,25 @@ def verify_installed(
         return list(exc.problems)
     except ModelNotFoundError as exc:
         return [str(exc)]
-    problems, _ = _full_check(manifest, progress, _canceller(cancel, "verification"))
+    problems, digests = _full_check(manifest, progress, _canceller(cancel, "verification"))
+    if not problems:
+        _remember(model.path, digests)  # the window's "verified" mark, and the next load skips the hashing
     return problems
+
+
+def known_verified(model: InstalledModel) -> bool:
+    """Whether every file of the bundle passed its sha256 check before and is unchanged since (the verified-files
+    cache, stat only: cheap enough for a list of models). False means "not verified yet", not "damaged"."""
+    from engine.verified_cache import VerifiedFiles
+
+    if model.problem is not None:
+        return False
+    try:
+        manifest = load_manifest(model.path)
+        cache = VerifiedFiles()
+        return all(cache.is_verified(model.path / rel, spec["sha256"]) for rel, spec in manifest.raw["files"].items())
+    except (QiaoError, OSError):
+        return False
 
 
 # -- work folders -------------------------------------------------------------------------------------------------

@@ -66,6 +66,7 @@ def test_list_shows_pair_name_size_precisions_licence_location_and_problems(stor
     assert records["opus-mt-en-zh"]["location"] == "source" and records["opus-mt-en-zh"]["removable"] is False
     assert records["opus-mt-en-zh"]["precisions"] == ["int8", "fp32"] and records["opus-mt-en-zh"]["size_bytes"] > 0
     assert records["broken"]["pair"] is None and records["broken"]["problem"]
+    assert records["broken"]["verified"] is False
 
 
 # -- import / remove ----------------------------------------------------------------------------------------------
@@ -75,6 +76,8 @@ def test_import_then_again_then_force(store, monkeypatch, capsys, tmp_path):
     archive = zip_bundle(tmp_path / "b.zip")
     code, out, _ = run(monkeypatch, capsys, ["model", "import", str(archive)])
     assert code == 0 and out.startswith(f"installed {FIXTURE_NAME} (en-zh,")
+    code, out, _ = run(monkeypatch, capsys, ["model", "list", "--json"])
+    assert [(r["name"], r["verified"]) for r in json.loads(out)] == [(FIXTURE_NAME, True)]
     code, _, err = run(monkeypatch, capsys, ["model", "import", str(archive)])
     assert code == 1 and "already installed" in err and "--force" in err
     code, _, _ = run(monkeypatch, capsys, ["model", "import", str(archive), "--force"])

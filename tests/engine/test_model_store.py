@@ -25,6 +25,7 @@ from engine.model_store import (
     find_for_pair,
     import_bundle,
     installed_models,
+    known_verified,
     remove_bundle,
     verify_installed,
 )
@@ -183,6 +184,18 @@ def test_verify_installed_hashes_every_file_with_progress_and_cancel(store):
     cancel.set()
     with pytest.raises(ModelStoreCancelled):
         verify_installed(model, cancel=cancel)
+
+
+def test_known_verified_follows_the_last_full_check(store, tmp_path, monkeypatch):
+    monkeypatch.setenv("QIAO_CACHE_DIR", str(tmp_path / "cache"))
+    _copy_as(store.models / "by-hand")
+    (model,) = installed_models()
+    assert not known_verified(model), "copied by hand: never hashed"
+    assert verify_installed(model) == [] and known_verified(model)
+    imported = import_bundle(zip_bundle(tmp_path / "b.zip"))
+    assert known_verified(imported), "an import hashed every file"
+    (imported.path / "MODEL_LICENSE.txt").write_text("changed")
+    assert not known_verified(imported)
 
 
 # -- import -------------------------------------------------------------------------------------------------------
