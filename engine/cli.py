@@ -28,6 +28,7 @@ from engine.cli_io import (
     stdin_bytes,
 )
 from engine.cli_models import add_model_actions, run_model_action
+from engine.config import DEFAULT_PRECISION, MAX_BEAMS, MIN_BEAMS, PRECISIONS
 from engine.errors import InputError, QiaoError
 
 BUILD_HINT = "qiao model build --from Helsinki-NLP/opus-mt-en-zh --out resources/models/opus-mt-en-zh"
@@ -63,11 +64,9 @@ def _thread_count(value: str) -> int:
 
 
 def _beam_count(value: str) -> int:
-    from engine.translator import MAX_BEAMS  # only when --beams is given: translate loads the engine anyway
-
     n = _whole_number(value)
-    if not 1 <= n <= MAX_BEAMS:
-        raise argparse.ArgumentTypeError(f"{n} is out of range: use 1 (greedy, fastest) to {MAX_BEAMS}")
+    if not MIN_BEAMS <= n <= MAX_BEAMS:
+        raise argparse.ArgumentTypeError(f"{n} is out of range: use {MIN_BEAMS} (greedy, fastest) to {MAX_BEAMS}")
     return n
 
 
@@ -106,7 +105,7 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     build.add_argument("--quiet", action="store_true")
     verify = msub.add_parser("verify", help="check a bundle against its manifest")
     verify.add_argument("dir", type=Path, metavar="DIR", help="bundle folder, or the name `qiao model list` shows")
-    verify.add_argument("--precision", choices=["int8", "fp32"], help="check only the files one precision needs")
+    verify.add_argument("--precision", choices=PRECISIONS, help="check only the files one precision needs")
     add_model_actions(msub)
 
     tok = sub.add_parser(
@@ -129,7 +128,7 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     tr.add_argument("text", nargs="?", help="text to translate (default: stdin)")
     _add_model_arg(tr)
     tr.add_argument("--file", type=Path, help="read the text from this file")
-    tr.add_argument("--precision", choices=["int8", "fp32"], default="int8")
+    tr.add_argument("--precision", choices=PRECISIONS, default=DEFAULT_PRECISION)
     tr.add_argument("--beams", type=_beam_count, help="1 = greedy (fastest) … 8; default from the model")
     tr.add_argument(
         "--variant", metavar="KEY", help="target variant the model offers, e.g. hans or hant (default: the model's)"
