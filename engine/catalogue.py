@@ -24,7 +24,7 @@ from typing import Any
 
 from engine.errors import QiaoError
 from engine.paths import catalogue_url_override
-from engine.web import failure, open_url, url_problem
+from engine.web import failure, is_offline, open_url, url_problem
 
 # Placeholder for the project's release catalogue (GitHub's "latest release" asset address); the release workflow
 # publishes catalogue.json there. $QIAO_CATALOGUE_URL or --catalogue point elsewhere (a mirror, a local file).
@@ -41,7 +41,12 @@ _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 class CatalogueError(QiaoError):
-    """The catalogue cannot be read or is not one Qiao accepts; the message says where and why."""
+    """The catalogue cannot be read or is not one Qiao accepts; the message says where and why. `offline`: the
+    server could not be reached at all (the window says so in its own words)."""
+
+    def __init__(self, message: str, *, offline: bool = False) -> None:
+        super().__init__(message)
+        self.offline = offline
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,8 @@ def _read(url: str, shown: str, timeout: float) -> bytes:
         with open_url(url, timeout=timeout) as response:
             data = response.read(MAX_CATALOGUE_BYTES + 1)
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
-        raise CatalogueError(f"cannot read the model catalogue: {failure(exc, shown)}") from None
+        message = failure(exc, shown)
+        raise CatalogueError(f"cannot read the model catalogue: {message}", offline=is_offline(message)) from None
     if len(data) > MAX_CATALOGUE_BYTES:
         raise CatalogueError(f"catalogue {shown}: larger than {MAX_CATALOGUE_BYTES >> 10} kB, which no catalogue is")
     return data

@@ -34,7 +34,7 @@ from engine.model_store import (
     import_bundle,
 )
 from engine.paths import downloads_dir, models_dir
-from engine.web import OFFLINE, failure, open_url, url_problem
+from engine.web import OFFLINE, failure, is_offline, open_url, url_problem
 
 READ_TIMEOUT_S = 30.0  # per connect and per read: a stalled server is a dropped connection
 RESUMES = 3  # dropped connections resumed within one call before giving up (the .part is kept)
@@ -44,11 +44,13 @@ _DROPPED = (http.client.IncompleteRead, http.client.HTTPException, ConnectionErr
 
 
 class DownloadError(QiaoError):
-    """The download failed; the message says why and what was kept. `resumable`: running it again resumes."""
+    """The download failed; the message says why and what was kept. `resumable`: running it again resumes;
+    `offline`: the server could not be reached at all."""
 
-    def __init__(self, message: str, *, resumable: bool = False) -> None:
+    def __init__(self, message: str, *, resumable: bool = False, offline: bool = False) -> None:
         super().__init__(message)
         self.resumable = resumable
+        self.offline = offline
 
 
 class DownloadCancelled(DownloadError):
@@ -182,10 +184,11 @@ def _fetch(
                 drops += 1
                 continue
             message = failure(exc, entry.url)
-            if have == 0 and message.startswith(OFFLINE):
+            offline = is_offline(message)
+            if have == 0 and offline:
                 detail = message.removeprefix(OFFLINE).strip()
-                raise DownloadError(f"{OFFLINE}: nothing was changed {detail}") from None
-            raise DownloadError(f"{message}: {_kept(have)}", resumable=have > 0) from None
+                raise DownloadError(f"{OFFLINE}: nothing was changed {detail}", offline=True) from None
+            raise DownloadError(f"{message}: {_kept(have)}", resumable=have > 0, offline=offline) from None
         with attempt.response:
             if attempt.odd_range:
                 if have == 0 or odd_ranges:

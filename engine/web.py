@@ -66,6 +66,11 @@ def open_url(url: str, *, timeout: float, headers: dict[str, str] | None = None)
     return opener.open(request, timeout=timeout)
 
 
+def is_offline(message: str) -> bool:
+    """Whether a `failure` message means the server could not be reached at all."""
+    return message.startswith(OFFLINE)
+
+
 def failure(exc: BaseException, url: str) -> str:
     """What went wrong with fetching `url`, for a person: the server's answer, a refusal, or "offline"."""
     if isinstance(exc, urllib.error.HTTPError):

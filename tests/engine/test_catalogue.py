@@ -210,5 +210,9 @@ def test_a_catalogue_redirecting_to_plain_http_elsewhere_is_refused(server):
 
 
 def test_offline_is_said_so(server):
-    with pytest.raises(CatalogueError, match="you are offline or the server cannot be reached"):
+    with pytest.raises(CatalogueError, match="you are offline or the server cannot be reached") as exc:
         load_catalogue(closed_port_url("/catalogue.json"))
+    assert exc.value.offline
+    with pytest.raises(CatalogueError) as exc:
+        load_catalogue(server.url + "/nothing.json")
+    assert not exc.value.offline, "a server that answers is not offline"

@@ -112,7 +112,7 @@ def test_http_errors_are_reported_and_change_nothing(store, server, archive, sta
     url = server.add("/b.zip", b"", mode="status", status=status)
     with pytest.raises(DownloadError, match=f"the server answered {status}") as exc:
         download_bundle(_entry(archive, url))
-    assert "nothing was changed" in str(exc.value) and not exc.value.resumable
+    assert "nothing was changed" in str(exc.value) and not exc.value.resumable and not exc.value.offline
     assert not store.models.exists()
 
 
@@ -120,6 +120,7 @@ def test_offline_says_so_and_changes_nothing(store, server, archive):
     with pytest.raises(DownloadError) as exc:
         download_bundle(_entry(archive, closed_port_url()))
     assert str(exc.value).startswith("you are offline or the server cannot be reached: nothing was changed")
+    assert exc.value.offline and not exc.value.resumable
     assert not store.data.exists(), "not even the models folder is created"
 
 
