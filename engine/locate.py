@@ -29,9 +29,14 @@ class SearchRoot:
     single: bool = False
 
 
-def expected_bundle_dir() -> Path:
-    """Where a user should put the default model: the per-user models folder (engine.paths)."""
-    return user_bundle_dir()
+def expected_bundle_dir(pair: str | None = None) -> Path:
+    """Where a user should put a model for `pair` ("zh-en"; None: the default en→zh) in the per-user models folder,
+    named as importing the Helsinki-NLP model for that pair would name it."""
+    if pair is None:
+        return user_bundle_dir()
+    from engine.model_store import normalise_pair
+
+    return models_dir() / f"opus-mt-{normalise_pair(pair)}"
 
 
 def search_roots(explicit: str | None = None) -> list[SearchRoot]:

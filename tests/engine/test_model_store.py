@@ -151,6 +151,14 @@ def test_explicit_and_env_bundles_are_final(store, tmp_path, monkeypatch):
         find_for_pair("en-zh")
 
 
+def test_expected_folder_per_pair(store):
+    from engine.locate import expected_bundle_dir
+
+    assert expected_bundle_dir() == store.models / "opus-mt-en-zh"
+    assert expected_bundle_dir("zh-en") == store.models / "opus-mt-zh-en"
+    assert expected_bundle_dir(pair="eng-zho") == store.models / "opus-mt-en-zh"
+
+
 def test_a_pair_that_is_no_pair_is_refused(store):
     for text in ("en", "en_zh", "-zh", "en-", "EN-ZH-X", "../x-y"):
         with pytest.raises(ModelStoreError, match="not a language pair"):
