@@ -121,4 +121,4 @@ def find_bundle(explicit: str | None = None, pair: str | None = None) -> Path:
     for group in (preferred, usable, models):
         if group:
             return group[0].path
-    raise ModelNotFoundError("no model bundle found", [str(r.path) for r in roots])
+    raise ModelNotFoundError("no model bundle found", [str(p) for p in bundle_search_paths(explicit)])

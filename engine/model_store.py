@@ -26,7 +26,7 @@ from engine.bundle_paths import inside
 from engine.config import PRECISIONS
 from engine.errors import BundleError, ModelNotFoundError, QiaoError
 from engine.languages import LanguagePair, code_of
-from engine.locate import MODEL_DIR, bundle_folders, has_manifest, search_roots
+from engine.locate import MODEL_DIR, bundle_folders, bundle_search_paths, has_manifest, search_roots
 from engine.manifest import MANIFEST, Manifest, load_manifest, verify_files
 from engine.model_archive import ArchiveError, extract, kind_of
 from engine.paths import model_dir_override, models_dir
@@ -166,7 +166,7 @@ def find_for_pair(pair_key: str, explicit: str | None = None) -> Path:
     have = f" (installed: {', '.join(others)})" if others else ""
     raise ModelNotFoundError(
         f"no {key} model installed{have}; get one with `qiao model download` or `qiao model import`",
-        [str(r.path) for r in search_roots()],
+        [str(p) for p in bundle_search_paths()],
     )
 
 
