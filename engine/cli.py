@@ -1,4 +1,5 @@
-"""The engine's commands of `qiao` (model build/verify, tokenize, translate, bench, --self-test).
+"""The engine's commands of `qiao` (model list/import/remove/download/build/verify, tokenize, translate, bench,
+--self-test).
 
 The command line itself, and the window it opens without a command, belong to the composition root `qiao.cli`:
 the engine never imports the GUI. `python -m engine.cli` runs the commands alone.
@@ -26,6 +27,8 @@ from engine.cli_io import (
     silence_stdout,
     stdin_bytes,
 )
+from engine.cli_models import add_model_actions, run_model_action
+from engine.config import DEFAULT_PRECISION, MAX_BEAMS, MIN_BEAMS, PRECISIONS
 from engine.errors import InputError, QiaoError
 
 BUILD_HINT = "qiao model build --from Helsinki-NLP/opus-mt-en-zh --out resources/models/opus-mt-en-zh"
@@ -61,12 +64,19 @@ def _thread_count(value: str) -> int:
 
 
 def _beam_count(value: str) -> int:
-    from engine.translator import MAX_BEAMS  # only when --beams is given: translate loads the engine anyway
-
     n = _whole_number(value)
-    if not 1 <= n <= MAX_BEAMS:
-        raise argparse.ArgumentTypeError(f"{n} is out of range: use 1 (greedy, fastest) to {MAX_BEAMS}")
+    if not MIN_BEAMS <= n <= MAX_BEAMS:
+        raise argparse.ArgumentTypeError(f"{n} is out of range: use {MIN_BEAMS} (greedy, fastest) to {MAX_BEAMS}")
     return n
+
+
+def _direction(value: str) -> str:
+    from engine.model_store import ModelStoreError, normalise_pair
+
+    try:
+        return normalise_pair(value)
+    except ModelStoreError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 ENGINE_DESCRIPTION = "Qiao (桥): the offline English→Chinese translator's engine commands (the app opens from qiao)."
@@ -82,7 +92,7 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     _add_model_arg(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    model = sub.add_parser("model", help="build or check a model bundle")
+    model = sub.add_parser("model", help="list, import, download, remove, build or check model bundles")
     msub = model.add_subparsers(dest="model_command", metavar="ACTION", required=True)
     build = msub.add_parser("build", help="export a Marian checkpoint to a verified ONNX bundle (needs qiao[build])")
     build.add_argument("--from", dest="source", required=True, help="Hugging Face model id or local checkpoint folder")
@@ -96,8 +106,9 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     build.add_argument("--force", action="store_true", help="replace an existing bundle folder")
     build.add_argument("--quiet", action="store_true")
     verify = msub.add_parser("verify", help="check a bundle against its manifest")
-    verify.add_argument("dir", type=Path)
-    verify.add_argument("--precision", choices=["int8", "fp32"], help="check only the files one precision needs")
+    verify.add_argument("dir", type=Path, metavar="DIR", help="bundle folder, or the name `qiao model list` shows")
+    verify.add_argument("--precision", choices=PRECISIONS, help="check only the files one precision needs")
+    add_model_actions(msub)
 
     tok = sub.add_parser(
         "tokenize",
@@ -119,9 +130,17 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     tr.add_argument("text", nargs="?", help="text to translate (default: stdin)")
     _add_model_arg(tr)
     tr.add_argument("--file", type=Path, help="read the text from this file")
-    tr.add_argument("--precision", choices=["int8", "fp32"], default="int8")
+    tr.add_argument("--precision", choices=PRECISIONS, default=DEFAULT_PRECISION)
     tr.add_argument("--beams", type=_beam_count, help="1 = greedy (fastest) … 8; default from the model")
-    tr.add_argument("--script", choices=["hans", "hant"], default="hans", help="Simplified or Traditional Chinese")
+    tr.add_argument(
+        "--variant", metavar="KEY", help="target variant the model offers, e.g. hans or hant (default: the model's)"
+    )
+    tr.add_argument("--script", dest="variant", help=argparse.SUPPRESS)  # the old name of --variant
+    tr.add_argument("--from", dest="source_lang", metavar="LANG", help="source language, e.g. en (with --to)")
+    tr.add_argument("--to", dest="target_lang", metavar="LANG", help="target language, e.g. zh (with --from)")
+    tr.add_argument(
+        "--direction", type=_direction, metavar="PAIR", help="language pair, e.g. zh-en (default: en-zh, else any)"
+    )
     tr.add_argument("--threads", type=_thread_count, help="intra-op threads, 1 … CPUs (default or 0: automatic)")
     tr.add_argument("--no-join-lines", action="store_true", help="translate hard-wrapped lines one by one")
     tr.add_argument("--raw-punctuation", action="store_true", help="keep the model's half-width ! ? , : ;")
@@ -184,7 +203,28 @@ def parse_args(argv: list[str] | None, description: str = ENGINE_DESCRIPTION) ->
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.self_test and args.command is not None:
         parser.error("--self-test takes no command")
+    if args.command == "translate":
+        _check_direction(parser, args)
     return args
+
+
+def _check_direction(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--from/--to together, or --direction; either becomes `args.direction` ("en-zh") or stays None."""
+    source, target = args.source_lang, args.target_lang
+    if (source is None) != (target is None):
+        parser.error("--from and --to go together (or use --direction, e.g. --direction zh-en)")
+    if source is not None:
+        if args.direction is not None:
+            parser.error("give --from/--to or --direction, not both")
+        args.direction = _direction_or_exit(parser, f"{source}-{target}")
+
+
+def _direction_or_exit(parser: argparse.ArgumentParser, value: str) -> str:
+    try:
+        return _direction(value)
+    except argparse.ArgumentTypeError as exc:
+        parser.error(f"--from/--to: {exc}")
+        raise
 
 
 def is_command(args: argparse.Namespace) -> bool:
@@ -201,7 +241,11 @@ def run_command(args: argparse.Namespace) -> int:
 
         return run_self_test(args.model)
     if args.command == "model":
-        return _model_build(args) if args.model_command == "build" else _model_verify(args)
+        if args.model_command == "build":
+            return _model_build(args)
+        if args.model_command == "verify":
+            return _model_verify(args)
+        return run_model_action(args)
     if args.command == "tokenize":
         return _tokenize(args)
     if args.command == "translate":
@@ -226,7 +270,7 @@ def _reported(body: Callable[[], int]) -> int:
         searched = getattr(exc, "searched", None)
         if searched:
             say("searched:\n  " + "\n  ".join(searched))
-            say(f"build one with: {BUILD_HINT}")
+            say(f"get one with: qiao model download (or qiao model import PATH); build one with: {BUILD_HINT}")
         return 1
     except KeyboardInterrupt:
         return 130
@@ -279,6 +323,11 @@ def _model_verify(args) -> int:
     from engine.errors import BundleError
     from engine.manifest import verify_bundle
 
+    if not args.dir.exists() and len(args.dir.parts) == 1:  # a name, not a path
+        from engine.model_store import installed_models
+
+        named = [m.path for m in installed_models(args.model) if m.name == args.dir.name]
+        args.dir = named[0] if named else args.dir
     try:
         manifest = verify_bundle(args.dir, args.precision)
     except BundleError as exc:

@@ -44,10 +44,17 @@ def _options(args):
 
     return TranslationOptions(
         beams=args.beams,
-        variant=args.script,
+        variant=args.variant,
         join_wrapped_lines=not args.no_join_lines,
         normalize_punctuation=not args.raw_punctuation,
     )
+
+
+def _check_variant(pair, variant: str | None) -> None:
+    """An explicit --variant for a model without variants is a mistake on the command line (the window keeps one
+    saved choice for both directions instead, which TranslationOptions.validate allows)."""
+    if variant is not None and not pair.variants:
+        raise InputError(f"--variant {variant}: the {pair.key} model has no target variants")
 
 
 def translate_command(args: argparse.Namespace) -> int:
@@ -65,8 +72,10 @@ def translate_command(args: argparse.Namespace) -> int:
         if text is None and not args.json:
             text = _read_text(source, name, MAX_CHARS)
         options = _options(args)
-        translator = Translator(find_bundle(args.model), precision=args.precision, threads=args.threads or None)
-        options.validate(translator.manifest.scripts, MAX_BEAMS)  # the request's own errors once, before any line
+        bundle = find_bundle(args.model, pair=args.direction)
+        translator = Translator(bundle, precision=args.precision, threads=args.threads or None)
+        _check_variant(translator.manifest.pair, options.variant)
+        options.validate(translator.manifest.pair.variant_keys, MAX_BEAMS)  # the request's errors once, first
         if args.json and text is None:
             return _translate_lines(translator, source, options, MAX_CHARS, out)
         if args.json:

@@ -37,10 +37,21 @@ CACHE_DIR = EnvVar(
     "folder for `verified-files.json`, the bundle files that already passed their sha256 check",
     "the per-user cache folder",
 )
+DATA_DIR = EnvVar(
+    "QIAO_DATA_DIR",
+    "folder whose `models/` holds the installed model bundles (`qiao model import`, `qiao model download`)",
+    "the per-user data folder",
+)
 MODEL_DIR = EnvVar(
     "QIAO_MODEL_DIR",
     "model bundle to load, second only to `--model`; final: a folder without a bundle is the error",
     "search beside the program, then the source checkout, then the per-user models folder",
+)
+CATALOGUE_URL = EnvVar(
+    "QIAO_CATALOGUE_URL",
+    "model catalogue `qiao model download` and the Models dialog read (https, http on 127.0.0.1/localhost, "
+    "file, or a path)",
+    "the project's release catalogue",
 )
 STARTUP_PROBE = EnvVar(
     "QIAO_STARTUP_PROBE",
@@ -79,7 +90,9 @@ ENV_VARS: tuple[EnvVar, ...] = (
     CONFIG_DIR,
     STATE_DIR,
     CACHE_DIR,
+    DATA_DIR,
     MODEL_DIR,
+    CATALOGUE_URL,
     STARTUP_PROBE,
     CODESIGN_IDENTITY,
     NOTARY_PROFILE,
@@ -90,6 +103,7 @@ ENV_VARS: tuple[EnvVar, ...] = (
     BENCH_BUNDLE_ARGS,
 )
 # The variables that move a per-user folder (packaging/offline_trace.py removes them to get a fresh HOME).
+# DATA_DIR belongs here too once offline_trace.fresh_home_env drops it as well (its list is spelled out there).
 FOLDER_OVERRIDES: tuple[EnvVar, ...] = (CONFIG_DIR, STATE_DIR, CACHE_DIR)
 
 
@@ -120,20 +134,30 @@ def cache_dir() -> Path:
 
 
 def data_dir() -> Path:
-    """The per-user data folder (no override: `QIAO_MODEL_DIR` names a bundle, not this folder)."""
+    """The per-user data folder (`QIAO_DATA_DIR` moves it; `QIAO_MODEL_DIR` names one bundle, not this folder)."""
     from platformdirs import user_data_dir
 
-    return Path(user_data_dir(APP_NAME, appauthor=False))
+    return _override(DATA_DIR) or Path(user_data_dir(APP_NAME, appauthor=False))
 
 
 def models_dir() -> Path:
-    """Where a user installs model bundles by hand."""
+    """The per-user models folder: one bundle per sub-folder, installed by hand, `qiao model import` or download."""
     return data_dir() / "models"
 
 
+def downloads_dir() -> Path:
+    """Partial and finished downloads (`<id>-<sha>.part`): inside models_dir(), so the final move is a rename."""
+    return models_dir() / ".downloads"
+
+
 def user_bundle_dir() -> Path:
-    """Where a user should put the model: the last place engine.locate looks."""
+    """Where the default (en→zh) bundle goes in the per-user models folder."""
     return models_dir() / BUNDLE_NAME
+
+
+def catalogue_url_override() -> str | None:
+    """`$QIAO_CATALOGUE_URL`, or None when unset or empty (engine.catalogue then uses its default)."""
+    return os.environ.get(CATALOGUE_URL.name) or None
 
 
 def model_dir_override() -> Path | None:

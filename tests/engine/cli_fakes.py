@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import ClassVar
 
 from engine.errors import InputError
+from engine.languages import default_pair
 from engine.options import TranslationOptions
 from engine.results import Translation, TranslationStats
 
@@ -34,7 +35,7 @@ class EchoTranslator:
         self.bundle_dir = bundle_dir
         self.precision = precision
         self.threads = threads
-        self.manifest = SimpleNamespace(scripts={"hans": ">>cmn_Hans<<", "hant": ">>cmn_Hant<<"})
+        self.manifest = SimpleNamespace(pair=default_pair("en", "zh", (">>cmn_Hans<<", ">>cmn_Hant<<")))
         self.options: list[TranslationOptions | None] = []
         self.seen: list[str] = []
         EchoTranslator.instances.append(self)

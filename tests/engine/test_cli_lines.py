@@ -16,6 +16,7 @@ import pytest
 
 from engine.cli import main
 from engine.cli_io import iter_lines, json_line
+from engine.languages import default_pair
 from engine.translator import MAX_CHARS
 from tests.engine.cli_fakes import BatchingTranslator, EchoTranslator, ErrorFieldTranslator, install
 
@@ -136,18 +137,16 @@ def test_order_is_kept_when_the_engine_refuses_or_batches_ahead(monkeypatch, cap
 
 
 def test_request_errors_stop_before_reading(monkeypatch, capsys, bundle_dir, echo):
-    echo_scripts = {"hans": ">>cmn_Hans<<"}
-
-    class OneScript(EchoTranslator):
+    class OneVariant(EchoTranslator):
         def __init__(self, *a, **k):
             super().__init__(*a, **k)
-            self.manifest.scripts = echo_scripts
+            self.manifest.pair = default_pair("en", "zh", (">>cmn_Hans<<",))
 
-    monkeypatch.setattr("engine.translator.Translator", OneScript)
+    monkeypatch.setattr("engine.translator.Translator", OneVariant)
     code, out, err = run(
-        monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--json", "--script", "hant"], b"a\nb\n"
+        monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--json", "--variant", "hant"], b"a\nb\n"
     )
-    assert code == 1 and out == "" and "unknown script 'hant'" in err
+    assert code == 1 and out == "" and "unknown variant 'hant'; this model offers hans" in err
 
 
 def test_a_record_is_written_while_input_is_still_open(monkeypatch, bundle_dir):

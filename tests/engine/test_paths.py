@@ -124,3 +124,20 @@ def test_a_fresh_home_puts_every_folder_under_home_named_qiao(tmp_path, monkeypa
     assert paths.cache_dir() == tmp_path / ".cache" / "Qiao"
     assert paths.data_dir() == tmp_path / ".local" / "share" / "Qiao"
     assert paths.user_bundle_dir() == tmp_path / ".local" / "share" / "Qiao" / "models" / "opus-mt-en-zh"
+
+
+def test_data_dir_override_moves_the_models_and_downloads(tmp_path, monkeypatch):
+    monkeypatch.setenv("QIAO_DATA_DIR", str(tmp_path / "data"))
+    assert paths.data_dir() == tmp_path / "data"
+    assert paths.models_dir() == tmp_path / "data" / "models"
+    assert paths.downloads_dir() == tmp_path / "data" / "models" / ".downloads"
+    assert paths.user_bundle_dir() == tmp_path / "data" / "models" / paths.BUNDLE_NAME
+    monkeypatch.setenv("QIAO_DATA_DIR", "")
+    assert paths.data_dir() != tmp_path / "data", "an empty variable is unset"
+
+
+def test_catalogue_url_override(monkeypatch):
+    monkeypatch.delenv("QIAO_CATALOGUE_URL", raising=False)
+    assert paths.catalogue_url_override() is None
+    monkeypatch.setenv("QIAO_CATALOGUE_URL", "https://mirror.example/catalogue.json")
+    assert paths.catalogue_url_override() == "https://mirror.example/catalogue.json"

@@ -46,6 +46,15 @@ def test_a_command_reaches_the_engine_not_the_window(window, monkeypatch, capsys
     assert window == []
 
 
+def test_model_management_is_the_engines(window, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("QIAO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("QIAO_MODEL_DIR", raising=False)
+    monkeypatch.setattr("engine.locate.SOURCE_ROOT", tmp_path / "checkout")
+    assert main(["model", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert window == []
+
+
 def test_self_test_is_the_engines(window, monkeypatch):
     seen = []
     monkeypatch.setattr("engine.selftest.run_self_test", lambda model: seen.append(model) or 0)
