@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import urllib.error
 import urllib.parse
@@ -74,9 +75,10 @@ def catalogue_location() -> str:
     return catalogue_url_override() or DEFAULT_CATALOGUE_URL
 
 
-def load_catalogue(location: str, *, timeout: float = 10) -> list[CatalogueEntry]:
+def load_catalogue(location: str | os.PathLike[str], *, timeout: float = 10) -> list[CatalogueEntry]:
     """Read and check the catalogue at `location`: an https/http/file URL or a path. CatalogueError on anything
     wrong, worded for a person ("you are offline …" when the server cannot be reached)."""
+    location = os.fspath(location)
     base, local = _base(location)
     data = _read(base, location, timeout)
     return parse_catalogue(data, base, local=local, where=location)

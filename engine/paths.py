@@ -104,7 +104,7 @@ ENV_VARS: tuple[EnvVar, ...] = (
 )
 # The variables that move a per-user folder (packaging/offline_trace.py removes them to get a fresh HOME).
 # DATA_DIR belongs here too once offline_trace.fresh_home_env drops it as well (its list is spelled out there).
-FOLDER_OVERRIDES: tuple[EnvVar, ...] = (CONFIG_DIR, STATE_DIR, CACHE_DIR)
+FOLDER_OVERRIDES: tuple[EnvVar, ...] = (CONFIG_DIR, STATE_DIR, CACHE_DIR, DATA_DIR)
 
 
 def _override(var: EnvVar) -> Path | None:

@@ -101,42 +101,10 @@ def _bundle_path(entry: object) -> Path:
     return Path(entry)  # type: ignore[arg-type]
 
 
-def _search_roots() -> list[Path]:
-    """The folders holding bundles side by side: the parents of the places engine.locate looks (beside the frozen
-    program, the source checkout's resources/models, the per-user models folder)."""
-    from engine.locate import bundle_search_paths
-
-    roots: list[Path] = []
-    for place in bundle_search_paths(None):
-        if place.parent not in roots:
-            roots.append(place.parent)
-    return roots
-
-
-def _scan(roots: list[Path]) -> list[Path]:
-    """Every folder with a manifest.json directly under one of `roots`, each real folder once, in search order."""
-    found: list[Path] = []
-    seen: set[Path] = set()
-    for root in roots:
-        try:
-            children = sorted(p for p in root.iterdir() if (p / "manifest.json").is_file())
-        except OSError:  # a root that does not exist or cannot be listed holds no bundle
-            continue
-        for child in children:
-            real = child.resolve()
-            if real not in seen:
-                seen.add(real)
-                found.append(child)
-    return found
-
-
 def installed_bundles() -> list[Path]:
-    """Every installed bundle, one per folder: engine.model_store's list where that module exists, else a scan of
-    the same folders engine.locate searches. [] when none is installed."""
-    try:
-        from engine.model_store import installed_models
-    except ImportError:
-        return _scan(_search_roots())
+    """Every installed bundle (engine.model_store's list), each real folder once. [] when none is installed."""
+    from engine.model_store import installed_models
+
     paths: list[Path] = []
     for entry in installed_models():
         path = _bundle_path(entry)

@@ -70,9 +70,9 @@ class EngineStore:
         remove_bundle(model)
 
     def load_catalogue(self, location: str | None = None) -> list[Any]:
-        from engine.catalogue import DEFAULT_CATALOGUE_URL, load_catalogue
+        from engine.catalogue import catalogue_location, load_catalogue
 
-        return load_catalogue(location or DEFAULT_CATALOGUE_URL)
+        return load_catalogue(location or catalogue_location())  # QIAO_CATALOGUE_URL, else the default
 
     def download_bundle(
         self, entry: Any, *, progress: ProgressFn | None = None, cancel: threading.Event | None = None

@@ -63,27 +63,21 @@ def default_factory(bundle_dir: Path, precision: str, threads: int | None) -> Tr
 def default_locator(explicit: str | None, pair: str | None) -> Path:
     from engine.locate import find_bundle
 
-    if "pair" in inspect.signature(find_bundle).parameters:
-        return find_bundle(explicit, pair=pair)
-    return find_bundle(explicit)  # an engine without pairs yet (before engine.model_store): one bundle
+    return find_bundle(explicit, pair=pair)
 
 
 def default_pair_lister(explicit: str | None) -> tuple[str, ...]:
     """The pairs of the installed bundles, read from their manifests only (cheap; no hashing)."""
-    try:
-        from engine.model_store import installed_models
-    except ImportError:  # an engine without a model store: only the loaded bundle's pair is known
-        return ()
+    from engine.model_store import installed_models
+
     return tuple(sorted({m.pair.key for m in installed_models(explicit) if m.pair is not None and not m.problem}))
 
 
 def default_expected_dir(pair: str | None = None) -> Path:
-    """Where a user should put a bundle for `pair` (an engine without pairs knows one place only)."""
+    """Where a user should put a bundle for `pair` (None: the default direction's)."""
     from engine.locate import expected_bundle_dir
 
-    if pair is not None and "pair" in inspect.signature(expected_bundle_dir).parameters:
-        return expected_bundle_dir(pair=pair)
-    return expected_bundle_dir()
+    return expected_bundle_dir(pair=pair)
 
 
 def _takes_an_argument(fn: Callable[..., object]) -> bool:

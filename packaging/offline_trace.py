@@ -26,6 +26,7 @@ WATCH_S = 30.0  # onnxruntime's telemetry looked its host up ~10, ~15 and ~24 s 
 # Qiao's per-user folders on Linux with HOME set and no XDG_* variables (engine/paths.py: config_dir, state_dir,
 # cache_dir, data_dir). Spelled out, not imported (importing engine changes this process' environment);
 # tests/engine/test_paths.py checks both this and fresh_home_env's list against engine/paths.py.
+MOVED_FOLDERS = ("QIAO_CONFIG_DIR", "QIAO_STATE_DIR", "QIAO_CACHE_DIR", "QIAO_DATA_DIR")
 QIAO_HOME_DIRS = (".config/Qiao", ".local/state/Qiao", ".cache/Qiao", ".local/share/Qiao")
 
 # Put into a watched program's environment: a user who opted *in*. Only the program's own switch (engine/privacy.py
@@ -55,8 +56,9 @@ def traced(cmd: list[str], log: Path) -> list[str]:
 
 def fresh_home_env(base: dict[str, str], home: Path) -> dict[str, str]:
     """`base` with HOME set to `home` and every variable that would move a per-user folder elsewhere removed
-    (XDG_*, Qiao's own QIAO_CONFIG_DIR / QIAO_STATE_DIR / QIAO_CACHE_DIR), so all of them land under `home`."""
-    moved = {"QIAO_CONFIG_DIR", "QIAO_STATE_DIR", "QIAO_CACHE_DIR"}
+    (XDG_*, Qiao's own folder overrides: engine.paths.FOLDER_OVERRIDES, which a test keeps equal to
+    MOVED_FOLDERS), so all of them land under `home`."""
+    moved = set(MOVED_FOLDERS)
     env = {k: v for k, v in base.items() if not k.startswith("XDG_") and k not in moved}
     env["HOME"] = str(home)
     return env

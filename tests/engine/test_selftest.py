@@ -202,13 +202,16 @@ def test_passes_on_the_zh_en_fixture():
 
 @pytest.fixture
 def roots(monkeypatch, tmp_path) -> list[Path]:
-    """Two empty model folders standing in for the places engine.locate searches; engine.model_store absent."""
+    """Two empty model folders standing in for the places engine.locate searches."""
+    from engine.locate import SearchRoot
+
     folders = [tmp_path / "beside-program", tmp_path / "per-user"]
     for folder in folders:
         folder.mkdir()
     monkeypatch.delenv("QIAO_MODEL_DIR", raising=False)
-    monkeypatch.setattr(selftest, "_search_roots", lambda: folders)
-    monkeypatch.setitem(sys.modules, "engine.model_store", None)  # until it exists on main: the local scan
+    roots = [SearchRoot(folders[0], "program"), SearchRoot(folders[1], "user")]
+    monkeypatch.setattr("engine.model_store.search_roots", lambda explicit=None: roots)
+    monkeypatch.setattr("engine.locate.search_roots", lambda explicit=None: roots)
     return folders
 
 
