@@ -31,7 +31,13 @@ from engine.cli_models import add_model_actions, run_model_action
 from engine.config import DEFAULT_PRECISION, MAX_BEAMS, MIN_BEAMS, PRECISIONS
 from engine.errors import InputError, QiaoError
 
-BUILD_HINT = "qiao model build --from Helsinki-NLP/opus-mt-en-zh --out resources/models/opus-mt-en-zh"
+
+def build_hint(pair: str | None = None) -> str:
+    """The command that builds the Helsinki-NLP model for `pair` (None: the default en→zh) into the checkout."""
+    name = f"opus-mt-{pair or 'en-zh'}"
+    return f"qiao model build --from Helsinki-NLP/{name} --out resources/models/{name}"
+
+
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a Unix tool killed by SIGPIPE (`… | head -1`)
 TOKENIZE_MAX_LINE_BYTES = 16 * 2**20  # one JSON line for `qiao tokenize`; a longer one is an error, not a hang
 _BENCH_HELP = "benchmark against the peers on the full-size model (from a source checkout; options: qiao bench --help)"
@@ -270,7 +276,8 @@ def _reported(body: Callable[[], int]) -> int:
         searched = getattr(exc, "searched", None)
         if searched:
             say("searched:\n  " + "\n  ".join(searched))
-            say(f"get one with: qiao model download (or qiao model import PATH); build one with: {BUILD_HINT}")
+            hint = build_hint(getattr(exc, "pair", None))
+            say(f"get one with: qiao model download (or qiao model import PATH); build one with: {hint}")
         return 1
     except KeyboardInterrupt:
         return 130

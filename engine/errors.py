@@ -12,9 +12,10 @@ class QiaoError(Exception):
 class ModelNotFoundError(QiaoError):
     """No model bundle where one was expected."""
 
-    def __init__(self, message: str, searched: list[str] | None = None) -> None:
+    def __init__(self, message: str, searched: list[str] | None = None, pair: str | None = None) -> None:
         super().__init__(message)
         self.searched = list(searched or [])
+        self.pair = pair  # the direction asked for ("zh-en"), when one was
 
 
 @dataclass(frozen=True)

@@ -167,6 +167,7 @@ def find_for_pair(pair_key: str, explicit: str | None = None) -> Path:
     raise ModelNotFoundError(
         f"no {key} model installed{have}; get one with `qiao model download` or `qiao model import`",
         [str(p) for p in bundle_search_paths()],
+        pair=key,
     )
 
 

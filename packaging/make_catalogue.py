@@ -67,6 +67,8 @@ def archive_name(bundle_id: str) -> str:
 def _atomic(dest: Path) -> tuple[int, Path]:
     """A temporary file beside `dest` (same folder, so the final rename is atomic)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    if hasattr(os, "fchmod"):  # Unix: mkstemp's 0600 would make a local mirror of the release unreadable to others
+        os.fchmod(fd, 0o644)
     return fd, Path(tmp)
 
 

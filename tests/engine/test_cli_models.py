@@ -253,6 +253,7 @@ def test_a_direction_nothing_installed_translates_says_so(store, monkeypatch, ca
     install(monkeypatch, PairEcho)
     code, _, err = run(monkeypatch, capsys, ["translate", "--direction", "zh-en", "Hi"])
     assert code == 1 and "no zh-en model installed (installed: en-zh)" in err and "qiao model download" in err
+    assert "qiao model build --from Helsinki-NLP/opus-mt-zh-en --out resources/models/opus-mt-zh-en" in err
 
 
 def test_variant_choices_come_from_the_model(monkeypatch, capsys, two_directions):

@@ -59,6 +59,8 @@ def test_catalogue_schema(published):
         "qiao-model-opus-mt-en-zh.zip",
         "qiao-model-opus-mt-zh-en.zip",
     ]  # no temporary file left behind
+    if os.name == "posix":  # readable by everyone, like any published file (not mkstemp's 0600)
+        assert {oct(p.stat().st_mode & 0o777) for p in out.iterdir()} == {"0o644"}
 
 
 def test_size_and_sha256_are_the_zips(published):
