@@ -52,6 +52,7 @@ model-zh-en: $(BIN)/.installed
 
 fixture: $(BIN)/.installed
 	$(BIN)/python tests/fixtures/tiny_marian/make.py
+	$(BIN)/python tests/fixtures/tiny_marian/make.py --direction zh-en
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py
