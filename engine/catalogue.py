@@ -14,7 +14,6 @@ address (release assets beside catalogue.json); every URL follows engine.web's p
 from __future__ import annotations
 
 import http.client
-import json
 import os
 import re
 import urllib.error
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine import strict_json
 from engine.errors import QiaoError
 from engine.paths import catalogue_url_override
 from engine.web import failure, is_offline, open_url, url_problem
@@ -110,26 +110,13 @@ def _read(url: str, shown: str, timeout: float) -> bytes:
     return data
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
-def _not_a_number(name: str) -> float:
-    raise ValueError(f"{name} is not a valid JSON number")
-
-
 def parse_catalogue(data: bytes, base: str, *, local: bool = False, where: str = "") -> list[CatalogueEntry]:
     """The entries of catalogue text `data` fetched from `base` (relative URLs resolve against it)."""
     where = where or base
     if len(data) > MAX_CATALOGUE_BYTES:
         raise CatalogueError(f"catalogue {where}: larger than {MAX_CATALOGUE_BYTES >> 10} kB, which no catalogue is")
     try:
-        raw = json.loads(data.decode("utf-8-sig"), object_pairs_hook=_no_duplicates, parse_constant=_not_a_number)
+        raw = strict_json.loads(data.decode("utf-8-sig"))
     except RecursionError:
         raise CatalogueError(f"catalogue {where} is not JSON Qiao reads (nested too deeply)") from None
     except (UnicodeDecodeError, ValueError) as exc:

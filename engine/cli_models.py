@@ -195,11 +195,18 @@ def _import(args: argparse.Namespace) -> int:
     from engine.model_store import ModelStoreCancelled, import_bundle
 
     progress = ByteProgress(f"importing {Path(args.path).name}")
+    return _install(
+        lambda cancel: import_bundle(Path(args.path), replace=args.force, progress=progress, cancel=cancel),
+        progress,
+        (ModelStoreCancelled,),
+    )
+
+
+def _install(job, progress: ByteProgress, cancelled: tuple[type[QiaoError], ...]) -> int:
+    """Run an import or download on a worker thread (Ctrl+C cancels it), then say what was installed."""
     try:
-        model, _ = run_cancellable(
-            lambda cancel: import_bundle(Path(args.path), replace=args.force, progress=progress, cancel=cancel)
-        )
-    except ModelStoreCancelled as exc:
+        model, _ = run_cancellable(job)
+    except cancelled as exc:
         progress.close()
         return _cancelled(exc)
     finally:
@@ -293,15 +300,8 @@ def _download_one(entry, force: bool) -> int:
 
     say(f"downloading {entry.id} ({entry.pair_key}, {megabytes(entry.size)}) from {entry.url}")
     progress = ByteProgress(entry.id)
-    try:
-        model, _ = run_cancellable(
-            lambda cancel: download_bundle(entry, progress=progress, cancel=cancel, replace=force)
-        )
-    except (DownloadCancelled, ModelStoreCancelled) as exc:
-        progress.close()
-        return _cancelled(exc)
-    finally:
-        progress.close()
-    assert model is not None
-    print(f"installed {model.name} ({model.pair_key}, {megabytes(model.size_bytes)}) at {model.path}")
-    return 0  # finished before the cancel was seen: it is installed
+    return _install(
+        lambda cancel: download_bundle(entry, progress=progress, cancel=cancel, replace=force),
+        progress,
+        (DownloadCancelled, ModelStoreCancelled),
+    )

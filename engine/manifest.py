@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine import strict_json
 from engine.bundle_paths import beside, inside
 from engine.errors import BundleError, FileProblem, ModelNotFoundError
 from engine.languages import LanguagePair
@@ -145,19 +146,6 @@ def _problem(detail: str, kind: str = "manifest") -> FileProblem:
     return FileProblem(kind, MANIFEST, detail)
 
 
-def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
-def _not_a_number(name: str) -> float:
-    raise ValueError(f"{name} is not a valid JSON number")
-
-
 def _read_json(bundle: Path) -> dict:
     real, problem = inside(bundle, MANIFEST)
     if problem is not None:
@@ -175,7 +163,7 @@ def _read_json(bundle: Path) -> dict:
             [_problem(f"{MANIFEST} is unreadable: larger than {MAX_MANIFEST_BYTES >> 20} MiB, which no manifest is")],
         )
     try:
-        raw = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_not_a_number)
+        raw = strict_json.loads(data.decode("utf-8"))
     except RecursionError:
         raise BundleError(str(bundle), [_problem(f"{MANIFEST} is unreadable: nested too deeply")]) from None
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError

@@ -62,3 +62,11 @@ def relabel_as_zh_en(bundle: Path) -> dict:
         raw["languages"] = default_pair("zh", "en").as_dict()
 
     return rewrite(bundle, change)
+
+
+def zh_en_copy(bundle: Path, dest: Path) -> Path:
+    """A copy of the en→zh `bundle` at `dest` whose manifest says zh→en (resealed): a second pair to install, stage
+    or self-test; what it writes is still Chinese."""
+    shutil.copytree(bundle, dest)
+    relabel_as_zh_en(dest)
+    return dest

@@ -62,21 +62,16 @@ def test_a_long_chinese_sentence_is_split_at_clause_marks(relabelled):
     assert result.stats.sentences >= 2 and all(result.tokens)
 
 
-needs_fixture = pytest.mark.skipif(not TINY_ZH_EN.exists(), reason="the zh→en fixture is not built yet")
-
-
 @pytest.fixture(scope="module")
 def zh_en():
     return Translator(TINY_ZH_EN, precision="fp32", threads=1)
 
 
-@needs_fixture
 def test_the_zh_en_fixture_loads_as_zh_en(zh_en):
     assert zh_en.pair.key == "zh-en" and zh_en.pair.joiner == " " and not zh_en.pair.variants
     assert zh_en.pair.segmenter == "zh" and not zh_en.pair.source.spaced
 
 
-@needs_fixture
 def test_the_zh_en_fixture_translates_sentence_by_sentence(zh_en):
     whole = zh_en.translate(TWO, beams=1)
     parts = [zh_en.translate(s, beams=1).text for s in ("你好。", "我是学生！")]
@@ -85,7 +80,6 @@ def test_the_zh_en_fixture_translates_sentence_by_sentence(zh_en):
         assert mark not in whole.text or any("\u4e00" <= ch <= "\u9fff" for ch in whole.text)
 
 
-@needs_fixture
 def test_the_zh_en_fixture_streams_and_batches(zh_en):
     events = []
     result = zh_en.translate("你好。\n\n我是学生！", beams=1, on_event=events.append)

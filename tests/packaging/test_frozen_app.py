@@ -62,7 +62,6 @@ def test_self_test_passes_offline_without_python(report):
     assert any("python3" in p for p in proof["hidden"])  # there was a Python on this machine, and it was hidden
 
 
-@pytest.mark.skipif(not (ZH_EN_FIXTURE / "manifest.json").is_file(), reason="the zh→en fixture is not committed yet")
 def test_self_test_passes_for_the_zh_en_bundle_too(report):
     st = report["self_test"]
     assert st["embedded"] == ["opus-mt-en-zh", "opus-mt-zh-en"], st["output"]

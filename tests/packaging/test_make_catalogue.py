@@ -15,22 +15,10 @@ import make_catalogue
 import pytest
 
 from engine.manifest import verify_bundle
-from tests.engine.bundles import rewrite
+from tests.engine.bundles import zh_en_copy
 
 URL = "https://github.com/example/qiao/releases/download/v1.0.0"
 KEYS = ["id", "name", "source", "target", "model_id", "url", "size", "sha256", "license", "precisions"]
-
-
-def zh_en_copy(bundle: Path, dest: Path) -> Path:
-    shutil.copytree(bundle, dest)
-
-    def reverse(raw: dict) -> None:
-        langs = raw["languages"]
-        langs["source"], langs["target"] = langs["target"], langs["source"]
-        langs.update(variants=[], default_variant=None, joiner=" ", segmenter="zh", self_test="非常感谢。")
-
-    rewrite(dest, reverse)
-    return dest
 
 
 @pytest.fixture

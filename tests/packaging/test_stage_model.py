@@ -13,20 +13,7 @@ from engine.cli import main as qiao
 from engine.errors import BundleError
 from engine.manifest import load_manifest
 from engine.translator import Translator
-from tests.engine.bundles import rewrite
-
-
-def reversed_copy(bundle, dest):
-    """The en→zh fixture relabelled zh→en (resealed): a second pair to stage, whatever it translates."""
-    shutil.copytree(bundle, dest)
-
-    def reverse(raw: dict) -> None:
-        langs = raw["languages"]
-        langs["source"], langs["target"] = langs["target"], langs["source"]
-        langs.update(variants=[], default_variant=None, joiner=" ", segmenter="zh", self_test="非常感谢。")
-
-    rewrite(dest, reverse)
-    return dest
+from tests.engine.bundles import zh_en_copy as reversed_copy
 
 
 def test_full_copy_is_identical(bundle_dir, tmp_path):
