@@ -238,8 +238,13 @@ class ModelsDialog(QDialog):
                 self.installed.setItem(row, col, item)
             if keep == str(m.path):
                 self.installed.selectRow(row)
-        if not self.models:
-            self.message.setText(self.tr("No model is installed. Import one, or check for models to download."))
+        # The hint when nothing is installed, unless a job's outcome is showing: the list is refreshed after every
+        # job, and a failed import or download must keep saying why (it used to be replaced by this hint at once).
+        hint = self.tr("No model is installed. Import one, or check for models to download.")
+        if not self.models and self.message.text() in ("", hint):
+            self.message.setText(hint)
+        elif self.models and self.message.text() == hint:
+            self.message.setText("")
         self._update_buttons()
 
     def _fill_catalogue(self) -> None:

@@ -226,6 +226,13 @@ def allow_loopback(monkeypatch) -> None:
 def server(_no_network, monkeypatch):
     """A ThreadingHTTPServer on 127.0.0.1 (port 0) in a thread; add routes with `server.add(path, body, ...)`."""
     allow_loopback(monkeypatch)
+    with running_server() as state:
+        yield state
+
+
+@contextlib.contextmanager
+def running_server():
+    """The server behind the `server` fixture (the caller lets loopback connections through first)."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
     state = Server(url=f"http://127.0.0.1:{httpd.server_address[1]}")
