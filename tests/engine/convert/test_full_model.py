@@ -25,6 +25,19 @@ def _full_model_module():
     return module
 
 
+def _current(bundle: Path) -> bool:
+    """A cached bundle is reused only when this Qiao reads its format (one left by an older Qiao is rebuilt)."""
+    import json
+
+    from engine.manifest import FORMAT_VERSION
+
+    try:
+        raw = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return raw.get("format_version") == FORMAT_VERSION
+
+
 @pytest.fixture(scope="module")
 def full_bundle():
     pytest.importorskip("torch")
@@ -33,7 +46,7 @@ def full_bundle():
     if not (checkpoint / "model.safetensors").is_file():
         tokenizer_from = ROOT / "tests" / "fixtures" / "tiny_marian" / "checkpoint"
         _full_model_module().build_full_checkpoint(checkpoint, tokenizer_from)
-    if not (bundle / "manifest.json").is_file():
+    if not _current(bundle):
         from engine.convert.pipeline import build_bundle
 
         build_bundle(str(checkpoint), bundle, eval_limit=16, quiet=True, overwrite=True, model_id="full-random")
