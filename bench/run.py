@@ -524,7 +524,8 @@ def engine_report(results: dict[str, object]) -> list[str]:
         v = loads[state]
         lines.append(f"  {label + ':':<78} {statistics.median(v):.3f} s  ({min(v):.3f}–{max(v):.3f})")
     lines.append(
-        "  (Translator(bundle, 'int8') timed inside a running process after its imports: what an app start pays)"
+        "  (Translator(bundle, EngineConfig('int8')) timed inside a running process after its imports: "
+        "what an app start pays)"
     )
     first: list[float] = checks["first_token_ms"]  # type: ignore[assignment]
     median_first = statistics.median(first)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.cli_io import LineFeed, Output, Progress, json_line, read_bounded, say, stdin_bytes
+from engine.config import MAX_BEAMS, EngineConfig
 from engine.errors import InputError, QiaoError
 
 
@@ -60,7 +61,7 @@ def _check_variant(pair, variant: str | None) -> None:
 def translate_command(args: argparse.Namespace) -> int:
     """`qiao translate`: one request from an argument, a file or stdin, or (`--json`) one per input line."""
     from engine.locate import find_bundle
-    from engine.translator import MAX_BEAMS, MAX_CHARS, Translator
+    from engine.translator import MAX_CHARS, Translator
 
     if args.text is not None and args.file is not None:
         raise QiaoError("give the text or --file, not both")
@@ -73,7 +74,7 @@ def translate_command(args: argparse.Namespace) -> int:
             text = _read_text(source, name, MAX_CHARS)
         options = _options(args)
         bundle = find_bundle(args.model, pair=args.direction)
-        translator = Translator(bundle, precision=args.precision, threads=args.threads or None)
+        translator = Translator(bundle, EngineConfig(precision=args.precision, threads=args.threads or None))
         _check_variant(translator.manifest.pair, options.variant)
         options.validate(translator.manifest.pair.variant_keys, MAX_BEAMS)  # the request's errors once, first
         if args.json and text is None:

@@ -134,8 +134,8 @@ class _Block:
 
 def _test_bundle(bundle: Path, sentence: str | None, block: _Block) -> str:
     """Verify one bundle, translate its sentence in every precision, compare them; returns the pair's key."""
+    from engine.config import PRECISIONS
     from engine.manifest import verify_bundle
-    from engine.translator import PRECISIONS
 
     say, failures = block.say, block.failures
     say(f"model:     {bundle}")

@@ -55,9 +55,10 @@ PairLister = Callable[["str | None"], "tuple[str, ...]"]  # explicit folder -> p
 
 def default_factory(bundle_dir: Path, precision: str, threads: int | None) -> TranslatorLike:
     """Import the engine lazily: onnxruntime is loaded on the worker thread, never on the UI thread."""
+    from engine.config import EngineConfig
     from engine.translator import Translator
 
-    return Translator(bundle_dir, precision=precision, threads=threads)
+    return Translator(bundle_dir, EngineConfig(precision=precision, threads=threads))
 
 
 def default_locator(explicit: str | None, pair: str | None) -> Path:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.config import EngineConfig
 from engine.errors import BuildError
 from engine.languages import FACTS, code_of
 
@@ -194,7 +195,7 @@ def validate(
     gen = model.generation_config
     beams = int(gen.num_beams or 1)
     model_max = int(gen.max_length or 512)
-    engines = {p: Translator(bundle_dir, precision=p, verify=False) for p in ("fp32", "int8")}
+    engines = {p: Translator(bundle_dir, EngineConfig(precision=p), verify=False) for p in ("fp32", "int8")}
     languages = engines["fp32"].manifest.language_tokens
     pair = engines["fp32"].pair
     default = pair.variant(None)

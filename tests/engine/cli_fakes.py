@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from types import SimpleNamespace
 from typing import ClassVar
 
+from engine.config import EngineConfig
 from engine.errors import InputError
 from engine.languages import default_pair
 from engine.options import TranslationOptions
@@ -31,10 +32,20 @@ class EchoTranslator:
 
     instances: ClassVar[list[EchoTranslator]] = []
 
-    def __init__(self, bundle_dir, precision: str = "int8", threads: int | None = None, verify: bool = True) -> None:
+    def __init__(
+        self,
+        bundle_dir,
+        config: EngineConfig | None = None,
+        *,
+        precision: str | None = None,
+        threads: int | None = None,
+        verify: bool = True,
+    ) -> None:
+        """The real Translator's signature: an EngineConfig, or precision/threads keywords."""
+        config = config or EngineConfig(precision=precision or "int8", threads=threads)
         self.bundle_dir = bundle_dir
-        self.precision = precision
-        self.threads = threads
+        self.precision = config.precision
+        self.threads = config.threads
         self.manifest = SimpleNamespace(pair=default_pair("en", "zh", (">>cmn_Hans<<", ">>cmn_Hant<<")))
         self.options: list[TranslationOptions | None] = []
         self.seen: list[str] = []
