@@ -19,14 +19,19 @@ def _sources() -> list[str]:
     return texts + [f">>cmn_Hans<< {s}" for s in extra[:20]]  # unseen input: longer, odd outputs
 
 
-@pytest.fixture(scope="module")
-def hf(checkpoint_dir):
+def load_hf(checkpoint):
+    """transformers' tokenizer and model for a fixture checkpoint: the oracle (one thread, deterministic)."""
     transformers = pytest.importorskip("transformers")
     torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
-    tok = transformers.MarianTokenizer.from_pretrained(str(checkpoint_dir))
-    model = transformers.MarianMTModel.from_pretrained(str(checkpoint_dir)).eval()
+    tok = transformers.MarianTokenizer.from_pretrained(str(checkpoint))
+    model = transformers.MarianMTModel.from_pretrained(str(checkpoint)).eval()
     return tok, model
+
+
+@pytest.fixture(scope="module")
+def hf(checkpoint_dir):
+    return load_hf(checkpoint_dir)
 
 
 @pytest.fixture(scope="module")

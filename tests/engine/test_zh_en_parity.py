@@ -11,7 +11,7 @@ import pytest
 
 from engine.translator import Translator
 from tests.conftest import FIXTURE_DIR
-from tests.engine.test_decoding import _hf_generate
+from tests.engine.test_decoding import _hf_generate, load_hf
 
 pytestmark = pytest.mark.torch
 
@@ -26,12 +26,7 @@ def _sources() -> list[str]:
 
 @pytest.fixture(scope="module")
 def hf(zh_en_checkpoint_dir):
-    transformers = pytest.importorskip("transformers")
-    torch = pytest.importorskip("torch")
-    torch.set_num_threads(1)
-    tok = transformers.MarianTokenizer.from_pretrained(str(zh_en_checkpoint_dir))
-    model = transformers.MarianMTModel.from_pretrained(str(zh_en_checkpoint_dir)).eval()
-    return tok, model
+    return load_hf(zh_en_checkpoint_dir)
 
 
 @pytest.fixture(scope="module")
