@@ -390,10 +390,18 @@ def _copy_listed(source: Path, manifest: Manifest, dest: Path, tick: Callable[[i
                 tick(done)
 
 
-def already_installed(target: Path) -> ModelStoreError:
-    return ModelStoreError(
-        f"{target.name} is already installed (at {target}); replace it with --force (the Models dialog asks)"
-    )
+class AlreadyInstalled(ModelStoreError):
+    """A bundle of that name is installed; `replace=True` swaps it (the CLI's --force; the Models dialog asks)."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        super().__init__(
+            f"{target.name} is already installed (at {target}); replace it with --force (the Models dialog asks)"
+        )
+
+
+def already_installed(target: Path) -> AlreadyInstalled:
+    return AlreadyInstalled(target)
 
 
 def _place(bundle: Path, target: Path, replace: bool) -> None:

@@ -21,6 +21,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 PROGRESS_S = 0.1  # at most ten progress reports a second
 OFFLINE = "offline"  # failed()'s message when the model server could not be reached (the dialog words it)
+ALREADY = "already-installed: "  # failed()'s prefix when the bundle is installed already (the dialog asks to replace)
 MUTATING = frozenset({"import", "remove", "download"})
 ProgressFn = Callable[[int, int], None]
 
@@ -33,12 +34,22 @@ class ModelStore(Protocol):
         self, model: Any, cancel: threading.Event | None = None, progress: ProgressFn | None = None
     ) -> list[str]: ...
     def import_bundle(
-        self, source: Path, *, progress: ProgressFn | None = None, cancel: threading.Event | None = None
+        self,
+        source: Path,
+        *,
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        replace: bool = False,
     ) -> Any: ...
     def remove_bundle(self, model: Any) -> None: ...
     def load_catalogue(self, location: str | None = None) -> list[Any]: ...
     def download_bundle(
-        self, entry: Any, *, progress: ProgressFn | None = None, cancel: threading.Event | None = None
+        self,
+        entry: Any,
+        *,
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        replace: bool = False,
     ) -> Any: ...
 
 
@@ -58,11 +69,16 @@ class EngineStore:
         return verify_installed(model, cancel=cancel, progress=progress)
 
     def import_bundle(
-        self, source: Path, *, progress: ProgressFn | None = None, cancel: threading.Event | None = None
+        self,
+        source: Path,
+        *,
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        replace: bool = False,
     ) -> Any:
         from engine.model_store import import_bundle
 
-        return import_bundle(source, progress=progress, cancel=cancel)
+        return import_bundle(source, progress=progress, cancel=cancel, replace=replace)
 
     def remove_bundle(self, model: Any) -> None:
         from engine.model_store import remove_bundle
@@ -75,11 +91,27 @@ class EngineStore:
         return load_catalogue(location or catalogue_location())  # QIAO_CATALOGUE_URL, else the default
 
     def download_bundle(
-        self, entry: Any, *, progress: ProgressFn | None = None, cancel: threading.Event | None = None
+        self,
+        entry: Any,
+        *,
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        replace: bool = False,
     ) -> Any:
         from engine.download import download_bundle
 
-        return download_bundle(entry, progress=progress, cancel=cancel)
+        return download_bundle(entry, progress=progress, cancel=cancel, replace=replace)
+
+
+def _failure(exc: BaseException) -> str:
+    """What `failed` carries: OFFLINE, ALREADY + the message for a bundle that is installed already (the dialog
+    offers to replace it), else the engine's message."""
+    from engine.model_store import AlreadyInstalled  # on the task thread, where the engine is loaded anyway
+
+    if is_offline(exc):
+        return OFFLINE
+    message = str(exc) or type(exc).__name__
+    return ALREADY + message if isinstance(exc, AlreadyInstalled) else message
 
 
 def is_offline(exc: BaseException) -> bool:
@@ -160,7 +192,7 @@ class ModelTasks(QObject):
             if cancel.is_set():
                 self.cancelled.emit(kind)
             else:
-                self.failed.emit(kind, OFFLINE if is_offline(exc) else str(exc) or type(exc).__name__)
+                self.failed.emit(kind, _failure(exc))
             if kind in MUTATING:
                 self._relist()
             return
@@ -180,14 +212,16 @@ class ModelTasks(QObject):
             return list(store.installed_models(self.explicit))
         if kind == "verify":
             return list(store.verify_installed(args[0], cancel=cancel, progress=progress))
-        if kind == "import":
-            return store.import_bundle(Path(args[0]), progress=progress, cancel=cancel)
+        if kind == "import":  # args: (path, replace)
+            replace = bool(args[1]) if len(args) > 1 else False
+            return store.import_bundle(Path(args[0]), progress=progress, cancel=cancel, replace=replace)
         if kind == "remove":
             return store.remove_bundle(args[0])
         if kind == "catalogue":
             return list(store.load_catalogue(*args))
-        if kind == "download":
-            return store.download_bundle(args[0], progress=progress, cancel=cancel)
+        if kind == "download":  # args: (entry, replace)
+            replace = bool(args[1]) if len(args) > 1 else False
+            return store.download_bundle(args[0], progress=progress, cancel=cancel, replace=replace)
         raise ValueError(f"unknown model task {kind!r}")
 
     def _done(self) -> None:

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui import pair_text
-from gui.model_tasks import OFFLINE, ModelStore, ModelTaskThread
+from gui.model_tasks import ALREADY, OFFLINE, ModelStore, ModelTaskThread
 
 ARCHIVE_SUFFIXES = ("*.zip", "*.tar", "*.tar.gz", "*.tgz", "*.tar.xz", "*.tar.bz2")
 MB = 1_000_000
@@ -68,6 +68,7 @@ class ModelsDialog(QDialog):
         self.entries: list[Any] = []
         self.checked: dict[str, list[str]] = {}  # bundle path -> problems found by Verify ([] = intact)
         self._job = ""  # the kind of job running, "" when none
+        self._last: tuple[str, tuple] = ("", ())  # the last job started and its arguments
         self._removing: str | None = None
         self._speed: tuple[float, int] | None = None  # (time, bytes) of the running download's first report
         self._closed = False
@@ -296,6 +297,7 @@ class ModelsDialog(QDialog):
         if not self.engine.tasks.start(kind, *args):
             return False
         self._job = kind
+        self._last = (kind, args)  # what to run again, with replace=True, when the user agrees to replace
         self._speed = None
         if kind != "list":
             self.progress.setRange(0, 0)  # busy until the first report
@@ -318,6 +320,21 @@ class ModelsDialog(QDialog):
             self, self.tr("Import a model archive"), "", self.tr("Model archives ({patterns})").format(patterns=pattern)
         )
         return path
+
+    def confirm_replace(self, what: Any) -> bool:
+        """Ask before replacing an installed bundle by the one being imported or downloaded (tests replace this)."""
+        name = getattr(what, "name", None) or Path(str(what)).name
+        answer = QMessageBox.question(
+            self,
+            self.tr("Replace model"),
+            self.tr(
+                "A model with the same name as “{name}” is installed already. Replace it? The installed one is kept "
+                "until the new one has been checked."
+            ).format(name=name),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def confirm_remove(self, model: Any) -> bool:
         """Ask before deleting (tests replace this)."""
@@ -446,6 +463,14 @@ class ModelsDialog(QDialog):
             return
         self._end_job()
         self._removing = None
+        if error.startswith(ALREADY) and kind in ("import", "download") and self._last[0] == kind:
+            args = self._last[1]
+            if self.confirm_replace(args[0]):
+                self.message.setText(self.tr("Replacing the installed model…"))
+                self._start(kind, args[0], True)
+            else:
+                self.message.setText(self.tr("The model is installed already; nothing was changed."))
+            return
         if error == OFFLINE:
             self.message.setText(
                 self.tr("Qiao could not reach the model server. You may be offline; nothing was changed.")

@@ -604,6 +604,14 @@
         <translation>模型压缩包 ({patterns})</translation>
     </message>
     <message>
+        <source>Replace model</source>
+        <translation>替换模型</translation>
+    </message>
+    <message>
+        <source>A model with the same name as “{name}” is installed already. Replace it? The installed one is kept until the new one has been checked.</source>
+        <translation>已安装了与“{name}”同名的模型。要替换它吗？新模型校验通过之前，已安装的模型会保留。</translation>
+    </message>
+    <message>
         <source>Remove model</source>
         <translation>删除模型</translation>
     </message>
@@ -674,6 +682,14 @@
     <message>
         <source>Could not list the installed models: {error}</source>
         <translation>无法列出已安装的模型：{error}</translation>
+    </message>
+    <message>
+        <source>Replacing the installed model…</source>
+        <translation>正在替换已安装的模型…</translation>
+    </message>
+    <message>
+        <source>The model is installed already; nothing was changed.</source>
+        <translation>该模型已安装；未做任何更改。</translation>
     </message>
     <message>
         <source>Qiao could not reach the model server. You may be offline; nothing was changed.</source>

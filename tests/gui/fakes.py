@@ -438,7 +438,7 @@ class FakeStore:
         self._call("verify_installed")
         return list(self.damaged.get(str(model.path), []))
 
-    def import_bundle(self, source: Path, *, progress=None, cancel=None) -> FakeModel:
+    def import_bundle(self, source: Path, *, progress=None, cancel=None, replace: bool = False) -> FakeModel:
         self._call("import_bundle")
         if self.import_error is not None:
             raise self.import_error
@@ -457,7 +457,7 @@ class FakeStore:
             raise FakeOffline("could not reach 127.0.0.1:9")
         return list(self.entries)
 
-    def download_bundle(self, entry: FakeEntry, *, progress=None, cancel=None) -> FakeModel:
+    def download_bundle(self, entry: FakeEntry, *, progress=None, cancel=None, replace: bool = False) -> FakeModel:
         self._call("download_bundle")
         if self.offline:
             raise FakeOffline("could not reach 127.0.0.1:9")

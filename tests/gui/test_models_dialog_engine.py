@@ -119,3 +119,27 @@ def test_a_damaged_archive_is_refused_and_nothing_is_installed(qtbot, dialog, st
     idle(qtbot, d)
     qtbot.waitUntil(lambda: d.installed.rowCount() == 1, timeout=10_000)
     assert "Imported" in d.message.text()
+
+
+@pytest.mark.parametrize("agree", [True, False])
+def test_importing_an_installed_bundle_asks_before_replacing_it(qtbot, dialog, store, tmp_path, agree):
+    good = zip_bundle(tmp_path / "good.zip")
+    d = dialog()
+    d.import_from(good)
+    idle(qtbot, d)
+    qtbot.waitUntil(lambda: d.installed.rowCount() == 1, timeout=10_000)
+    installed = store.models / FIXTURE_NAME / "manifest.json"
+    before = installed.stat().st_ino
+    asked: list[object] = []
+    d.confirm_replace = lambda what: asked.append(what) or agree  # the user's answer to "Replace it?"
+    d.import_from(good)
+    qtbot.waitUntil(lambda: not d._job and bool(asked), timeout=30_000)
+    idle(qtbot, d)
+    assert asked == [str(good)]
+    if agree:
+        assert "Imported" in d.message.text()
+        assert installed.stat().st_ino != before  # a fresh copy moved in
+    else:
+        assert d.message.text() == "The model is installed already; nothing was changed."
+        assert installed.stat().st_ino == before
+    assert d.installed.rowCount() == 1 and [p for p in store.listing() if p.startswith(".")] == []
