@@ -68,7 +68,7 @@ class MainWindow(QMainWindow):
         *,
         translator_factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[..., Path] | None = None,
+        expected_dir: Callable[[str | None], Path] | None = None,
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
         model_store: ModelStore | None = None,

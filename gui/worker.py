@@ -11,7 +11,6 @@ frame, so a fast decoder never floods the UI's event queue.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import threading
 import time
@@ -79,13 +78,6 @@ def default_expected_dir(pair: str | None = None) -> Path:
     from engine.locate import expected_bundle_dir
 
     return expected_bundle_dir(pair=pair)
-
-
-def _takes_an_argument(fn: Callable[..., object]) -> bool:
-    try:
-        return bool(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        return False
 
 
 def default_verifier(bundle_dir: Path, precision: str) -> object:
@@ -172,7 +164,7 @@ class TranslationWorker(QObject):
         self,
         factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[..., Path] | None = None,  # () or (pair) -> where a bundle belongs
+        expected_dir: Callable[[str | None], Path] | None = None,  # (pair) -> where a bundle of it belongs
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
     ) -> None:
@@ -304,7 +296,7 @@ class TranslationWorker(QObject):
         start = time.perf_counter()
         bundle: Path | None = None
         try:
-            expected = str(self._expected_dir(pair) if _takes_an_argument(self._expected_dir) else self._expected_dir())
+            expected = str(self._expected_dir(pair))
         except Exception:  # the expected location is only advice; never let it hide the real problem
             expected = ""
         pairs = self._pairs(model_dir)
@@ -477,7 +469,7 @@ class WorkerThread:
         self,
         factory: TranslatorFactory | None = None,
         locator: Locator | None = None,
-        expected_dir: Callable[..., Path] | None = None,  # () or (pair) -> where a bundle belongs
+        expected_dir: Callable[[str | None], Path] | None = None,  # (pair) -> where a bundle of it belongs
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
     ) -> None:

@@ -16,12 +16,14 @@ capture the window right after the swap, then type Chinese and capture its Engli
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -42,21 +44,34 @@ def sh(*cmd: str) -> str:
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def direction_shots(models: list[str]) -> list[Path]:
-    """en→zh, just after the swap, and zh→en: one app run with both bundles installed side by side."""
-    home = Path(tempfile.mkdtemp(prefix="qiao-shot-directions-"))
+@contextlib.contextmanager
+def running_app(name: str, ini: str, args: list[str], models: list[str] = ()) -> Iterator[str]:
+    """`python -m gui.app` with a private home (settings `ini`, `models` installed side by side); yields its window
+    id once the model has had time to load, and quits it (Ctrl+Q) or, failing that, terminates it."""
+    home = Path(tempfile.mkdtemp(prefix=f"qiao-shot-{name}-"))
     for model in models:
         shutil.copytree(model, home / "data" / "models" / Path(model).parent.name)
     (home / "config").mkdir()
-    (home / "config" / "qiao.ini").write_text(
-        "[interface]\ntheme=light\nlanguage=en\n[editor]\nfont_size=14\n[engine]\ndirection=en-zh\n", encoding="utf-8"
-    )
-    env = _env(home)
-    app = subprocess.Popen([sys.executable, "-m", "gui.app"], cwd=ROOT, env=env)
-    shots = []
+    (home / "config" / "qiao.ini").write_text(ini, encoding="utf-8")
+    app = subprocess.Popen([sys.executable, "-m", "gui.app", *args], cwd=ROOT, env=_env(home))
     try:
         wid = _window()
-        time.sleep(2.0)
+        time.sleep(2.0)  # model load
+        yield wid
+        sh("xdotool", "key", "ctrl+q")
+        app.wait(10)
+    finally:
+        if app.poll() is None:
+            app.terminate()
+            app.wait(10)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def direction_shots(models: list[str]) -> list[Path]:
+    """en→zh, just after the swap, and zh→en: one app run with both bundles installed side by side."""
+    ini = "[interface]\ntheme=light\nlanguage=en\n[editor]\nfont_size=14\n[engine]\ndirection=en-zh\n"
+    shots = []
+    with running_app("directions", ini, [], models) as wid:
         _type_source()
         sh("xdotool", "key", "ctrl+Return")
         time.sleep(4.0)
@@ -70,14 +85,7 @@ def direction_shots(models: list[str]) -> list[Path]:
         sh("xdotool", "key", "ctrl+Return")
         time.sleep(4.0)
         shots.append(_grab(wid, "zh-en"))
-        sh("xdotool", "key", "ctrl+q")
-        app.wait(10)
-        return shots
-    finally:
-        if app.poll() is None:
-            app.terminate()
-            app.wait(10)
-        shutil.rmtree(home, ignore_errors=True)
+    return shots
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -116,17 +124,8 @@ def _grab(wid: str, name: str) -> Path:
 
 
 def shot(name: str, model: str | None, theme: str, language: str, *, type_text: bool) -> Path:
-    home = Path(tempfile.mkdtemp(prefix=f"qiao-shot-{name}-"))
-    (home / "config").mkdir()
-    (home / "config" / "qiao.ini").write_text(
-        f"[interface]\ntheme={theme}\nlanguage={language}\n[editor]\nfont_size=14\n", encoding="utf-8"
-    )
-    env = _env(home)
-    cmd = [sys.executable, "-m", "gui.app"] + (["--model", model] if model else [])
-    app = subprocess.Popen(cmd, cwd=ROOT, env=env)
-    try:
-        wid = _window()
-        time.sleep(2.0)  # model load
+    ini = f"[interface]\ntheme={theme}\nlanguage={language}\n[editor]\nfont_size=14\n"
+    with running_app(name, ini, ["--model", model] if model else []) as wid:
         if type_text:
             _type_source()
             sh("xdotool", "key", "ctrl+Return")
@@ -134,14 +133,7 @@ def shot(name: str, model: str | None, theme: str, language: str, *, type_text: 
         else:
             time.sleep(1.0)
         out = _grab(wid, name)
-        sh("xdotool", "key", "ctrl+q")
-        app.wait(10)
-        return out
-    finally:
-        if app.poll() is None:
-            app.terminate()
-            app.wait(10)
-        shutil.rmtree(home, ignore_errors=True)
+    return out
 
 
 def main() -> int:

@@ -55,26 +55,36 @@ def _hf_generate(hf, texts, beams, max_length):
     return rows
 
 
-@pytest.mark.parametrize("beams", [1, 2, 4])
-@pytest.mark.parametrize("max_length", [512, 12])
-def test_batch_one_matches_generate(hf, fp32, beams, max_length):
-    texts = _sources()
+def assert_batch_one_matches(hf, fp32, texts, beams, max_length, same_ids: bool = False) -> None:
+    """Each text alone: our FP32 ids equal generate()'s (and, with `same_ids`, our tokenizer's ids equal HF's)."""
     assert len(texts) >= 70
     for text in texts:
         ids = hf[0](text).input_ids
+        if same_ids:
+            assert ids == fp32.tokenizer.encode(text)
         ours = fp32.generate_ids([ids], beams=beams, max_length=max_length)
         assert ours == _hf_generate(hf, [text], beams, max_length), text
 
 
-@pytest.mark.parametrize("beams", [1, 4])
-def test_batched_with_padding_matches_generate(hf, fp32, beams):
-    texts = _sources()
+def assert_padded_batches_match(hf, fp32, texts, beams) -> None:
+    """Six random batches of six texts of different lengths (really padded) decode as generate() does."""
     rng = np.random.default_rng(0)
     for _ in range(6):
         batch = [texts[i] for i in rng.choice(len(texts), size=6, replace=False)]
         ids = [hf[0](t).input_ids for t in batch]
         assert len({len(i) for i in ids}) > 1  # really padded
         assert fp32.generate_ids(ids, beams=beams) == _hf_generate(hf, batch, beams, 512)
+
+
+@pytest.mark.parametrize("beams", [1, 2, 4])
+@pytest.mark.parametrize("max_length", [512, 12])
+def test_batch_one_matches_generate(hf, fp32, beams, max_length):
+    assert_batch_one_matches(hf, fp32, _sources(), beams, max_length)
+
+
+@pytest.mark.parametrize("beams", [1, 4])
+def test_batched_with_padding_matches_generate(hf, fp32, beams):
+    assert_padded_batches_match(hf, fp32, _sources(), beams)
 
 
 def test_min_and_max_new_tokens_match_generate(hf, fp32):

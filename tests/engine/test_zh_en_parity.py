@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import unicodedata
 
-import numpy as np
 import pytest
 
 from engine.translator import Translator
 from tests.conftest import FIXTURE_DIR
-from tests.engine.test_decoding import _hf_generate, load_hf
+from tests.engine.test_decoding import assert_batch_one_matches, assert_padded_batches_match, load_hf
 
 pytestmark = pytest.mark.torch
 
@@ -48,24 +47,12 @@ def test_bundle_is_zh_to_en_without_variants(fp32):
 @pytest.mark.parametrize("beams", [1, 2, 4])
 @pytest.mark.parametrize("max_length", [512, 12])
 def test_batch_one_matches_generate(hf, fp32, beams, max_length):
-    texts = _sources()
-    assert len(texts) >= 70
-    for text in texts:
-        ids = hf[0](text).input_ids
-        assert ids == fp32.tokenizer.encode(text)
-        ours = fp32.generate_ids([ids], beams=beams, max_length=max_length)
-        assert ours == _hf_generate(hf, [text], beams, max_length), text
+    assert_batch_one_matches(hf, fp32, _sources(), beams, max_length, same_ids=True)
 
 
 @pytest.mark.parametrize("beams", [1, 4])
 def test_batched_with_padding_matches_generate(hf, fp32, beams):
-    texts = _sources()
-    rng = np.random.default_rng(0)
-    for _ in range(6):
-        batch = [texts[i] for i in rng.choice(len(texts), size=6, replace=False)]
-        ids = [hf[0](t).input_ids for t in batch]
-        assert len({len(i) for i in ids}) > 1  # really padded
-        assert fp32.generate_ids(ids, beams=beams) == _hf_generate(hf, batch, beams, 512)
+    assert_padded_batches_match(hf, fp32, _sources(), beams)
 
 
 def test_fixture_output_is_varied(fp32):

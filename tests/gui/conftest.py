@@ -115,7 +115,7 @@ def make_window(qtbot, tmp_path: Path, settings) -> Iterator[Callable]:
             model_dir,
             translator_factory=factory,
             locator=locator,
-            expected_dir=lambda: tmp_path / "data" / "Qiao" / "models" / "opus-mt-en-zh",
+            expected_dir=lambda pair=None: tmp_path / "data" / "Qiao" / "models" / f"opus-mt-{pair or 'en-zh'}",
             verifier=getattr(factory, "verify", None),
             pair_lister=pair_lister,
             model_store=model_store,

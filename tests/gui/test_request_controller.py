@@ -223,7 +223,7 @@ def test_typing_translates_once_it_pauses_and_only_when_live_is_on(qtbot, made, 
 
 def test_on_the_real_worker_only_the_latest_request_is_reported(qtbot, tmp_path, settings):
     factory = FakeFactory(token_delay=0.01)
-    engine = WorkerThread(factory, fixed_locator(tmp_path), lambda: tmp_path, factory.verify)
+    engine = WorkerThread(factory, fixed_locator(tmp_path), lambda pair=None: tmp_path, factory.verify)
     try:
         controller = RequestController(engine.worker, settings, Source())
         seen = Seen(controller)

@@ -62,7 +62,8 @@ def engine_thread(tmp_path):
 
     def make(factory=None, locator=None) -> tuple[WorkerThread, Recorder]:
         factory = factory or FakeFactory()
-        wt = WorkerThread(factory, locator or fixed_locator(tmp_path), lambda: tmp_path / "expected", factory.verify)
+        expected = lambda pair=None: tmp_path / "expected"  # noqa: E731
+        wt = WorkerThread(factory, locator or fixed_locator(tmp_path), expected, factory.verify)
         threads.append(wt)
         return wt, Recorder(wt.worker)
 
@@ -364,7 +365,7 @@ class StreamOnly:
 
 def test_the_worker_iterates_the_stream_itself(qtbot, tmp_path):
     tr = StreamOnly()
-    wt = WorkerThread(lambda *a: tr, fixed_locator(tmp_path), lambda: tmp_path, lambda *a: None)
+    wt = WorkerThread(lambda *a: tr, fixed_locator(tmp_path), lambda pair=None: tmp_path, lambda *a: None)
     rec = Recorder(wt.worker)
     try:
         load(qtbot, wt, rec)
