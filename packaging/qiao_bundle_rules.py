@@ -44,7 +44,6 @@ EXCLUDED_MODULES = [
     "IPython",
     "yaml",
     "psutil",
-    "charset_normalizer",
     "requests",
     "urllib3",
     "numpy.f2py",

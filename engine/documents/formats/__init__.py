@@ -1,0 +1,1 @@
+"""One module per document format, each defining FORMAT (engine.documents.model.DocumentFormat)."""
