@@ -7,8 +7,9 @@ else, so that a fresh Debian/Ubuntu machine works with the README's two commands
 Each need is proved by the thing itself (a shared library the loader finds, a command on PATH, a font file), not by
 a package name, so it also holds on Ubuntu's renamed `…t64` libraries and on other distributions. What is missing is
 installed with apt-get when running as root or with passwordless sudo; otherwise the script stops at once with the
-exact `sudo apt-get install …` line and exit 1. Without apt-get (other Linux) it says what is missing and goes on;
-macOS needs nothing from the system. It runs with the system Python, before the venv exists: standard library only.
+exact `sudo apt-get install …` line (`su -c '…'` where there is no sudo) and exit 1. Without apt-get (other
+Linux) it says what is missing and goes on; macOS needs nothing from the system. It runs with the system Python,
+before the venv exists: standard library only.
 The check is cheap (no subprocess when nothing is missing), so the Makefile runs it every time instead of a stamp.
 """
 
@@ -147,8 +148,10 @@ def apt_prefix() -> list[str] | None:
 
 
 def install_line(packages: Sequence[str]) -> str:
-    """The command the user runs when we may not install ourselves."""
-    return "sudo apt-get install --no-install-recommends " + " ".join(packages)
+    """The command the user runs when we may not install ourselves: through sudo where there is one, else through
+    `su -c` (a minimal Debian has no sudo: a `sudo …` line there would only fail with "command not found")."""
+    apt = "apt-get install --no-install-recommends " + " ".join(packages)
+    return f"sudo {apt}" if shutil.which("sudo") else f"su -c '{apt}'"
 
 
 def _describe(needs_: Sequence[Need]) -> str:

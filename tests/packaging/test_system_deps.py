@@ -77,6 +77,17 @@ def test_without_root_or_sudo_it_stops_at_once_with_the_exact_line(monkeypatch, 
     assert machine.commands == []  # no apt-get, no sudo prompt
 
 
+def test_without_sudo_installed_the_line_goes_through_su(monkeypatch, capsys):
+    """A minimal Debian has no sudo at all: the printed line must be one that runs there."""
+    machine = Machine(monkeypatch, {"libxcb-icccm.so.4"}, root=False, sudo=False)
+    real_which = system_deps.shutil.which
+    monkeypatch.setattr(system_deps.shutil, "which", lambda name: None if name == "sudo" else real_which(name))
+    assert system_deps.main(["run"]) == 1
+    err = capsys.readouterr().err
+    assert "  su -c 'apt-get install --no-install-recommends libxcb-icccm4'\n" in err and "sudo" not in err
+    assert machine.commands == []
+
+
 def test_as_root_it_updates_and_installs_only_what_is_missing(monkeypatch, capsys):
     machine = Machine(monkeypatch, {"libxcb-icccm.so.4", "strace", "readelf", "strip"}, root=True)
     assert system_deps.main(["test"]) == 0
