@@ -1,0 +1,129 @@
+"""One expat pass over an XML part that reports where things are in its bytes, and splicing new text into them.
+
+Formats find the byte ranges of the texts they translate (element contents, character data between tags) and later
+replace only those ranges: every other byte of the part (namespaces, mc:Ignorable, attribute order and quoting,
+whitespace) stays as it was. The part is fed to expat in chunks, and only what a format chooses to record is kept,
+so a 30 MB part costs little beyond its own bytes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import xml.parsers.expat
+from collections.abc import Iterable
+from typing import Protocol
+
+from engine.documents.model import DocumentError
+
+XML_NS = "http://www.w3.org/XML/1998/namespace"
+SEP = " "  # between a namespace URI and a local name in the names expat reports: "uri local"
+_CHUNK = 1 << 20
+# Characters XML 1.0 does not allow (a model could emit them; Word calls such a file corrupt).
+_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+class Handler(Protocol):
+    """What a format gives `scan`. `at` is the byte offset of the event in the part: a start tag's `<`; an end
+    tag's `<` (for an empty element `<a/>`, the offset just after it); a character-data piece's first byte."""
+
+    def start(self, name: str, attrs: dict[str, str], at: int) -> None: ...
+
+    def end(self, name: str, at: int) -> None: ...
+
+    def text(self, text: str, at: int) -> None: ...
+
+    def mark(self, at: int) -> None:
+        """A comment or processing instruction: ends any run of character data."""
+        ...
+
+
+def scan(data: bytes, handler: Handler, part: str) -> str:
+    """Run expat over `data`, calling `handler`; the part's encoding (a Python codec name) comes back.
+    DocumentError for malformed XML, a DTD (no Office part has one; refusing it rules out entity bombs) or an
+    encoding other than an ASCII-compatible one."""
+    parser = xml.parsers.expat.ParserCreate(namespace_separator=SEP)
+    declared: list[str | None] = [None]
+
+    def on_decl(_version: str, encoding: str | None, _standalone: int) -> None:
+        declared[0] = encoding
+
+    def on_doctype(*_args: object) -> None:
+        raise DocumentError(f"{part} declares a DTD, which no document part has; the file is not a valid document")
+
+    parser.XmlDeclHandler = on_decl
+    parser.StartDoctypeDeclHandler = on_doctype
+    parser.StartElementHandler = lambda name, attrs: handler.start(name, attrs, parser.CurrentByteIndex)
+    parser.EndElementHandler = lambda name: handler.end(name, parser.CurrentByteIndex)
+    parser.CharacterDataHandler = lambda text: handler.text(text, parser.CurrentByteIndex)
+    parser.CommentHandler = lambda _text: handler.mark(parser.CurrentByteIndex)
+    parser.ProcessingInstructionHandler = lambda _target, _data: handler.mark(parser.CurrentByteIndex)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:1] == b"\0" or data[1:2] == b"\0":
+        raise DocumentError(f"{part} is in UTF-16, which Qiao cannot rewrite; save the document again and retry")
+    view = memoryview(data)
+    try:
+        for pos in range(0, len(data), _CHUNK):
+            parser.Parse(bytes(view[pos : pos + _CHUNK]), False)
+        parser.Parse(b"", True)
+    except xml.parsers.expat.ExpatError as exc:
+        raise DocumentError(
+            f"{part} is damaged (not well-formed XML: {xml.parsers.expat.ErrorString(exc.code)} at line "
+            f"{exc.lineno}, column {exc.offset})"
+        ) from exc
+    encoding = (declared[0] or "utf-8").lower()
+    try:
+        codec = codecs.lookup(encoding).name
+    except LookupError as exc:
+        raise DocumentError(f"{part} is in an unknown encoding {encoding!r}") from exc
+    if "16" in codec or "32" in codec:
+        raise DocumentError(f"{part} is in {encoding}, which Qiao cannot rewrite; save the document again and retry")
+    return codec
+
+
+def start_tag_end(data: bytes, at: int) -> tuple[int, bool]:
+    """Where the start tag beginning at `at` ends (just after its `>`), and whether it is an empty-element tag
+    (`<a/>`). Quoted attribute values may hold `>`; they are skipped."""
+    pos = at + 1
+    quote = 0
+    size = len(data)
+    while pos < size:
+        byte = data[pos]
+        if quote:
+            if byte == quote:
+                quote = 0
+        elif byte in (0x22, 0x27):  # " '
+            quote = byte
+        elif byte == 0x3E:  # >
+            return pos + 1, data[pos - 1] == 0x2F  # /
+        pos += 1
+    raise DocumentError("an XML start tag has no end")  # expat accepted the part, so this cannot happen
+
+
+def escape(text: str, encoding: str = "utf-8") -> bytes:
+    """`text` as XML character data in `encoding`: & < > escaped, a carriage return kept as a reference (a raw
+    one would be read back as a line feed), characters XML forbids dropped, others the encoding lacks as
+    references."""
+    text = _INVALID.sub("", text)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;")
+    return text.encode(encoding, "xmlcharrefreplace")
+
+
+def splice(data: bytes, edits: Iterable[tuple[int, int, bytes]]) -> bytes:
+    """`data` with each (start, end, new) edit's range replaced by `new`. Edits must not overlap; an insertion is
+    an edit with start == end. Everything between edits is copied as it was."""
+    pieces = []
+    pos = 0
+    for start, end, new in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+        if start < pos:
+            raise ValueError("overlapping edits")
+        pieces.append(data[pos:start])
+        pieces.append(new)
+        pos = end
+    pieces.append(data[pos:])
+    return b"".join(pieces)
+
+
+def names(namespaces: Iterable[str], *locals_: str) -> dict[str, str]:
+    """{"uri local": local} for every namespace and local name: formats look event names up in one dict."""
+    return {f"{ns}{SEP}{local}": local for ns in namespaces for local in locals_}
+
