@@ -22,7 +22,7 @@ _PRESERVE = b' xml:space="preserve"'
 _CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Slot:
     """Where one run's text is: `part`'s bytes [start, end). `space_at` >= 0: the offset of its start tag's `>`,
     where xml:space="preserve" goes when the new text starts or ends with a space (Word drops such spaces

@@ -70,6 +70,18 @@ def scan(data: bytes, handler: Handler, part: str) -> str:
             f"{part} is damaged (not well-formed XML: {xml.parsers.expat.ErrorString(exc.code)} at line "
             f"{exc.lineno}, column {exc.offset})"
         ) from exc
+    finally:
+        # The handlers refer to the parser: break the cycle so the part's bytes are freed now, not at the next GC.
+        for attr in (
+            "StartElementHandler",
+            "EndElementHandler",
+            "CharacterDataHandler",
+            "CommentHandler",
+            "ProcessingInstructionHandler",
+            "XmlDeclHandler",
+            "StartDoctypeDeclHandler",
+        ):
+            setattr(parser, attr, None)
     encoding = (declared[0] or "utf-8").lower()
     try:
         codec = codecs.lookup(encoding).name
@@ -111,19 +123,19 @@ def escape(text: str, encoding: str = "utf-8") -> bytes:
 def splice(data: bytes, edits: Iterable[tuple[int, int, bytes]]) -> bytes:
     """`data` with each (start, end, new) edit's range replaced by `new`. Edits must not overlap; an insertion is
     an edit with start == end. Everything between edits is copied as it was."""
-    pieces = []
+    view = memoryview(data)
+    pieces: list[bytes | memoryview] = []
     pos = 0
     for start, end, new in sorted(edits, key=lambda edit: (edit[0], edit[1])):
         if start < pos:
             raise ValueError("overlapping edits")
-        pieces.append(data[pos:start])
+        pieces.append(view[pos:start])
         pieces.append(new)
         pos = end
-    pieces.append(data[pos:])
+    pieces.append(view[pos:])
     return b"".join(pieces)
 
 
 def names(namespaces: Iterable[str], *locals_: str) -> dict[str, str]:
     """{"uri local": local} for every namespace and local name: formats look event names up in one dict."""
     return {f"{ns}{SEP}{local}": local for ns in namespaces for local in locals_}
-

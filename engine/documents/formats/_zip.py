@@ -89,8 +89,10 @@ class ZipArchive:
                     f"this {kind} would unpack to more than {MAX_TOTAL_BYTES >> 20:,} MB; Qiao does not open it"
                 )
             if info.file_size > BOMB_MIN_BYTES and info.file_size > BOMB_RATIO * max(info.compress_size, 1):
-                raise DocumentError(f"this {kind} is a zip bomb ({name} unpacks {info.file_size:,} bytes from "
-                                    f"{info.compress_size:,}); Qiao does not open it")
+                raise DocumentError(
+                    f"this {kind} is a zip bomb ({name} unpacks {info.file_size:,} bytes from "
+                    f"{info.compress_size:,}); Qiao does not open it"
+                )
         return self._locate(infos, start_dir)
 
     def _locate(self, infos: list[zipfile.ZipInfo], start_dir: int) -> list[_Member]:
