@@ -101,7 +101,7 @@ class ZipArchive:
         damaged = DocumentError(f"this {self.kind} is damaged (its zip directory does not match its contents)")
         centrals = []
         pos = start_dir
-        for info in infos:
+        for _info in infos:
             if pos + _CENTRAL.size > len(data):
                 raise damaged
             fields = _CENTRAL.unpack_from(data, pos)

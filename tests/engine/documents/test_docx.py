@@ -216,20 +216,19 @@ def _big_docx(paragraphs: int = 5000) -> bytes:
         '<w:rFonts w:ascii="Calibri" w:hAnsi="Calibri" w:cs="Arial"/><w:sz w:val="22"/><w:szCs w:val="22"/>'
         '<w:lang w:val="en-GB"/>'
     )
+    run = '<w:r w:rsidRPr="00112233"><w:rPr>'
     body = []
     for i in range(paragraphs):
         open_p = f'<w:p w:rsidR="00A1{i:04X}" w:rsidRDefault="00A1B2C3" w:rsidP="00D4E5F6">{ppr}'
         if i % 3 == 0:
             body.append(
-                f'{open_p}<w:r w:rsidRPr="00112233"><w:rPr>{rpr}</w:rPr><w:t xml:space="preserve">{i} {sentence} </w:t>'
-                f'</w:r><w:r w:rsidRPr="00112233"><w:rPr><w:b/>{rpr}</w:rPr><w:t>bold words</w:t></w:r>'
-                f'<w:r w:rsidRPr="00112233"><w:rPr><w:i/>{rpr}</w:rPr><w:t xml:space="preserve"> in italics.</w:t></w:r>'
+                f'{open_p}{run}{rpr}</w:rPr><w:t xml:space="preserve">{i} {sentence} </w:t>'
+                f"</w:r>{run}<w:b/>{rpr}</w:rPr><w:t>bold words</w:t></w:r>"
+                f'{run}<w:i/>{rpr}</w:rPr><w:t xml:space="preserve"> in italics.</w:t></w:r>'
                 "</w:p>"
             )
         else:
-            body.append(
-                f'{open_p}<w:r w:rsidRPr="00112233"><w:rPr>{rpr}</w:rPr><w:t>{i} {sentence} me.</w:t></w:r></w:p>'
-            )
+            body.append(f"{open_p}{run}{rpr}</w:rPr><w:t>{i} {sentence} me.</w:t></w:r></w:p>")
     document = (
         f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document xmlns:w="{W}"><w:body>'
         + "".join(body)
