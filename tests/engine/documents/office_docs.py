@@ -153,3 +153,122 @@ def sources(extracted: Extracted) -> list[str]:
 
 def texts_of(runs: Sequence[object]) -> list[str]:
     return [run.text for run in runs]  # type: ignore[attr-defined]
+
+
+A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+
+
+def make_pptx() -> bytes:
+    """A presentation: a title slide, a bullet slide with a sentence split over a bold run and a line break, a table,
+    a grouped shape, a slide-number field, and speaker notes."""
+    from lxml import etree
+    from pptx import Presentation
+    from pptx.util import Inches, Pt
+
+    prs = Presentation()
+    title = prs.slides.add_slide(prs.slide_layouts[0])
+    title.shapes.title.text = "Good morning, everyone!"
+    title.placeholders[1].text = "Hello, how are you?"
+    bullets = prs.slides.add_slide(prs.slide_layouts[1])
+    bullets.shapes.title.text = "It is raining today."
+    frame = bullets.placeholders[1].text_frame
+    frame.text = "I like green tea."
+    split = frame.add_paragraph()
+    split.level = 1
+    first = split.add_run()
+    first.text = "The weather "
+    bold = split.add_run()
+    bold.text = "is very nice."
+    bold.font.bold = True
+    bold.font.size = Pt(28)
+    broken = frame.add_paragraph()
+    broken.add_run().text = "See you tomorrow."
+    broken.add_line_break()
+    broken.add_run().text = "Can you help me?"
+    # A field (the slide number) in its own paragraph, after some text: fixed.
+    numbered = frame.add_paragraph()
+    numbered.add_run().text = "Slide "
+    field = etree.SubElement(numbered._p, f"{{{A}}}fld", id="{B6F15528-21DE-4FAA-801E-634DDDAF4B2B}", type="slidenum")
+    etree.SubElement(field, f"{{{A}}}t").text = "2"
+    table = bullets.shapes.add_table(2, 2, Inches(1), Inches(5), Inches(4), Inches(1)).table
+    for (row, col), text in {
+        (0, 0): "Who is that man?",
+        (0, 1): "I am not hungry.",
+        (1, 0): "Why are you late?",
+    }.items():
+        table.cell(row, col).text = text
+    group = bullets.shapes.add_group_shape()
+    box = group.shapes.add_textbox(Inches(5), Inches(1), Inches(2), Inches(1))
+    box.text_frame.text = "The taxi is waiting outside."
+    bullets.notes_slide.notes_text_frame.text = "Please speak more slowly."
+    out = io.BytesIO()
+    prs.save(out)
+    return out.getvalue()
+
+
+def make_odt() -> bytes:
+    """An OpenDocument text: a heading, a sentence split over a bold span, spaces and a tab, a footnote, a comment,
+    a list, a table, and a page header and footer."""
+    from odf import dc, office, table, text
+    from odf.opendocument import OpenDocumentText
+    from odf.style import Footer, Header, MasterPage, PageLayout, Style, TextProperties
+
+    doc = OpenDocumentText()
+    bold = Style(name="Bold", family="text")
+    bold.addElement(TextProperties(fontweight="bold"))
+    doc.automaticstyles.addElement(bold)
+    layout = PageLayout(name="Page")
+    doc.automaticstyles.addElement(layout)
+    master = MasterPage(name="Standard", pagelayoutname=layout)
+    header, footer = Header(), Footer()
+    header.addElement(text.P(text="Where is the train station?"))
+    footer.addElement(text.P(text="How much is this book?"))
+    master.addElement(header)
+    master.addElement(footer)
+    doc.masterstyles.addElement(master)
+
+    doc.text.addElement(text.H(outlinelevel=1, text="Good morning, everyone!"))
+    split = text.P(text="The weather ")
+    split.addElement(text.Span(stylename=bold, text="is very"))
+    split.addText(" nice.")
+    doc.text.addElement(split)
+    spaced = text.P(text="Thank you")
+    spaced.addElement(text.S(c=3))
+    spaced.addText("very much.")
+    spaced.addElement(text.Tab())
+    spaced.addText("See you tomorrow.")
+    spaced.addElement(text.LineBreak())
+    spaced.addText("Can you help me?")
+    doc.text.addElement(spaced)
+    noted = text.P(text="I take the bus to work.")
+    note = text.Note(id="ftn1", noteclass="footnote")
+    note.addElement(text.NoteCitation(text="1"))
+    body = text.NoteBody()
+    body.addElement(text.P(text="I like green tea."))
+    note.addElement(body)
+    noted.addElement(note)
+    doc.text.addElement(noted)
+    commented = text.P(text="I forgot my password.")
+    annotation = office.Annotation()
+    annotation.addElement(dc.Creator(text="Reviewer"))
+    annotation.addElement(text.P(text="Please send me the information."))
+    commented.addElement(annotation)
+    doc.text.addElement(commented)
+    items = text.List()
+    for sentence in ("Who is that man?", "Why are you late?"):
+        item = text.ListItem()
+        item.addElement(text.P(text=sentence))
+        items.addElement(item)
+    doc.text.addElement(items)
+    grid = table.Table(name="Table1")
+    grid.addElement(table.TableColumn(numbercolumnsrepeated=2))
+    row = table.TableRow()
+    for sentence in ("She does not eat meat.", "I am not hungry."):
+        cell = table.TableCell()
+        cell.addElement(text.P(text=sentence))
+        row.addElement(cell)
+    grid.addElement(row)
+    doc.text.addElement(grid)
+    out = io.BytesIO()
+    doc.save(out)
+    return out.getvalue()
