@@ -90,7 +90,7 @@ class PackageDocument:
         return self._archive.names[0] != self._first or info.compress_type != zipfile.ZIP_STORED
 
 
-class ParagraphCollector:
+class ParagraphCollector(_xml.Handler):
     """An _xml.Handler for Word and PowerPoint parts: a paragraph element is a unit; its runs are the contents of
     text elements (w:t in a w:r) and fixed markers (a tab, a line break). A paragraph nested in another (a text
     box inside a run) is a unit of its own, placed where it starts. Subtrees under `skip` are ignored (deleted
@@ -116,6 +116,7 @@ class ParagraphCollector:
         self._markers = markers or {}  # empty element -> (parents, the fixed text it stands for)
         self._skip = skip or set()
         self._preserve = preserve
+        self._wanted = paragraph | set(self._text) | set(self._fixed_text) | set(self._markers) | self._skip
         self._stack: list[str] = []
         self._skipping = 0
         self._open: list[int] = []  # indexes in units of the paragraphs being read, innermost last
@@ -123,11 +124,14 @@ class ParagraphCollector:
         self._space_at = -1
         self.units: list[tuple[list[Run], list[Slot | None]] | None] = []
 
-    def start(self, name: str, attrs: dict[str, str], at: int) -> None:
-        parent = self._stack[-1] if self._stack else ""
-        self._stack.append(name)
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        stack = self._stack
+        parent = stack[-1] if stack else ""
+        stack.append(name)
         if self._skipping:
             self._skipping += 1
+            return
+        if name not in self._wanted:
             return
         if name in self._skip:
             self._skipping = 1
@@ -140,18 +144,20 @@ class ParagraphCollector:
             return
         fixed = parent in self._fixed_text.get(name, ())
         if fixed or parent in self._text.get(name, ()):
-            content, empty = _xml.start_tag_end(self._data, at)
+            content, empty = _xml.start_tag_end(self._data, self.at())
             if empty:
                 return
             self._current = (len(self._stack), content, fixed, [])
-            preserved = attrs.get(f"{_xml.XML_NS}{_xml.SEP}space") == "preserve"
-            self._space_at = content - 1 if self._preserve and not preserved else -1
+            # Where xml:space="preserve" can go: nowhere when the tag has an xml:space already (a second one would
+            # make the part ill-formed; "preserve" is what we want anyway).
+            declared = f"{_xml.XML_NS}{_xml.SEP}space" in attrs
+            self._space_at = content - 1 if self._preserve and not declared else -1
             return
         marker = self._markers.get(name)
         if marker is not None and parent in marker[0]:
             self._add(Run(marker[1], fixed=True), None)
 
-    def end(self, name: str, at: int) -> None:
+    def end(self, name: str) -> None:
         depth = len(self._stack)
         self._stack.pop()
         if self._skipping:
@@ -165,7 +171,7 @@ class ParagraphCollector:
                 if current[2]:
                     self._add(Run(text, fixed=True), None)
                 else:
-                    self._add(Run(text), Slot(self._part, current[1], at, self._space_at))
+                    self._add(Run(text), Slot(self._part, current[1], self.at(), self._space_at))
             return
         if name in self._paragraph and self._open:
             index = self._open.pop()
@@ -173,12 +179,9 @@ class ParagraphCollector:
             if entry is not None and not any(slot is not None for slot in entry[1]):
                 self.units[index] = None  # nothing to translate or write: not a unit
 
-    def text(self, text: str, at: int) -> None:
+    def text(self, text: str) -> None:
         if self._current is not None and not self._skipping:
             self._current[3].append(text)
-
-    def mark(self, at: int) -> None:
-        pass
 
     def _add(self, run: Run, slot: Slot | None) -> None:
         entry = self.units[self._open[-1]]
@@ -213,22 +216,13 @@ def content_types(archive: ZipArchive) -> dict[str, str]:
     defaults: dict[str, str] = {}
     overrides: dict[str, str] = {}
 
-    class _Types:
-        def start(self, tag: str, attrs: dict[str, str], at: int) -> None:
+    class _Types(_xml.Handler):
+        def start(self, tag: str, attrs: dict[str, str]) -> None:
             if tag == f"{_CT_NS}{_xml.SEP}Default":
                 defaults[attrs.get("Extension", "").lower()] = attrs.get("ContentType", "")
             elif tag == f"{_CT_NS}{_xml.SEP}Override":
                 part = unquote(attrs.get("PartName", "")).lstrip("/").lower()
                 overrides[posixpath.normpath(part) if part else part] = attrs.get("ContentType", "")
-
-        def end(self, tag: str, at: int) -> None:
-            pass
-
-        def text(self, text: str, at: int) -> None:
-            pass
-
-        def mark(self, at: int) -> None:
-            pass
 
     _xml.scan(archive.read(name), _Types(), name)
     types = {}

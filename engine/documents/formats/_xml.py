@@ -12,7 +12,6 @@ import codecs
 import re
 import xml.parsers.expat
 from collections.abc import Iterable
-from typing import Protocol
 
 from engine.documents.model import DocumentError
 
@@ -23,19 +22,28 @@ _CHUNK = 1 << 20
 _INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-class Handler(Protocol):
-    """What a format gives `scan`. `at` is the byte offset of the event in the part: a start tag's `<`; an end
-    tag's `<` (for an empty element `<a/>`, the offset just after it); a character-data piece's first byte."""
+class Handler:
+    """What a format gives `scan`: it overrides the events it wants. While an event is handled, `at()` is its byte
+    offset in the part: a start tag's `<`; an end tag's `<` (for an empty element `<a/>`, the offset just after
+    it); a character-data piece's first byte. (Asked only where needed: most events need no offset.)"""
 
-    def start(self, name: str, attrs: dict[str, str], at: int) -> None: ...
+    _parser: xml.parsers.expat.XMLParserType | None = None
 
-    def end(self, name: str, at: int) -> None: ...
+    def at(self) -> int:
+        assert self._parser is not None, "at() is only meaningful during scan()"
+        return self._parser.CurrentByteIndex
 
-    def text(self, text: str, at: int) -> None: ...
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        """An element starts (`name` is "namespace-uri local-name")."""
 
-    def mark(self, at: int) -> None:
-        """A comment or processing instruction: ends any run of character data."""
-        ...
+    def end(self, name: str) -> None:
+        """An element ends."""
+
+    def text(self, text: str) -> None:
+        """Character data (one element's text may come in several pieces)."""
+
+    def mark(self) -> None:
+        """A comment or processing instruction: ends any stretch of character data."""
 
 
 def scan(data: bytes, handler: Handler, part: str) -> str:
@@ -53,11 +61,12 @@ def scan(data: bytes, handler: Handler, part: str) -> str:
 
     parser.XmlDeclHandler = on_decl
     parser.StartDoctypeDeclHandler = on_doctype
-    parser.StartElementHandler = lambda name, attrs: handler.start(name, attrs, parser.CurrentByteIndex)
-    parser.EndElementHandler = lambda name: handler.end(name, parser.CurrentByteIndex)
-    parser.CharacterDataHandler = lambda text: handler.text(text, parser.CurrentByteIndex)
-    parser.CommentHandler = lambda _text: handler.mark(parser.CurrentByteIndex)
-    parser.ProcessingInstructionHandler = lambda _target, _data: handler.mark(parser.CurrentByteIndex)
+    parser.StartElementHandler = handler.start
+    parser.EndElementHandler = handler.end
+    parser.CharacterDataHandler = handler.text
+    parser.CommentHandler = lambda _text: handler.mark()
+    parser.ProcessingInstructionHandler = lambda _target, _data: handler.mark()
+    handler._parser = parser
     if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:1] == b"\0" or data[1:2] == b"\0":
         raise DocumentError(f"{part} is in UTF-16, which Qiao cannot rewrite; save the document again and retry")
     view = memoryview(data)
@@ -72,6 +81,7 @@ def scan(data: bytes, handler: Handler, part: str) -> str:
         ) from exc
     finally:
         # The handlers refer to the parser: break the cycle so the part's bytes are freed now, not at the next GC.
+        handler._parser = None
         for attr in (
             "StartElementHandler",
             "EndElementHandler",

@@ -41,7 +41,7 @@ _WHITESPACE = re.compile(r"[ \t\r\n]+")
 _MIMETYPES = ("application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.text-template")
 
 
-class _Collector:
+class _Collector(_xml.Handler):
     """An _xml.Handler for content.xml and styles.xml (see the module docstring)."""
 
     def __init__(self, part: str, *, headers_only: bool) -> None:
@@ -60,18 +60,19 @@ class _Collector:
             return None
         return self.units[self._contexts[-1][1]]
 
-    def _close(self, at: int) -> None:
-        """End the stretch of character data being read at `at`: it becomes a run of the open paragraph."""
+    def _close(self) -> None:
+        """End the stretch of character data being read here: it becomes a run of the open paragraph."""
         stretch, self._stretch = self._stretch, None
         if stretch is None:
             return
         entry = self._paragraph()
         if entry is not None:
             entry[0].append(Run(_WHITESPACE.sub(" ", "".join(stretch[1]))))
-            entry[1].append(_package.Slot(self._part, stretch[0], at))
+            entry[1].append(_package.Slot(self._part, stretch[0], self.at()))
 
-    def start(self, name: str, attrs: dict[str, str], at: int) -> None:
-        self._close(at)
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        if self._stretch is not None:
+            self._close()
         self._depth += 1
         if self._ignoring:
             self._ignoring += 1
@@ -102,8 +103,9 @@ class _Collector:
         elif name == _NOTE_BODY or name.startswith(_BLOCKING_NAMESPACES):
             self._contexts.append((self._depth, -1))
 
-    def end(self, name: str, at: int) -> None:
-        self._close(at)
+    def end(self, name: str) -> None:
+        if self._stretch is not None:
+            self._close()
         depth = self._depth
         self._depth -= 1
         if self._ignoring:
@@ -127,18 +129,18 @@ class _Collector:
                 if entry is not None and not any(slot is not None for slot in entry[1]):
                     self.units[index] = None
 
-    def text(self, text: str, at: int) -> None:
+    def text(self, text: str) -> None:
         if self._ignoring:
             return
         if self._fixed is not None:
             self._fixed[1].append(text)
         elif self._paragraph() is not None:
             if self._stretch is None:
-                self._stretch = (at, [])
+                self._stretch = (self.at(), [])
             self._stretch[1].append(text)
 
-    def mark(self, at: int) -> None:
-        self._close(at)
+    def mark(self) -> None:
+        self._close()
 
 
 def _check(archive: ZipArchive) -> None:
