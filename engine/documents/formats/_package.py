@@ -79,7 +79,10 @@ class PackageDocument:
                     part_edits.append((slot.space_at, slot.space_at, _PRESERVE))
         if not edits and not self._needs_repair():
             return self._archive.data
-        replacements = {part: _xml.splice(self._archive.read(part), part_edits) for part, part_edits in edits.items()}
+        try:
+            replacements = {part: _xml.splice(self._archive.read(part), changes) for part, changes in edits.items()}
+        except ValueError as exc:  # two texts claim the same bytes: a reader bug, reported rather than written
+            raise DocumentError(f"this {self._archive.kind} cannot be written back ({exc})") from exc
         return self._archive.rewrite(replacements, stored=self._stored, first=self._first)
 
     def _needs_repair(self) -> bool:

@@ -46,17 +46,20 @@ class Handler:
         """A comment or processing instruction: ends any stretch of character data."""
 
 
-def scan(data: bytes, handler: Handler, part: str) -> str:
+def scan(data: bytes, handler: Handler, part: str, *, allow_doctype: bool = False) -> str:
     """Run expat over `data`, calling `handler`; the part's encoding (a Python codec name) comes back.
-    DocumentError for malformed XML, a DTD (no Office part has one; refusing it rules out entity bombs) or an
-    encoding other than an ASCII-compatible one."""
+    DocumentError for malformed XML, a DTD (no Office part has one; refusing it rules out entity bombs), or an
+    encoding other than an ASCII-compatible one. `allow_doctype` lets a bare <!DOCTYPE …> through (XHTML has
+    one), still refusing an internal subset, where entities would be declared; external DTDs are never read."""
     parser = xml.parsers.expat.ParserCreate(namespace_separator=SEP)
     declared: list[str | None] = [None]
 
     def on_decl(_version: str, encoding: str | None, _standalone: int) -> None:
         declared[0] = encoding
 
-    def on_doctype(*_args: object) -> None:
+    def on_doctype(_name: str, _system: str | None, _public: str | None, internal_subset: int) -> None:
+        if allow_doctype and not internal_subset:
+            return
         raise DocumentError(f"{part} declares a DTD, which no document part has; the file is not a valid document")
 
     parser.XmlDeclHandler = on_decl

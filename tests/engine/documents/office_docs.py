@@ -33,7 +33,7 @@ def make_docx() -> bytes:
     from docx.opc.packuri import PackURI
     from docx.opc.part import Part
     from docx.oxml import parse_xml
-    from docx.shared import Pt
+    from docx.shared import Inches, Pt
 
     doc = Document()
     doc.add_heading("Good morning, everyone!", level=1)
@@ -45,6 +45,7 @@ def make_docx() -> bytes:
     italic.italic = True
     doc.add_heading("It is raining today.", level=2)
     tabbed = doc.add_paragraph()
+    tabbed.paragraph_format.tab_stops.add_tab_stop(Inches(2))  # a w:tab in w:pPr: a tab stop, not a tab
     run = tabbed.add_run("Thank you very much.")
     run.add_tab()
     run.add_text("See you tomorrow.")

@@ -285,3 +285,45 @@ def test_a_300_page_document_reads_and_renders_in_seconds(tmp_path):
     # Python allocations during read + render: the archive, the part and its new copy, the units; a small multiple.
     assert figures["peak_heap_mib"] * 2**20 < 8 * xml_size, figures
     assert time.perf_counter() - started < 60
+
+
+def _with_document(original: bytes, transform) -> bytes:
+    parts = members(original)
+    parts["word/document.xml"] = transform(parts["word/document.xml"])
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in parts.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def test_strict_open_xml_is_read_too(original):
+    strict = _with_document(
+        original, lambda xml: xml.replace(W.encode(), b"http://purl.oclc.org/ooxml/wordprocessingml/main")
+    )
+    assert sources(docx.read(strict))[:2] == ["Good morning, everyone!", "The weather is very nice."]
+
+
+def test_an_existing_xml_space_is_not_doubled(original):
+    marked = _with_document(
+        original, lambda xml: xml.replace(b"<w:t>Good morning", b'<w:t xml:space="default">Good morning')
+    )
+    extracted = docx.read(marked)
+    translations: list = [None] * len(extracted.units)
+    translations[0] = [" spaced "]
+    out = extracted.render(translations, target="en")
+    assert docx_lib.Document(io.BytesIO(out)).paragraphs[0].runs[0].text.strip() == "spaced"  # well-formed
+
+
+def test_a_part_in_a_legacy_encoding_gets_character_references(original):
+    def to_latin1(xml: bytes) -> bytes:
+        declared = xml.replace(b"encoding='UTF-8'", b"encoding='ISO-8859-1'", 1)
+        assert declared != xml
+        return declared.decode("utf-8").encode("latin-1")
+
+    extracted = docx.read(_with_document(original, to_latin1))
+    translations: list = [None] * len(extracted.units)
+    translations[0] = ["早上好 café"]
+    out = extracted.render(translations, target="zh")
+    assert b"&#26089;" in members(out)["word/document.xml"] and b"caf\xe9" in members(out)["word/document.xml"]
+    assert docx_lib.Document(io.BytesIO(out)).paragraphs[0].text == "早上好 café"

@@ -110,3 +110,23 @@ def test_start_tag_end_skips_quoted_brackets():
     data = b"<w:t a=\">\" b='/>'>x</w:t><w:br/>"
     assert _xml.start_tag_end(data, 0) == (data.index(b"x"), False)
     assert _xml.start_tag_end(data, data.index(b"<w:br")) == (len(data), True)
+
+
+def test_scan_reports_offsets_and_refuses_dtds():
+    class Texts(_xml.Handler):
+        def __init__(self) -> None:
+            self.found: list[tuple[str, int]] = []
+
+        def text(self, text: str) -> None:
+            self.found.append((text, self.at()))
+
+    data = b'<?xml version="1.0"?><a xmlns="urn:x"><b>one</b>two</a>'
+    handler = Texts()
+    assert _xml.scan(data, handler, "part.xml") == "utf-8"
+    assert handler.found == [("one", data.index(b"one")), ("two", data.index(b"two"))]
+    doctype = b"<!DOCTYPE html><html>x</html>"
+    with pytest.raises(DocumentError, match="DTD"):
+        _xml.scan(doctype, _xml.Handler(), "page.xhtml")
+    assert _xml.scan(doctype, _xml.Handler(), "page.xhtml", allow_doctype=True) == "utf-8"
+    with pytest.raises(DocumentError, match="DTD"):
+        _xml.scan(b'<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>', _xml.Handler(), "a.xml", allow_doctype=True)
