@@ -1,0 +1,261 @@
+"""Reading a zip container safely and writing it back with only some members changed (Office, ODF, EPUB).
+
+Reading refuses what a document never is and what would hurt us: not a zip, truncated, password-protected members,
+absolute or `..` names, duplicate names, too many members, and decompression bombs (by the sizes the archive
+declares: zipfile never inflates a member past its declared size and checks its CRC, so the declared sizes bound
+memory). Writing copies every untouched member byte for byte (local header, data, data descriptor: its compression,
+timestamps and extra fields as they were), in the original order; changed members are deflated anew.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import zipfile
+import zlib
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from engine.documents.model import DocumentError
+
+MAX_MEMBERS = 20_000
+MAX_TOTAL_BYTES = 1 << 30  # the sum of the members' declared uncompressed sizes
+# A member inflating past BOMB_MIN_BYTES at more than BOMB_RATIO times its compressed size is a bomb, not a document
+# (XML compresses about 5-20:1, and rarely past 100:1).
+BOMB_MIN_BYTES = 64 << 20
+BOMB_RATIO = 200
+
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_LOCAL = struct.Struct("<IHHHHHIIIHH")  # local file header, 30 bytes
+_CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")  # central directory record, 46 bytes
+_END = struct.Struct("<IHHHHIIH")  # end of central directory record, 22 bytes
+_LOCAL_SIG = 0x04034B50
+_CENTRAL_SIG = 0x02014B50
+_END_SIG = 0x06054B50
+_ZIP64_EXTRA = 0x0001
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass(frozen=True)
+class _Member:
+    info: zipfile.ZipInfo
+    raw_start: int  # where its local header starts in the archive's bytes
+    raw_end: int  # where the next member's local header (or the central directory) starts
+    central: bytes  # its central directory record, as the archive has it
+
+
+class ZipArchive:
+    """A zip read from bytes, checked (see the module docstring). `kind` names the document for messages."""
+
+    def __init__(self, data: bytes, kind: str = "document") -> None:
+        self.kind = kind
+        self._data = data
+        if data[:8] == _OLE_MAGIC:
+            raise DocumentError(
+                f"this {kind} is password-protected (encrypted) or in an old binary Office format; remove the "
+                "password or save it in the current format, then translate it again"
+            )
+        try:
+            self._zip = zipfile.ZipFile(io.BytesIO(data))
+            infos = self._zip.infolist()
+            start_dir = self._zip.start_dir
+        except Exception as exc:  # zipfile raises many kinds (struct.error, ValueError, …) for damaged input
+            raise DocumentError(f"this {kind} is damaged or not a {kind} at all (not a readable zip: {exc})") from exc
+        self._members = self._check(infos, start_dir)
+        self._by_name = {member.info.filename: member for member in self._members}
+
+    def _check(self, infos: list[zipfile.ZipInfo], start_dir: int) -> list[_Member]:
+        kind = self.kind
+        if len(infos) > MAX_MEMBERS:
+            raise DocumentError(f"this {kind} has {len(infos):,} files inside; Qiao reads at most {MAX_MEMBERS:,}")
+        seen: set[str] = set()
+        total = 0
+        for info in infos:
+            name = info.filename
+            parts = re.split(r"[/\\]", name)
+            if not name or name.startswith(("/", "\\")) or _DRIVE.match(name) or ".." in parts or "\0" in name:
+                raise DocumentError(f"this {kind} is unsafe: it holds a file named {name!r} outside the document")
+            if name in seen:
+                raise DocumentError(f"this {kind} is damaged: it holds two files named {name!r}")
+            seen.add(name)
+            if info.flag_bits & 0x1:
+                raise DocumentError(
+                    f"this {kind} is password-protected ({name} is encrypted); remove the password and try again"
+                )
+            total += info.file_size
+            if total > MAX_TOTAL_BYTES:
+                raise DocumentError(
+                    f"this {kind} would unpack to more than {MAX_TOTAL_BYTES >> 20:,} MB; Qiao does not open it"
+                )
+            if info.file_size > BOMB_MIN_BYTES and info.file_size > BOMB_RATIO * max(info.compress_size, 1):
+                raise DocumentError(
+                    f"this {kind} is a zip bomb ({name} unpacks {info.file_size:,} bytes from "
+                    f"{info.compress_size:,}); Qiao does not open it"
+                )
+        return self._locate(infos, start_dir)
+
+    def _locate(self, infos: list[zipfile.ZipInfo], start_dir: int) -> list[_Member]:
+        """Each member's raw byte range and central record, for copying it unchanged."""
+        data = self._data
+        damaged = DocumentError(f"this {self.kind} is damaged (its zip directory does not match its contents)")
+        centrals = []
+        pos = start_dir
+        for _info in infos:
+            if pos + _CENTRAL.size > len(data):
+                raise damaged
+            fields = _CENTRAL.unpack_from(data, pos)
+            if fields[0] != _CENTRAL_SIG:
+                raise damaged
+            size = _CENTRAL.size + fields[10] + fields[11] + fields[12]
+            centrals.append(data[pos : pos + size])
+            pos += size
+        offsets = sorted({info.header_offset for info in infos} | {start_dir})
+        following = {offset: offsets[i + 1] for i, offset in enumerate(offsets[:-1])}
+        members = []
+        for info, central in zip(infos, centrals, strict=True):
+            start = info.header_offset
+            end = following.get(start, start_dir)
+            if start + _LOCAL.size > len(data) or _LOCAL.unpack_from(data, start)[0] != _LOCAL_SIG:
+                raise damaged
+            local = _LOCAL.unpack_from(data, start)
+            if start + _LOCAL.size + local[9] + local[10] + info.compress_size > end:
+                raise damaged
+            members.append(_Member(info, start, end, central))
+        return members
+
+    @property
+    def data(self) -> bytes:
+        """The archive's bytes, as read."""
+        return self._data
+
+    @property
+    def names(self) -> list[str]:
+        """Member names in the archive's order."""
+        return [member.info.filename for member in self._members]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    def info(self, name: str) -> zipfile.ZipInfo:
+        return self._by_name[name].info
+
+    def read(self, name: str) -> bytes:
+        """A member's bytes, inflated and CRC-checked; DocumentError when it is missing or damaged."""
+        if name not in self._by_name:
+            raise DocumentError(f"this {self.kind} is incomplete: {name} is missing")
+        try:
+            return self._zip.read(name)
+        except Exception as exc:  # BadZipFile (CRC), zlib.error, EOFError, NotImplementedError (method), …
+            raise DocumentError(f"this {self.kind} is damaged: {name} cannot be unpacked ({exc})") from exc
+
+    def rewrite(
+        self, replacements: Mapping[str, bytes], *, stored: Collection[str] = (), first: str | None = None
+    ) -> bytes:
+        """The archive with `replacements` (name -> new bytes) deflated in place of those members, every other
+        member copied byte for byte, in the original order. Members named in `stored` are written uncompressed
+        (rewritten if they were not); `first` is moved to the front (ODF's mimetype)."""
+        unknown = set(replacements) - set(self._by_name)
+        if unknown:
+            raise DocumentError(f"cannot replace {', '.join(sorted(unknown))}: not in this {self.kind}")
+        members = list(self._members)
+        if first is not None and first in self._by_name:
+            members.sort(key=lambda member: member.info.filename != first)
+        out = io.BytesIO()
+        centrals = []
+        for member in members:
+            name = member.info.filename
+            offset = out.tell()
+            must_store = name in stored and member.info.compress_type != zipfile.ZIP_STORED
+            if name in replacements or must_store:
+                content = replacements[name] if name in replacements else self.read(name)
+                local, central = _new_member(member, content, store=name in stored, offset=offset)
+                out.write(local)
+            else:
+                out.write(self._data[member.raw_start : member.raw_end])
+                central = _central_record(member.central, offset=offset, info=member.info)
+            centrals.append(central)
+        start_dir = out.tell()
+        for central in centrals:
+            out.write(central)
+        size_dir = out.tell() - start_dir
+        comment = self._zip.comment[:0xFFFF]
+        if start_dir > 0xFFFFFFFF or len(centrals) > 0xFFFF:
+            raise DocumentError(f"the translated {self.kind} would be too large to write")
+        out.write(_END.pack(_END_SIG, 0, 0, len(centrals), len(centrals), size_dir, start_dir, len(comment)))
+        out.write(comment)
+        return out.getvalue()
+
+
+def _strip_zip64(extra: bytes) -> bytes:
+    """`extra` without its zip64 field (we write 32-bit sizes and offsets; the caps keep them small)."""
+    out = bytearray()
+    pos = 0
+    while pos + 4 <= len(extra):
+        header, size = struct.unpack_from("<HH", extra, pos)
+        if header != _ZIP64_EXTRA:
+            out += extra[pos : pos + 4 + size]
+        pos += 4 + size
+    out += extra[pos:]
+    return bytes(out)
+
+
+def _central_record(
+    raw: bytes,
+    *,
+    offset: int,
+    info: zipfile.ZipInfo,
+    method: int | None = None,
+    flags: int | None = None,
+    crc: int | None = None,
+    compressed: int | None = None,
+    size: int | None = None,
+) -> bytes:
+    """`raw` (a central directory record) with its offset (and, for a rewritten member, its method, flags, CRC and
+    sizes) replaced. A record kept as it was differs from the original only in its offset."""
+    fields = list(_CENTRAL.unpack_from(raw, 0))
+    name_len, extra_len, comment_len = fields[10], fields[11], fields[12]
+    name = raw[_CENTRAL.size : _CENTRAL.size + name_len]
+    extra = raw[_CENTRAL.size + name_len : _CENTRAL.size + name_len + extra_len]
+    comment = raw[_CENTRAL.size + name_len + extra_len : _CENTRAL.size + name_len + extra_len + comment_len]
+    zip64 = 0xFFFFFFFF in (fields[8], fields[9], fields[16]) or fields[13] == 0xFFFF
+    if zip64:
+        extra = _strip_zip64(extra)
+        fields[8], fields[9], fields[13] = info.compress_size, info.file_size, 0
+    if method is not None:
+        fields[2] = max(fields[2], 20)  # version needed to extract: deflate
+        fields[3], fields[4] = flags, method
+        fields[7], fields[8], fields[9] = crc, compressed, size
+    fields[11] = len(extra)
+    fields[16] = offset
+    if max(fields[8], fields[9], offset) > 0xFFFFFFFF:
+        raise DocumentError("the translated document would be too large to write")
+    return _CENTRAL.pack(*fields) + name + extra + comment
+
+
+def _new_member(member: _Member, content: bytes, *, store: bool, offset: int) -> tuple[bytes, bytes]:
+    """A local header + data for `content`, and its central record, keeping the member's name and timestamps."""
+    fields = _CENTRAL.unpack_from(member.central, 0)
+    name = member.central[_CENTRAL.size : _CENTRAL.size + fields[10]]
+    mod_time, mod_date = fields[5], fields[6]
+    flags = fields[3] & 0x0800  # keep only "the name is UTF-8"; no data descriptor, no encryption
+    if store:
+        method, data = zipfile.ZIP_STORED, content
+    else:
+        compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+        method, data = zipfile.ZIP_DEFLATED, compressor.compress(content) + compressor.flush()
+    crc = zlib.crc32(content)
+    if max(len(data), len(content)) > 0xFFFFFFFF:
+        raise DocumentError("the translated document would be too large to write")
+    local = _LOCAL.pack(_LOCAL_SIG, 20, flags, method, mod_time, mod_date, crc, len(data), len(content), len(name), 0)
+    central = _central_record(
+        member.central,
+        offset=offset,
+        info=member.info,
+        method=method,
+        flags=flags,
+        crc=crc,
+        compressed=len(data),
+        size=len(content),
+    )
+    return local + name + data, central
