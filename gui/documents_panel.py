@@ -1,0 +1,475 @@
+"""The Documents panel: one row per file given to Qiao (name, format, progress as parts done / total, time left,
+state, and Cancel, or Open and Show in folder once done), with where results go and what they are called.
+
+It paints a `gui.document_queue.DocumentQueue` and words its states in the interface language; the queue and the
+worker do the work. A dock of the main window, shown when a document is added.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, Signal, Slot
+from PySide6.QtGui import QFont, QGuiApplication, QPalette
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui import pair_text
+from gui.document_queue import DocumentQueue, Entry, Problem, State, supported_extensions
+from gui.notice_bar import NoticeBar
+from gui.settings import DEFAULT_NAME_TEMPLATE, Key
+from gui.worker import DOC_DIRECTION, INTERNAL, NO_MODEL
+
+CONTEXT = "DocumentsPanel"
+
+# What people call each format (the registry's labels are English only)
+FORMAT_LABELS = {
+    "txt": QT_TRANSLATE_NOOP("DocumentsPanel", "Plain text"),
+    "markdown": QT_TRANSLATE_NOOP("DocumentsPanel", "Markdown"),
+    "html": QT_TRANSLATE_NOOP("DocumentsPanel", "Web page (HTML)"),
+    "srt": QT_TRANSLATE_NOOP("DocumentsPanel", "Subtitles (SRT)"),
+    "vtt": QT_TRANSLATE_NOOP("DocumentsPanel", "Subtitles (WebVTT)"),
+    "docx": QT_TRANSLATE_NOOP("DocumentsPanel", "Word document"),
+    "odt": QT_TRANSLATE_NOOP("DocumentsPanel", "OpenDocument text"),
+    "pptx": QT_TRANSLATE_NOOP("DocumentsPanel", "PowerPoint presentation"),
+    "epub": QT_TRANSLATE_NOOP("DocumentsPanel", "EPUB e-book"),
+}
+
+STATE_LABELS = {
+    State.QUEUED: QT_TRANSLATE_NOOP("DocumentsPanel", "Waiting"),
+    State.TRANSLATING: QT_TRANSLATE_NOOP("DocumentsPanel", "Translating"),
+    State.CANCELLING: QT_TRANSLATE_NOOP("DocumentsPanel", "Stopping…"),
+    State.DONE: QT_TRANSLATE_NOOP("DocumentsPanel", "Done"),
+    State.CANCELLED: QT_TRANSLATE_NOOP("DocumentsPanel", "Cancelled"),
+    State.FAILED: QT_TRANSLATE_NOOP("DocumentsPanel", "Failed"),
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(CONTEXT, text)
+
+
+def format_label(name: str, source: Path) -> str:
+    """ "Word document"; for a file Qiao does not read, its extension ("PDF")."""
+    if name in FORMAT_LABELS:
+        return _tr(FORMAT_LABELS[name])
+    return source.suffix.lstrip(".").upper() or _tr("Unknown")
+
+
+def time_left(seconds: float | None) -> str:
+    """ "about 3 min left"; rounded up, never "0 s"."""
+    if seconds is None:
+        return _tr("Estimating the time left…")
+    if seconds < 60:
+        return _tr("Less than a minute left")
+    minutes = int(seconds // 60 + (1 if seconds % 60 else 0))
+    if minutes < 60:
+        return _tr("About {n} min left").format(n=minutes)
+    return _tr("About {h} h {m} min left").format(h=minutes // 60, m=minutes % 60)
+
+
+def took(seconds: float) -> str:
+    if seconds < 60:
+        return _tr("in {n} s").format(n=max(1, round(seconds)))
+    return _tr("in {n} min").format(n=round(seconds / 60))
+
+
+def reason(entry: Entry) -> str:
+    """Why a file failed, for a person, in the interface language where Qiao knows the cause."""
+    if entry.problem is Problem.MISSING:
+        return _tr("The file is no longer there.")
+    if entry.problem is Problem.FOLDER:
+        return _tr("This is a folder: add the documents in it instead.")
+    if entry.problem is Problem.UNSUPPORTED:
+        if entry.source.suffix.lower() == ".pdf":
+            return _tr(
+                "PDF is not supported: its layout cannot be rebuilt in another language. Save or export it as a "
+                "Word document (.docx) or as text first, then translate that."
+            )
+        return _tr("Qiao does not translate this kind of file.") + " " + entry.reason
+    message = entry.reason
+    if message == NO_MODEL:
+        return _tr("No translation model is loaded.")
+    if message.startswith(DOC_DIRECTION):
+        return _tr(
+            "Stopped because the translation direction changed. Switch back to {pair} and press Try again to go on "
+            "from where it stopped."
+        ).format(pair=pair_text.arrow(message.removeprefix(DOC_DIRECTION)))
+    if message.startswith(INTERNAL):
+        print(f"qiao: document failed: {message.removeprefix(INTERNAL)}", file=sys.stderr)
+        return _tr("An unexpected error stopped it. Try again; if it keeps failing, the file may be damaged.")
+    return message  # the engine's own wording (DocumentError), which names the problem and what to do
+
+
+class DocumentRow(QFrame):
+    """One file: what it is, how far it got, and what can be done with it now."""
+
+    cancel_requested = Signal(int)
+    open_requested = Signal(int)
+    folder_requested = Signal(int)
+    retry_requested = Signal(int)
+
+    def __init__(self, key: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.key = key
+        self.setObjectName("documentRow")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.name = QLabel(self)
+        font = QFont(self.name.font())
+        font.setBold(True)
+        self.name.setFont(font)
+        self.name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.kind = QLabel(self)
+        self.kind.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.state = QLabel(self)
+        self.state.setObjectName("documentState")
+        self.bar = QProgressBar(self)
+        self.bar.setObjectName("documentProgress")
+        self.bar.setTextVisible(True)
+        self.bar.setMinimumWidth(160)
+        self.eta = QLabel(self)
+        self.eta.setObjectName("documentEta")
+        self.detail = QLabel(self)  # the reason of a failure, or where the result went
+        self.detail.setObjectName("documentDetail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cancel_button = self._button("documentCancel", self.cancel_requested)
+        self.open_button = self._button("documentOpen", self.open_requested)
+        self.folder_button = self._button("documentFolder", self.folder_requested)
+        self.retry_button = self._button("documentRetry", self.retry_requested)
+
+        top = QHBoxLayout()
+        top.addWidget(self.name)
+        top.addWidget(self.kind)
+        top.addStretch(1)
+        top.addWidget(self.state)
+        middle = QHBoxLayout()
+        middle.addWidget(self.bar, 1)
+        middle.addWidget(self.eta)
+        for b in (self.cancel_button, self.retry_button, self.open_button, self.folder_button):
+            middle.addWidget(b)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addLayout(middle)
+        layout.addWidget(self.detail)
+
+    def _button(self, name: str, signal: Signal) -> QPushButton:
+        button = QPushButton(self)
+        button.setObjectName(name)
+        button.setAutoDefault(False)
+        button.clicked.connect(lambda: signal.emit(self.key))
+        return button
+
+    def paint(self, entry: Entry, output_exists: bool) -> None:
+        """Show `entry` as it is now, worded in the interface language."""
+        self.name.setText(entry.source.name)
+        self.name.setToolTip(str(entry.source))
+        self.kind.setText(format_label(entry.format, entry.source))
+        self.state.setText(_tr(STATE_LABELS[entry.state]))
+        self.bar.setFormat(_tr("%v / %m parts"))
+        p = entry.progress
+        if p is not None and p.units_total > 0:
+            self.bar.setRange(0, p.units_total)
+            self.bar.setValue(p.units_done)
+        elif entry.state is State.DONE and entry.result is not None:
+            total = max(entry.result.units, 1)
+            self.bar.setRange(0, total)
+            self.bar.setValue(total)
+        else:
+            self.bar.setRange(0, 0 if entry.state is State.TRANSLATING else 1)  # busy while the file is read
+            self.bar.setValue(0)
+        self.bar.setAccessibleName(_tr("Progress of {name}").format(name=entry.source.name))
+        ended = entry.state.ended
+        self.bar.setVisible(not (entry.state is State.FAILED and entry.progress is None))
+        if entry.state in (State.TRANSLATING, State.CANCELLING):
+            self.eta.setText(time_left(p.eta_s) if p is not None else _tr("Reading the file…"))
+        elif entry.state is State.DONE and entry.result is not None:
+            self.eta.setText(took(entry.result.seconds))
+        else:
+            self.eta.setText("")
+        self.eta.setVisible(bool(self.eta.text()))
+
+        if entry.state is State.FAILED:
+            self.detail.setText(reason(entry))
+            self.detail.setForegroundRole(QPalette.ColorRole.BrightText)
+        elif entry.state is State.DONE and entry.output is not None:
+            self.detail.setText(_tr("Saved as {name}").format(name=entry.output.name))
+            self.detail.setToolTip(str(entry.output))
+        elif entry.state is State.CANCELLED:
+            self.detail.setText(_tr("Nothing was written. Try again goes on from where it stopped."))
+        elif entry.output is not None:
+            self.detail.setText(_tr("Will be saved as {name}").format(name=entry.output.name))
+            self.detail.setToolTip(str(entry.output))
+        else:
+            self.detail.setText("")
+        self.detail.setVisible(bool(self.detail.text()))
+
+        self.cancel_button.setText(_tr("Cancel"))
+        self.cancel_button.setAccessibleName(_tr("Cancel translating {name}").format(name=entry.source.name))
+        self.cancel_button.setVisible(not ended)
+        self.cancel_button.setEnabled(entry.state is not State.CANCELLING)
+        self.open_button.setText(_tr("Open"))
+        self.open_button.setAccessibleName(_tr("Open the translation of {name}").format(name=entry.source.name))
+        self.folder_button.setText(_tr("Show in folder"))
+        self.folder_button.setAccessibleName(_tr("Show the translation in its folder"))
+        done = entry.state is State.DONE and entry.output is not None
+        self.open_button.setVisible(done)
+        self.folder_button.setVisible(done)
+        retry = entry.state in (State.FAILED, State.CANCELLED) and entry.problem is Problem.NONE
+        self.retry_button.setText(_tr("Replace the earlier result") if output_exists else _tr("Try again"))
+        self.retry_button.setToolTip(
+            _tr("Translate it again and replace {name}").format(name=entry.output.name)
+            if output_exists and entry.output is not None
+            else ""
+        )
+        self.retry_button.setVisible(retry)
+        self.setAccessibleName(f"{entry.source.name}: {self.state.text()}")
+        self.setAccessibleDescription(" ".join(t for t in (self.eta.text(), self.detail.text()) if t))
+
+
+class DocumentsPanel(QDockWidget):
+    """The dock; see the module docstring."""
+
+    def __init__(self, queue: DocumentQueue, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("documentsPanel")
+        self.queue = queue
+        self.settings = queue.settings
+        self.rows: dict[int, DocumentRow] = {}
+        self.setAllowedAreas(Qt.DockWidgetArea.BottomDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
+
+        body = QWidget(self)
+        self.notice = NoticeBar(body)
+        self.empty = QLabel(body)
+        self.empty.setObjectName("documentsEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.list = QWidget(body)
+        self.list_layout = QVBoxLayout(self.list)
+        self.list_layout.setContentsMargins(0, 0, 0, 0)
+        self.list_layout.setSpacing(4)
+        self.list_layout.addStretch(1)
+        self.scroll = QScrollArea(body)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(self.list)
+        self.scroll.setMinimumHeight(110)
+
+        self.add_button = QPushButton(body)
+        self.add_button.setObjectName("documentsAdd")
+        self.add_button.setAutoDefault(False)
+        self.add_button.clicked.connect(self.choose_documents)
+        self.clear_button = QPushButton(body)
+        self.clear_button.setObjectName("documentsClear")
+        self.clear_button.setAutoDefault(False)
+        self.clear_button.clicked.connect(self.queue.remove_ended)
+        self.folder_label = QLabel(body)
+        self.folder_value = QLabel(body)
+        self.folder_value.setObjectName("documentsFolder")
+        self.folder_value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.folder_value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.choose_button = QPushButton(body)
+        self.choose_button.setObjectName("documentsChooseFolder")
+        self.choose_button.setAutoDefault(False)
+        self.choose_button.clicked.connect(self._choose_folder)
+        self.beside_button = QPushButton(body)
+        self.beside_button.setObjectName("documentsBeside")
+        self.beside_button.setAutoDefault(False)
+        self.beside_button.clicked.connect(lambda: self.settings.set(Key.DOCUMENT_FOLDER, ""))
+        self.name_label = QLabel(body)
+        self.name_edit = QLineEdit(body)
+        self.name_edit.setObjectName("documentsName")
+        self.name_edit.setMaxLength(120)
+        self.name_edit.editingFinished.connect(self._name_edited)
+        self.name_label.setBuddy(self.name_edit)
+        metrics = self.name_edit.fontMetrics()
+        self.name_edit.setMinimumWidth(metrics.horizontalAdvance(DEFAULT_NAME_TEMPLATE) + 3 * metrics.height())
+
+        where = QHBoxLayout()
+        where.addWidget(self.folder_label)
+        where.addWidget(self.folder_value, 1)
+        where.addWidget(self.choose_button)
+        where.addWidget(self.beside_button)
+        where.addSpacing(12)
+        where.addWidget(self.name_label)
+        where.addWidget(self.name_edit)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.clear_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(8, 4, 8, 6)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.scroll, 1)
+        layout.addLayout(buttons)
+        layout.addLayout(where)
+        self.setWidget(body)
+
+        queue.added.connect(self._added)
+        queue.changed.connect(self._changed)
+        queue.removed.connect(self._removed)
+        self.settings.changed.connect(self._setting_changed)
+        self._retranslate()
+
+    # ---- rows ------------------------------------------------------------------------------------------------
+
+    @Slot(int)
+    def _added(self, key: int) -> None:
+        row = DocumentRow(key, self.list)
+        row.cancel_requested.connect(self.queue.cancel)
+        row.open_requested.connect(self.open_result)
+        row.folder_requested.connect(self.show_in_folder)
+        row.retry_requested.connect(self.queue.replace)
+        self.rows[key] = row
+        self.list_layout.insertWidget(self.list_layout.count() - 1, row)  # above the stretch
+        self._changed(key)
+        self.show()
+        self.raise_()
+
+    @Slot(int)
+    def _changed(self, key: int) -> None:
+        entry = self.queue.entries.get(key)
+        row = self.rows.get(key)
+        if entry is not None and row is not None:
+            row.paint(entry, self.queue.output_exists(entry) and entry.state is not State.DONE)
+        self._update_buttons()
+
+    @Slot(int)
+    def _removed(self, key: int) -> None:
+        row = self.rows.pop(key, None)
+        if row is not None:
+            row.deleteLater()
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        self.clear_button.setEnabled(any(e.state.ended for e in self.queue.entries.values()))
+        self.empty.setVisible(not self.rows)
+        self.scroll.setVisible(bool(self.rows))
+        active = self.queue.active()
+        self.setWindowTitle(_tr("Documents ({n} to go)").format(n=active) if active else _tr("Documents"))
+
+    # ---- opening results ---------------------------------------------------------------------------------------
+
+    @Slot(int)
+    def open_result(self, key: int) -> None:
+        entry = self.queue.entries.get(key)
+        if entry is None or entry.output is None or self.queue.open_result(key):
+            return
+        path = str(entry.output)
+        self.notice.show_message(
+            _tr("No application could open {name}. Open it yourself: {path}").format(name=entry.output.name, path=path),
+            (_tr("Copy path"), lambda: QGuiApplication.clipboard().setText(path)),
+        )
+
+    @Slot(int)
+    def show_in_folder(self, key: int) -> None:
+        entry = self.queue.entries.get(key)
+        if entry is None or entry.output is None or self.queue.show_in_folder(key):
+            return
+        path = str(entry.output.parent)
+        self.notice.show_message(
+            _tr("No file manager could open the folder. Open it yourself: {path}").format(path=path),
+            (_tr("Copy path"), lambda: QGuiApplication.clipboard().setText(path)),
+        )
+
+    # ---- adding files ----------------------------------------------------------------------------------------------
+
+    def ask_documents(self) -> list[str]:
+        """The files the user picks (tests replace this); the dialog lists what Qiao reads first."""
+        patterns = " ".join(f"*{ext}" for ext in supported_extensions())
+        filters = [_tr("Documents ({patterns})").format(patterns=patterns), _tr("All files (*)")]
+        paths, _ = QFileDialog.getOpenFileNames(
+            self.parentWidget() or self,
+            _tr("Open documents to translate"),
+            self.settings.get(Key.DOCUMENT_OPEN_DIR),
+            ";;".join(filters),
+        )
+        return paths
+
+    @Slot()
+    def choose_documents(self) -> None:
+        """File → Open document… and "Add documents…": the chosen files join the queue."""
+        paths = self.ask_documents()
+        if paths:
+            self.settings.set(Key.DOCUMENT_OPEN_DIR, str(Path(paths[0]).parent))
+            self.queue.add(paths)
+
+    # ---- where results go --------------------------------------------------------------------------------------
+
+    def ask_folder(self) -> str:
+        """The folder for results ("" when the user cancels); tests replace this."""
+        return QFileDialog.getExistingDirectory(self, _tr("Folder for translated documents"))
+
+    def _choose_folder(self) -> None:
+        folder = self.ask_folder()
+        if folder:
+            self.settings.set(Key.DOCUMENT_FOLDER, folder)
+
+    def _name_edited(self) -> None:
+        text = self.name_edit.text().strip() or DEFAULT_NAME_TEMPLATE
+        try:
+            self.settings.set(Key.DOCUMENT_NAME, text)
+        except ValueError:
+            self.notice.show_message(
+                _tr(
+                    "A result's name must contain {stem} (the original name) and may use {lang} and {suffix}; "
+                    "it cannot name a folder."
+                )
+            )
+        self._show_settings()
+
+    @Slot(object)
+    def _setting_changed(self, key: Key) -> None:
+        if key in (Key.DOCUMENT_FOLDER, Key.DOCUMENT_NAME):
+            self._show_settings()
+
+    def _show_settings(self) -> None:
+        folder = self.settings.get(Key.DOCUMENT_FOLDER)
+        self.folder_value.setText(folder or _tr("beside each original"))
+        self.folder_value.setToolTip(folder)
+        self.beside_button.setEnabled(bool(folder))
+        template = self.settings.get(Key.DOCUMENT_NAME)
+        if self.name_edit.text() != template:
+            self.name_edit.setText(template)
+
+    # ---- language ----------------------------------------------------------------------------------------------
+
+    def _retranslate(self) -> None:
+        self.add_button.setText(_tr("Add documents…"))
+        self.clear_button.setText(_tr("Clear finished"))
+        self.clear_button.setToolTip(_tr("Remove the finished, cancelled and failed files from this list"))
+        self.folder_label.setText(_tr("Save translations:"))
+        self.choose_button.setText(_tr("Choose folder…"))
+        self.beside_button.setText(_tr("Beside the original"))
+        self.name_label.setText(_tr("&Name:"))
+        self.name_edit.setToolTip(
+            _tr("{stem}: the original name · {lang}: the target language · {suffix}: the extension")
+        )
+        self.name_edit.setAccessibleName(_tr("Name of translated documents"))
+        self.empty.setText(_tr("Drop documents on the window, or use File → Open document…, to translate whole files."))
+        self.setAccessibleName(_tr("Documents"))
+        self._show_settings()
+        for key in self.rows:
+            self._changed(key)
+        self._update_buttons()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self._retranslate()
+        super().changeEvent(event)
