@@ -338,6 +338,7 @@ class DocumentsPanel(QDockWidget):
         row.retry_requested.connect(self.queue.replace)
         self.rows[key] = row
         self.list_layout.insertWidget(self.list_layout.count() - 1, row)  # above the stretch
+        row.show()
         self._changed(key)
         self.show()
         self.raise_()

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fakes import FakeFactory, FakeTranslator
+from PySide6.QtCore import QObject, Signal
 
 from engine.documents.job import DocumentOptions, DocumentProgress, DocumentResult
 from engine.documents.model import DocumentError, DocumentFormat
@@ -182,3 +183,37 @@ class RecordingFactory(FakeFactory):
         tr.__class__ = RecordingTranslator
         tr.events = self.events
         return tr
+
+
+class FakeDocumentWorker(QObject):
+    """The document half of `gui.worker.TranslationWorker`, on the test's thread: records what it is asked, and the
+    test emits the reports itself."""
+
+    document_queued = Signal(int, object)
+    document_started = Signal(int, object)
+    document_progress = Signal(int, object)
+    document_finished = Signal(int, object)
+    document_failed = Signal(int, str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queued: list[tuple] = []  # (id, path, DocumentOptions, TranslationOptions, pair)
+        self.cancelled: list[int] = []
+        self._ids = 100
+
+    def translate_document(self, path, options=None, translation=None, *, pair=None) -> int:
+        self._ids += 1
+        self.queued.append((self._ids, Path(path), options, translation, pair))
+        self.document_queued.emit(self._ids, Path(path))
+        return self._ids
+
+    def cancel_document(self, doc_id: int) -> None:
+        self.cancelled.append(doc_id)
+
+
+def progress(source: Path, done: int, total: int, eta: float | None = 90.0) -> DocumentProgress:
+    return DocumentProgress(source, done, total, done * 10, total * 10, 1.0, eta)
+
+
+def result(source: Path, output: Path | None, *, units: int = 12, cancelled: bool = False) -> DocumentResult:
+    return DocumentResult(source, output, "txt", units, units, 0, 3.2, cancelled=cancelled)
