@@ -59,6 +59,7 @@ STATE_LABELS = {
 
 
 def _tr(text: str) -> str:
+    """A string marked with QT_TRANSLATE_NOOP above, in the interface language."""
     return QCoreApplication.translate(CONTEXT, text)
 
 
@@ -66,51 +67,61 @@ def format_label(name: str, source: Path) -> str:
     """ "Word document"; for a file Qiao does not read, its extension ("PDF")."""
     if name in FORMAT_LABELS:
         return _tr(FORMAT_LABELS[name])
-    return source.suffix.lstrip(".").upper() or _tr("Unknown")
+    return source.suffix.lstrip(".").upper() or QCoreApplication.translate("DocumentsPanel", "Unknown")
 
 
 def time_left(seconds: float | None) -> str:
     """ "about 3 min left"; rounded up, never "0 s"."""
     if seconds is None:
-        return _tr("Estimating the time left…")
+        return QCoreApplication.translate("DocumentsPanel", "Estimating the time left…")
     if seconds < 60:
-        return _tr("Less than a minute left")
+        return QCoreApplication.translate("DocumentsPanel", "Less than a minute left")
     minutes = int(seconds // 60 + (1 if seconds % 60 else 0))
     if minutes < 60:
-        return _tr("About {n} min left").format(n=minutes)
-    return _tr("About {h} h {m} min left").format(h=minutes // 60, m=minutes % 60)
+        return QCoreApplication.translate("DocumentsPanel", "About {n} min left").format(n=minutes)
+    return QCoreApplication.translate("DocumentsPanel", "About {h} h {m} min left").format(
+        h=minutes // 60, m=minutes % 60
+    )
 
 
 def took(seconds: float) -> str:
     if seconds < 60:
-        return _tr("in {n} s").format(n=max(1, round(seconds)))
-    return _tr("in {n} min").format(n=round(seconds / 60))
+        return QCoreApplication.translate("DocumentsPanel", "in {n} s").format(n=max(1, round(seconds)))
+    return QCoreApplication.translate("DocumentsPanel", "in {n} min").format(n=round(seconds / 60))
 
 
 def reason(entry: Entry) -> str:
     """Why a file failed, for a person, in the interface language where Qiao knows the cause."""
     if entry.problem is Problem.MISSING:
-        return _tr("The file is no longer there.")
+        return QCoreApplication.translate("DocumentsPanel", "The file is no longer there.")
     if entry.problem is Problem.FOLDER:
-        return _tr("This is a folder: add the documents in it instead.")
+        return QCoreApplication.translate("DocumentsPanel", "This is a folder: add the documents in it instead.")
     if entry.problem is Problem.UNSUPPORTED:
         if entry.source.suffix.lower() == ".pdf":
-            return _tr(
+            return QCoreApplication.translate(
+                "DocumentsPanel",
                 "PDF is not supported: its layout cannot be rebuilt in another language. Save or export it as a "
-                "Word document (.docx) or as text first, then translate that."
+                "Word document (.docx) or as text first, then translate that.",
             )
-        return _tr("Qiao does not translate this kind of file.") + " " + entry.reason
+        return (
+            QCoreApplication.translate("DocumentsPanel", "Qiao does not translate this kind of file.")
+            + " "
+            + entry.reason
+        )
     message = entry.reason
     if message == NO_MODEL:
-        return _tr("No translation model is loaded.")
+        return QCoreApplication.translate("DocumentsPanel", "No translation model is loaded.")
     if message.startswith(DOC_DIRECTION):
-        return _tr(
+        return QCoreApplication.translate(
+            "DocumentsPanel",
             "Stopped because the translation direction changed. Switch back to {pair} and press Try again to go on "
-            "from where it stopped."
+            "from where it stopped.",
         ).format(pair=pair_text.arrow(message.removeprefix(DOC_DIRECTION)))
     if message.startswith(INTERNAL):
         print(f"qiao: document failed: {message.removeprefix(INTERNAL)}", file=sys.stderr)
-        return _tr("An unexpected error stopped it. Try again; if it keeps failing, the file may be damaged.")
+        return QCoreApplication.translate(
+            "DocumentsPanel", "An unexpected error stopped it. Try again; if it keeps failing, the file may be damaged."
+        )
     return message  # the engine's own wording (DocumentError), which names the problem and what to do
 
 
@@ -181,7 +192,7 @@ class DocumentRow(QFrame):
         self.name.setToolTip(str(entry.source))
         self.kind.setText(format_label(entry.format, entry.source))
         self.state.setText(_tr(STATE_LABELS[entry.state]))
-        self.bar.setFormat(_tr("%v / %m parts"))
+        self.bar.setFormat(QCoreApplication.translate("DocumentsPanel", "%v / %m parts"))
         p = entry.progress
         if p is not None and p.units_total > 0:
             self.bar.setRange(0, p.units_total)
@@ -193,11 +204,17 @@ class DocumentRow(QFrame):
         else:
             self.bar.setRange(0, 0 if entry.state is State.TRANSLATING else 1)  # busy while the file is read
             self.bar.setValue(0)
-        self.bar.setAccessibleName(_tr("Progress of {name}").format(name=entry.source.name))
+        self.bar.setAccessibleName(
+            QCoreApplication.translate("DocumentsPanel", "Progress of {name}").format(name=entry.source.name)
+        )
         ended = entry.state.ended
         self.bar.setVisible(not (entry.state is State.FAILED and entry.progress is None))
         if entry.state in (State.TRANSLATING, State.CANCELLING):
-            self.eta.setText(time_left(p.eta_s) if p is not None else _tr("Reading the file…"))
+            self.eta.setText(
+                time_left(p.eta_s)
+                if p is not None
+                else QCoreApplication.translate("DocumentsPanel", "Reading the file…")
+            )
         elif entry.state is State.DONE and entry.result is not None:
             self.eta.setText(took(entry.result.seconds))
         else:
@@ -208,32 +225,54 @@ class DocumentRow(QFrame):
             self.detail.setText(reason(entry))
             self.detail.setForegroundRole(QPalette.ColorRole.BrightText)
         elif entry.state is State.DONE and entry.output is not None:
-            self.detail.setText(_tr("Saved as {name}").format(name=entry.output.name))
+            self.detail.setText(
+                QCoreApplication.translate("DocumentsPanel", "Saved as {name}").format(name=entry.output.name)
+            )
             self.detail.setToolTip(str(entry.output))
         elif entry.state is State.CANCELLED:
-            self.detail.setText(_tr("Nothing was written. Try again goes on from where it stopped."))
+            self.detail.setText(
+                QCoreApplication.translate(
+                    "DocumentsPanel", "Nothing was written. Try again goes on from where it stopped."
+                )
+            )
         elif entry.output is not None:
-            self.detail.setText(_tr("Will be saved as {name}").format(name=entry.output.name))
+            self.detail.setText(
+                QCoreApplication.translate("DocumentsPanel", "Will be saved as {name}").format(name=entry.output.name)
+            )
             self.detail.setToolTip(str(entry.output))
         else:
             self.detail.setText("")
         self.detail.setVisible(bool(self.detail.text()))
 
-        self.cancel_button.setText(_tr("Cancel"))
-        self.cancel_button.setAccessibleName(_tr("Cancel translating {name}").format(name=entry.source.name))
+        self.cancel_button.setText(QCoreApplication.translate("DocumentsPanel", "Cancel"))
+        self.cancel_button.setAccessibleName(
+            QCoreApplication.translate("DocumentsPanel", "Cancel translating {name}").format(name=entry.source.name)
+        )
         self.cancel_button.setVisible(not ended)
         self.cancel_button.setEnabled(entry.state is not State.CANCELLING)
-        self.open_button.setText(_tr("Open"))
-        self.open_button.setAccessibleName(_tr("Open the translation of {name}").format(name=entry.source.name))
-        self.folder_button.setText(_tr("Show in folder"))
-        self.folder_button.setAccessibleName(_tr("Show the translation in its folder"))
+        self.open_button.setText(QCoreApplication.translate("DocumentsPanel", "Open"))
+        self.open_button.setAccessibleName(
+            QCoreApplication.translate("DocumentsPanel", "Open the translation of {name}").format(
+                name=entry.source.name
+            )
+        )
+        self.folder_button.setText(QCoreApplication.translate("DocumentsPanel", "Show in folder"))
+        self.folder_button.setAccessibleName(
+            QCoreApplication.translate("DocumentsPanel", "Show the translation in its folder")
+        )
         done = entry.state is State.DONE and entry.output is not None
         self.open_button.setVisible(done)
         self.folder_button.setVisible(done)
         retry = entry.state in (State.FAILED, State.CANCELLED) and entry.problem is Problem.NONE
-        self.retry_button.setText(_tr("Replace the earlier result") if output_exists else _tr("Try again"))
+        self.retry_button.setText(
+            QCoreApplication.translate("DocumentsPanel", "Replace the earlier result")
+            if output_exists
+            else QCoreApplication.translate("DocumentsPanel", "Try again")
+        )
         self.retry_button.setToolTip(
-            _tr("Translate it again and replace {name}").format(name=entry.output.name)
+            QCoreApplication.translate("DocumentsPanel", "Translate it again and replace {name}").format(
+                name=entry.output.name
+            )
             if output_exists and entry.output is not None
             else ""
         )
@@ -363,7 +402,11 @@ class DocumentsPanel(QDockWidget):
         self.empty.setVisible(not self.rows)
         self.scroll.setVisible(bool(self.rows))
         active = self.queue.active()
-        self.setWindowTitle(_tr("Documents ({n} to go)").format(n=active) if active else _tr("Documents"))
+        self.setWindowTitle(
+            QCoreApplication.translate("DocumentsPanel", "Documents ({n} to go)").format(n=active)
+            if active
+            else QCoreApplication.translate("DocumentsPanel", "Documents")
+        )
 
     # ---- opening results ---------------------------------------------------------------------------------------
 
@@ -374,8 +417,13 @@ class DocumentsPanel(QDockWidget):
             return
         path = str(entry.output)
         self.notice.show_message(
-            _tr("No application could open {name}. Open it yourself: {path}").format(name=entry.output.name, path=path),
-            (_tr("Copy path"), lambda: QGuiApplication.clipboard().setText(path)),
+            QCoreApplication.translate(
+                "DocumentsPanel", "No application could open {name}. Open it yourself: {path}"
+            ).format(name=entry.output.name, path=path),
+            (
+                QCoreApplication.translate("DocumentsPanel", "Copy path"),
+                lambda: QGuiApplication.clipboard().setText(path),
+            ),
         )
 
     @Slot(int)
@@ -385,8 +433,13 @@ class DocumentsPanel(QDockWidget):
             return
         path = str(entry.output.parent)
         self.notice.show_message(
-            _tr("No file manager could open the folder. Open it yourself: {path}").format(path=path),
-            (_tr("Copy path"), lambda: QGuiApplication.clipboard().setText(path)),
+            QCoreApplication.translate(
+                "DocumentsPanel", "No file manager could open the folder. Open it yourself: {path}"
+            ).format(path=path),
+            (
+                QCoreApplication.translate("DocumentsPanel", "Copy path"),
+                lambda: QGuiApplication.clipboard().setText(path),
+            ),
         )
 
     # ---- adding files ----------------------------------------------------------------------------------------------
@@ -394,10 +447,13 @@ class DocumentsPanel(QDockWidget):
     def ask_documents(self) -> list[str]:
         """The files the user picks (tests replace this); the dialog lists what Qiao reads first."""
         patterns = " ".join(f"*{ext}" for ext in supported_extensions())
-        filters = [_tr("Documents ({patterns})").format(patterns=patterns), _tr("All files (*)")]
+        filters = [
+            QCoreApplication.translate("DocumentsPanel", "Documents ({patterns})").format(patterns=patterns),
+            QCoreApplication.translate("DocumentsPanel", "All files (*)"),
+        ]
         paths, _ = QFileDialog.getOpenFileNames(
             self.parentWidget() or self,
-            _tr("Open documents to translate"),
+            QCoreApplication.translate("DocumentsPanel", "Open documents to translate"),
             self.settings.get(Key.DOCUMENT_OPEN_DIR),
             ";;".join(filters),
         )
@@ -415,7 +471,9 @@ class DocumentsPanel(QDockWidget):
 
     def ask_folder(self) -> str:
         """The folder for results ("" when the user cancels); tests replace this."""
-        return QFileDialog.getExistingDirectory(self, _tr("Folder for translated documents"))
+        return QFileDialog.getExistingDirectory(
+            self, QCoreApplication.translate("DocumentsPanel", "Folder for translated documents")
+        )
 
     def _choose_folder(self) -> None:
         folder = self.ask_folder()
@@ -428,9 +486,10 @@ class DocumentsPanel(QDockWidget):
             self.settings.set(Key.DOCUMENT_NAME, text)
         except ValueError:
             self.notice.show_message(
-                _tr(
+                QCoreApplication.translate(
+                    "DocumentsPanel",
                     "A result's name must contain {stem} (the original name) and may use {lang} and {suffix}; "
-                    "it cannot name a folder."
+                    "it cannot name a folder.",
                 )
             )
         self._show_settings()
@@ -442,7 +501,7 @@ class DocumentsPanel(QDockWidget):
 
     def _show_settings(self) -> None:
         folder = self.settings.get(Key.DOCUMENT_FOLDER)
-        self.folder_value.setText(folder or _tr("beside each original"))
+        self.folder_value.setText(folder or QCoreApplication.translate("DocumentsPanel", "beside each original"))
         self.folder_value.setToolTip(folder)
         self.beside_button.setEnabled(bool(folder))
         template = self.settings.get(Key.DOCUMENT_NAME)
@@ -452,19 +511,30 @@ class DocumentsPanel(QDockWidget):
     # ---- language ----------------------------------------------------------------------------------------------
 
     def _retranslate(self) -> None:
-        self.add_button.setText(_tr("Add documents…"))
-        self.clear_button.setText(_tr("Clear finished"))
-        self.clear_button.setToolTip(_tr("Remove the finished, cancelled and failed files from this list"))
-        self.folder_label.setText(_tr("Save translations:"))
-        self.choose_button.setText(_tr("Choose folder…"))
-        self.beside_button.setText(_tr("Beside the original"))
-        self.name_label.setText(_tr("&Name:"))
-        self.name_edit.setToolTip(
-            _tr("{stem}: the original name · {lang}: the target language · {suffix}: the extension")
+        self.add_button.setText(QCoreApplication.translate("DocumentsPanel", "Add documents…"))
+        self.clear_button.setText(QCoreApplication.translate("DocumentsPanel", "Clear finished"))
+        self.clear_button.setToolTip(
+            QCoreApplication.translate(
+                "DocumentsPanel", "Remove the finished, cancelled and failed files from this list"
+            )
         )
-        self.name_edit.setAccessibleName(_tr("Name of translated documents"))
-        self.empty.setText(_tr("Drop documents on the window, or use File → Open document…, to translate whole files."))
-        self.setAccessibleName(_tr("Documents"))
+        self.folder_label.setText(QCoreApplication.translate("DocumentsPanel", "Save translations:"))
+        self.choose_button.setText(QCoreApplication.translate("DocumentsPanel", "Choose folder…"))
+        self.beside_button.setText(QCoreApplication.translate("DocumentsPanel", "Beside the original"))
+        self.name_label.setText(QCoreApplication.translate("DocumentsPanel", "&Name:"))
+        self.name_edit.setToolTip(
+            QCoreApplication.translate(
+                "DocumentsPanel", "{stem}: the original name · {lang}: the target language · {suffix}: the extension"
+            )
+        )
+        self.name_edit.setAccessibleName(QCoreApplication.translate("DocumentsPanel", "Name of translated documents"))
+        self.empty.setText(
+            QCoreApplication.translate(
+                "DocumentsPanel",
+                "Drop documents on the window, or use File → Open document…, to translate whole files.",
+            )
+        )
+        self.setAccessibleName(QCoreApplication.translate("DocumentsPanel", "Documents"))
         self._show_settings()
         for key in self.rows:
             self._changed(key)
