@@ -80,7 +80,12 @@ def test_progress_shows_parts_done_of_total_and_the_time_left(panel, tmp_path):
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(5, "Less than a minute left"), (60, "About 1 min left"), (61, "About 2 min left"), (3700, "About 1 h 2 min left")],
+    [
+        (5, "Less than a minute left"),
+        (60, "About 1 min left"),
+        (61, "About 2 min left"),
+        (3700, "About 1 h 2 min left"),
+    ],
 )
 def test_time_left_is_rounded_up_in_words(qapp, seconds, text):
     assert time_left(seconds) == text

@@ -85,9 +85,7 @@ def test_file_open_document_has_its_own_shortcut_and_queues_the_chosen_files(qtb
     assert window.documents_panel.toggleViewAction() in window.view_menu.actions()
 
 
-def test_files_dropped_on_the_window_or_a_pane_are_queued_and_text_drops_still_edit(
-    qtbot, make_window, tmp_path
-):
+def test_files_dropped_on_the_window_or_a_pane_are_queued_and_text_drops_still_edit(qtbot, make_window, tmp_path):
     jobs = FakeJobs(steps=1)
     window = make_window(FakeFactory(), window_class=window_with(jobs))
     window.source.setPlainText("keep me")
@@ -170,8 +168,10 @@ def test_a_swap_while_a_document_runs_stops_it_and_says_how_to_go_on(qtbot, make
     window.swap()
     jobs.release()
     qtbot.waitUntil(lambda: window.documents.entries[key].state is State.FAILED, timeout=5000)
-    assert window.documents_panel.rows[key].detail.text().startswith(
-        "Stopped because the translation direction changed. Switch back to English → Chinese"
+    assert (
+        window.documents_panel.rows[key]
+        .detail.text()
+        .startswith("Stopped because the translation direction changed. Switch back to English → Chinese")
     )
     qtbot.waitUntil(lambda: window.direction == "zh-en", timeout=5000)
     window.documents_panel.rows[key].retry_button.click()  # now for the direction shown: zh→en
