@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMainWindow,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -86,8 +87,8 @@ def time_left(seconds: float | None) -> str:
 
 def took(seconds: float) -> str:
     if seconds < 60:
-        return QCoreApplication.translate("DocumentsPanel", "in {n} s").format(n=max(1, round(seconds)))
-    return QCoreApplication.translate("DocumentsPanel", "in {n} min").format(n=round(seconds / 60))
+        return QCoreApplication.translate("DocumentsPanel", "Took {n} s").format(n=max(1, round(seconds)))
+    return QCoreApplication.translate("DocumentsPanel", "Took {n} min").format(n=round(seconds / 60))
 
 
 def reason(entry: Entry) -> str:
@@ -192,18 +193,21 @@ class DocumentRow(QFrame):
         self.name.setToolTip(str(entry.source))
         self.kind.setText(format_label(entry.format, entry.source))
         self.state.setText(_tr(STATE_LABELS[entry.state]))
-        self.bar.setFormat(QCoreApplication.translate("DocumentsPanel", "%v / %m parts"))
+        parts = QCoreApplication.translate("DocumentsPanel", "%v / %m parts")
         p = entry.progress
         if p is not None and p.units_total > 0:
             self.bar.setRange(0, p.units_total)
             self.bar.setValue(p.units_done)
+            self.bar.setFormat(parts)
         elif entry.state is State.DONE and entry.result is not None:
             total = max(entry.result.units, 1)
             self.bar.setRange(0, total)
             self.bar.setValue(total)
+            self.bar.setFormat(parts)
         else:
             self.bar.setRange(0, 0 if entry.state is State.TRANSLATING else 1)  # busy while the file is read
             self.bar.setValue(0)
+            self.bar.setFormat("")  # nothing counted yet: no "0 / 1"
         self.bar.setAccessibleName(
             QCoreApplication.translate("DocumentsPanel", "Progress of {name}").format(name=entry.source.name)
         )
@@ -223,7 +227,6 @@ class DocumentRow(QFrame):
 
         if entry.state is State.FAILED:
             self.detail.setText(reason(entry))
-            self.detail.setForegroundRole(QPalette.ColorRole.BrightText)
         elif entry.state is State.DONE and entry.output is not None:
             self.detail.setText(
                 QCoreApplication.translate("DocumentsPanel", "Saved as {name}").format(name=entry.output.name)
@@ -339,7 +342,10 @@ class DocumentsPanel(QDockWidget):
         metrics = self.name_edit.fontMetrics()
         self.name_edit.setMinimumWidth(metrics.horizontalAdvance(DEFAULT_NAME_TEMPLATE) + 3 * metrics.height())
 
-        where = QHBoxLayout()
+        where = QHBoxLayout()  # one row under the list: adding files, then where results go
+        where.addWidget(self.add_button)
+        where.addWidget(self.clear_button)
+        where.addSpacing(16)
         where.addWidget(self.folder_label)
         where.addWidget(self.folder_value, 1)
         where.addWidget(self.choose_button)
@@ -347,16 +353,11 @@ class DocumentsPanel(QDockWidget):
         where.addSpacing(12)
         where.addWidget(self.name_label)
         where.addWidget(self.name_edit)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.clear_button)
-        buttons.addStretch(1)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(8, 4, 8, 6)
         layout.addWidget(self.notice)
         layout.addWidget(self.empty)
         layout.addWidget(self.scroll, 1)
-        layout.addLayout(buttons)
         layout.addLayout(where)
         self.setWidget(body)
 
@@ -379,8 +380,20 @@ class DocumentsPanel(QDockWidget):
         self.list_layout.insertWidget(self.list_layout.count() - 1, row)  # above the stretch
         row.show()
         self._changed(key)
-        self.show()
+        if not self.isVisible():
+            self.show()
+            self._fit_height()
         self.raise_()
+
+    def _fit_height(self) -> None:
+        """Docked under the panes: tall enough for about three rows, never more than half the window."""
+        window = self.parentWidget()
+        if not isinstance(window, QMainWindow) or self.isFloating() or not self.rows:
+            return
+        row = next(iter(self.rows.values())).sizeHint().height()
+        footer = self.choose_button.sizeHint().height()
+        wanted = 3 * (row + self.list_layout.spacing()) + footer + 3 * self.fontMetrics().height()
+        window.resizeDocks([self], [min(wanted, window.height() // 2)], Qt.Orientation.Vertical)
 
     @Slot(int)
     def _changed(self, key: int) -> None:
@@ -521,7 +534,7 @@ class DocumentsPanel(QDockWidget):
         self.folder_label.setText(QCoreApplication.translate("DocumentsPanel", "Save translations:"))
         self.choose_button.setText(QCoreApplication.translate("DocumentsPanel", "Choose folder…"))
         self.beside_button.setText(QCoreApplication.translate("DocumentsPanel", "Beside the original"))
-        self.name_label.setText(QCoreApplication.translate("DocumentsPanel", "&Name:"))
+        self.name_label.setText(QCoreApplication.translate("DocumentsPanel", "Na&me:"))
         self.name_edit.setToolTip(
             QCoreApplication.translate(
                 "DocumentsPanel", "{stem}: the original name · {lang}: the target language · {suffix}: the extension"

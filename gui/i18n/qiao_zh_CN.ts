@@ -123,11 +123,11 @@
         <translation>还剩约 {h} 小时 {m} 分钟</translation>
     </message>
     <message>
-        <source>in {n} s</source>
+        <source>Took {n} s</source>
         <translation>用时 {n} 秒</translation>
     </message>
     <message>
-        <source>in {n} min</source>
+        <source>Took {n} min</source>
         <translation>用时 {n} 分钟</translation>
     </message>
     <message>
@@ -287,8 +287,8 @@
         <translation>与原文件放在一起</translation>
     </message>
     <message>
-        <source>&amp;Name:</source>
-        <translation>名称(&amp;N)：</translation>
+        <source>Na&amp;me:</source>
+        <translation>名称(&amp;M)：</translation>
     </message>
     <message>
         <source>{stem}: the original name · {lang}: the target language · {suffix}: the extension</source>

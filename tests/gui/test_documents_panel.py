@@ -102,7 +102,7 @@ def test_a_finished_document_offers_open_and_show_in_folder(panel, tmp_path, mon
     out.write_text("译文", encoding="utf-8")
     panel.queue.worker.document_finished.emit(job_id, result(a, out))
     row = panel.rows[key]
-    assert row.state.text() == "Done" and row.bar.text() == "12 / 12 parts" and row.eta.text() == "in 3 s"
+    assert row.state.text() == "Done" and row.bar.text() == "12 / 12 parts" and row.eta.text() == "Took 3 s"
     assert row.detail.text() == "Saved as a.zh.txt"
     assert not shown(row.cancel_button) and shown(row.open_button) and shown(row.folder_button)
     row.open_button.click()

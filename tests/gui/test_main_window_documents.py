@@ -197,3 +197,16 @@ def test_the_document_strings_are_translated(qtbot, make_window, tmp_path):
     assert window.open_document_action.text() == "打开文档(&D)…"
     assert window.documents_panel.windowTitle() == "文档"
     assert window.documents_panel.add_button.text() == "添加文档…"
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_panels_mnemonics_do_not_clash_with_the_windows(qtbot, make_window, tmp_path, language):
+    from test_window_details import duplicates, window_scope
+
+    install_translators(language)
+    window = make_window(FakeFactory(), window_class=window_with(FakeJobs()))
+    window.add_documents(make(tmp_path, "a.txt"))
+    assert window.documents_panel.isVisible()
+    texts = window_scope(window)
+    assert window.documents_panel.name_label.text() in texts
+    assert duplicates(texts) == {}
