@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.documents.job import DocumentResult
 from gui import pair_text
 from gui.document_queue import DocumentQueue, Entry, Problem, State, supported_extensions
 from gui.notice_bar import NoticeBar
@@ -91,8 +92,9 @@ def took(seconds: float) -> str:
     return QCoreApplication.translate("DocumentsPanel", "Took {n} min").format(n=round(seconds / 60))
 
 
-def reason(entry: Entry) -> str:
-    """Why a file failed, for a person, in the interface language where Qiao knows the cause."""
+def reason(entry: Entry, output_exists: bool = False) -> str:
+    """Why a file failed, for a person, in the interface language where Qiao knows the cause. `output_exists`: a
+    result of the same name is there and replacing it was not asked for (the job refuses to write over it)."""
     if entry.problem is Problem.MISSING:
         return QCoreApplication.translate("DocumentsPanel", "The file is no longer there.")
     if entry.problem is Problem.FOLDER:
@@ -110,6 +112,12 @@ def reason(entry: Entry) -> str:
             + entry.reason
         )
     message = entry.reason
+    if output_exists and not entry.overwrite and entry.output is not None:
+        return QCoreApplication.translate(
+            "DocumentsPanel",
+            "A translation of this file is already there ({name}). Replace it, or choose another name or folder "
+            "below and press Try again.",
+        ).format(name=entry.output.name)
     if message == NO_MODEL:
         return QCoreApplication.translate("DocumentsPanel", "No translation model is loaded.")
     if message.startswith(DOC_DIRECTION):
@@ -124,6 +132,26 @@ def reason(entry: Entry) -> str:
             "DocumentsPanel", "An unexpected error stopped it. Try again; if it keeps failing, the file may be damaged."
         )
     return message  # the engine's own wording (DocumentError), which names the problem and what to do
+
+
+def done_detail(output: Path, result: DocumentResult | None) -> str:
+    """Where the result went, and what a person should know about it (parts left as they were, a resumed run)."""
+    parts = [QCoreApplication.translate("DocumentsPanel", "Saved as {name}").format(name=output.name)]
+    failed = getattr(result, "failed_units", 0) or 0  # the runner's count of units the engine could not translate
+    if failed:
+        parts.append(
+            QCoreApplication.translate(
+                "DocumentsPanel", "{n} parts could not be translated and were left as they were"
+            ).format(n=failed)
+        )
+    resumed = result.resumed if result is not None else 0
+    if resumed:
+        parts.append(
+            QCoreApplication.translate(
+                "DocumentsPanel", "went on from where it stopped ({n} parts done before)"
+            ).format(n=resumed)
+        )
+    return " · ".join(parts)
 
 
 class DocumentRow(QFrame):
@@ -226,11 +254,9 @@ class DocumentRow(QFrame):
         self.eta.setVisible(bool(self.eta.text()))
 
         if entry.state is State.FAILED:
-            self.detail.setText(reason(entry))
+            self.detail.setText(reason(entry, output_exists))
         elif entry.state is State.DONE and entry.output is not None:
-            self.detail.setText(
-                QCoreApplication.translate("DocumentsPanel", "Saved as {name}").format(name=entry.output.name)
-            )
+            self.detail.setText(done_detail(entry.output, entry.result))
             self.detail.setToolTip(str(entry.output))
         elif entry.state is State.CANCELLED:
             self.detail.setText(

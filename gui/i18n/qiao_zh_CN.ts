@@ -175,6 +175,18 @@
         <translation>已保存为 {name}</translation>
     </message>
     <message>
+        <source>A translation of this file is already there ({name}). Replace it, or choose another name or folder below and press Try again.</source>
+        <translation>此文件的译文已经存在（{name}）。请替换它，或在下方选择其他名称或文件夹，然后点击“重试”。</translation>
+    </message>
+    <message>
+        <source>{n} parts could not be translated and were left as they were</source>
+        <translation>有 {n} 段无法翻译，已保留原文</translation>
+    </message>
+    <message>
+        <source>went on from where it stopped ({n} parts done before)</source>
+        <translation>已从中断处继续（之前已完成 {n} 段）</translation>
+    </message>
+    <message>
         <source>Nothing was written. Try again goes on from where it stopped.</source>
         <translation>未写入任何文件。点击“重试”可从中断处继续。</translation>
     </message>

@@ -190,11 +190,29 @@ def test_an_earlier_result_in_the_way_is_replaced_only_when_asked(panel, tmp_pat
     (key,) = panel.queue.add([a])
     worker = panel.queue.worker
     assert worker.queued[0][2].overwrite is False
-    worker.document_failed.emit(panel.queue.entries[key].job_id, "a.zh.txt exists already")
+    worker.document_failed.emit(panel.queue.entries[key].job_id, "a.zh.txt exists already; choose to overwrite it")
     row = panel.rows[key]
+    assert row.detail.text() == (
+        "A translation of this file is already there (a.zh.txt). Replace it, or choose another name or folder below "
+        "and press Try again."
+    )
     assert row.retry_button.text() == "Replace the earlier result"
     row.retry_button.click()
     assert worker.queued[-1][2].overwrite is True
+
+
+def test_a_result_says_what_was_left_untranslated_and_what_came_from_an_earlier_run(panel, tmp_path):
+    from dataclasses import replace
+
+    (a,) = make(tmp_path, "a.txt")
+    (key,) = panel.queue.add([a])
+    done = replace(result(a, tmp_path / "a.zh.txt"), resumed=5)
+    if hasattr(done, "failed_units"):  # a field the runner adds to the contract
+        done = replace(done, failed_units=2)
+    panel.queue.worker.document_finished.emit(panel.queue.entries[key].job_id, done)
+    text = panel.rows[key].detail.text()
+    assert text.startswith("Saved as a.zh.txt") and "went on from where it stopped (5 parts done before)" in text
+    assert ("2 parts could not be translated" in text) == hasattr(done, "failed_units")
 
 
 def test_clear_finished_forgets_only_the_ended_files(panel, tmp_path):
