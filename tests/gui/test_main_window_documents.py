@@ -181,13 +181,13 @@ def test_a_swap_while_a_document_runs_stops_it_and_says_how_to_go_on(qtbot, make
 
 
 def test_closing_the_window_mid_document_stops_promptly(qtbot, make_window, tmp_path):
-    jobs = FakeJobs(steps=1000, step_s=0.01)
+    jobs = FakeJobs(steps=1000, step_s=0.01)  # 10 s if it ran to the end
     window = make_window(FakeFactory(), window_class=window_with(jobs))
     window.add_documents(make(tmp_path, "big.txt"))
     qtbot.waitUntil(lambda: bool(jobs.built) and jobs.built[0].steps_run > 0, timeout=5000)
     started = time.perf_counter()
     window.close()
-    assert not window.engine.thread.isRunning() and time.perf_counter() - started < 2.0
+    assert not window.engine.thread.isRunning() and time.perf_counter() - started < 3.0
     assert not (tmp_path / "big.zh.txt").exists()
 
 
