@@ -32,6 +32,9 @@ from engine.results import Translation
 from gui import pair_text, problem_text, status_text
 from gui.about_dialog import AboutDialog
 from gui.button_row import ButtonRow
+from gui.document_drops import FileDropFilter
+from gui.document_queue import DocumentQueue
+from gui.documents_panel import FORMAT_LABELS, DocumentsPanel
 from gui.i18n import install_translators
 from gui.model_status import ModelStatusPanel
 from gui.model_tasks import ModelStore
@@ -47,6 +50,7 @@ from gui.theme import apply_theme
 from gui.worker import (
     INTERNAL,
     NO_MODEL,
+    DocumentJobFactory,
     Locator,
     ModelInfo,
     ModelProblem,
@@ -72,6 +76,7 @@ class MainWindow(QMainWindow):
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
         model_store: ModelStore | None = None,
+        document_job: DocumentJobFactory | None = None,
     ) -> None:
         super().__init__()
         self.setObjectName("mainWindow")
@@ -92,10 +97,11 @@ class MainWindow(QMainWindow):
         self.store = SessionStore(self, autosave_path)  # the source's autosave and the last translation's file
         self.autosave = self.store.autosave
         self.store.restore_source()
-        self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier, pair_lister)
+        self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier, pair_lister, document_job)
         worker = self.engine.worker
         # First on the worker's signals, so the window's own slots see the controller's new state
         self.requests = RequestController(worker, settings, self.source_pane.text, model_dir, self)
+        self._build_documents()
 
         self.source.textChanged.connect(self._source_changed)
         self.target.textChanged.connect(self._update_copy)
@@ -202,6 +208,28 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.precision_label)
 
+    def _build_documents(self) -> None:
+        """The Documents queue and its dock (hidden until a document is added), and files dropped anywhere."""
+        self.documents = DocumentQueue(self.engine.worker, self.settings, self.requests.options, lambda: self.direction)
+        self.documents_panel = DocumentsPanel(self.documents, self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.documents_panel)
+        self.documents_panel.hide()
+        self.view_menu.addSeparator()
+        self.view_menu.addAction(self.documents_panel.toggleViewAction())
+        self._drops = FileDropFilter(self.add_documents, self)
+        self.setAcceptDrops(True)
+        for watched in (self, self.source.viewport(), self.target.viewport()):
+            watched.installEventFilter(self._drops)
+
+    def add_documents(self, paths: list) -> None:
+        """Queue files (dropped, or chosen in the dialog) for translation; the panel shows them."""
+        self.documents.add(paths)
+
+    @Slot()
+    def open_document(self) -> None:
+        """File → Open document…: the chosen files join the Documents queue."""
+        self.documents_panel.choose_documents()
+
     def _action(self, slot: Callable[[], object], *shortcuts: QKeySequence | str) -> QAction:
         action = QAction(self)
         action.triggered.connect(slot)
@@ -233,10 +261,12 @@ class MainWindow(QMainWindow):
         self.swap_action = self._action(self.swap, "Ctrl+Shift+S")
         self.swap_button.setDefaultAction(self.swap_action)
         self.models_action = self._action(self.open_models)
+        self.open_document_action = self._action(self.open_document, "Ctrl+O")
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
         self.file_menu = QMenu(self)
+        self.file_menu.addAction(self.open_document_action)
         self.file_menu.addAction(self.models_action)
         self.file_menu.addSeparator()
         self.file_menu.addAction(self.quit_action)
@@ -298,6 +328,12 @@ class MainWindow(QMainWindow):
         self.swap_action.setText(self.tr("S&wap languages"))
         self.swap_action.setIconText("⇄")  # what the button beside the headings shows; the menu shows the text
         self.models_action.setText(self.tr("&Models…"))
+        self.open_document_action.setText(self.tr("Open &document…"))
+        self.open_document_action.setToolTip(
+            self.tr("Translate whole files: {formats}").format(
+                formats=", ".join(QApplication.translate("DocumentsPanel", label) for label in FORMAT_LABELS.values())
+            )
+        )
         self._show_status(self._status)
 
     def changeEvent(self, event: QEvent) -> None:

@@ -24,6 +24,9 @@ BEAM_CHOICES = (0, *range(MIN_BEAMS, MAX_BEAMS + 1))  # 0 = whatever the model's
 DEFAULT_DIRECTION = "en-zh"
 _PAIR_KEY = re.compile(r"[a-z]{2,3}-[a-z]{2,3}")  # "en-zh": a LanguagePair.key
 _VARIANT_KEY = re.compile(r"[a-z0-9_]{1,32}")  # "hans": which variants exist is the loaded model's business
+DEFAULT_NAME_TEMPLATE = "{stem}.{lang}{suffix}"  # as engine.documents.job.DocumentOptions
+# A result's name: {stem} somewhere, only the fields DocumentOptions knows, no folder separators or braces otherwise
+NAME_TEMPLATE = re.compile(r"(?=.*\{stem\})(?:[^{}/\\\x00-\x1f:*?\"<>|]|\{(?:stem|suffix|lang)\}){1,120}")
 
 
 class Key(Enum):
@@ -44,6 +47,9 @@ class Key(Enum):
     STACKED = "window/stacked"
     WINDOW_GEOMETRY = "window/geometry"
     SPLITTER_STATE = "window/splitter"
+    DOCUMENT_FOLDER = "documents/result_folder"  # "" = beside each input
+    DOCUMENT_NAME = "documents/name_template"
+    DOCUMENT_OPEN_DIR = "documents/last_folder"  # where "Open document…" starts
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,9 @@ SPECS: dict[Key, Spec] = {
     Key.STACKED: Spec(bool, False),
     Key.WINDOW_GEOMETRY: Spec(bytes, b""),
     Key.SPLITTER_STATE: Spec(bytes, b""),
+    Key.DOCUMENT_FOLDER: Spec(str, ""),
+    Key.DOCUMENT_NAME: Spec(str, DEFAULT_NAME_TEMPLATE, pattern=NAME_TEMPLATE),
+    Key.DOCUMENT_OPEN_DIR: Spec(str, ""),
 }
 
 # What a person calls each setting (the Settings dialog's wording), for notices; never the raw INI key.
@@ -93,6 +102,9 @@ LABELS: dict[Key, str] = {
     Key.STACKED: QT_TRANSLATE_NOOP("Settings", "Stacked layout"),
     Key.WINDOW_GEOMETRY: QT_TRANSLATE_NOOP("Settings", "Window size and position"),
     Key.SPLITTER_STATE: QT_TRANSLATE_NOOP("Settings", "Pane sizes"),
+    Key.DOCUMENT_FOLDER: QT_TRANSLATE_NOOP("Settings", "Folder for translated documents"),
+    Key.DOCUMENT_NAME: QT_TRANSLATE_NOOP("Settings", "Name of translated documents"),
+    Key.DOCUMENT_OPEN_DIR: QT_TRANSLATE_NOOP("Settings", "Last folder documents were opened from"),
 }
 
 _CORRUPT = QT_TRANSLATE_NOOP(

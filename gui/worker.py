@@ -7,14 +7,23 @@ the worker's event loop, cancellation does not go through a queued signal: the U
 
 The worker iterates the stream itself and coalesces its deltas, on the worker thread, to at most one signal per
 frame, so a fast decoder never floods the UI's event queue.
+
+Documents (`translate_document`) wait in a queue and are served in order, one bounded step
+(`engine.documents.job.DocumentJob.steps`) at a time, and only when nothing else is pending: configuration and the
+window's interactive request always run first, so typing waits at most one step. A precision or thread change
+applies between steps and the document goes on (same model, same languages); a load that leaves another direction
+(or no model) loaded stops the document between steps with `DOC_DIRECTION` (or `NO_MODEL`): its progress file is
+kept, so queueing it again in its direction continues where it stopped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,6 +31,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from engine.config import PRECISIONS
+from engine.documents.job import DocumentOptions, DocumentProgress, DocumentResult
 from engine.errors import BundleError, FileProblem, ModelNotFoundError, QiaoError
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
@@ -30,6 +40,7 @@ from engine.results import StreamEvent, Translation
 NO_MODEL = "no-model"  # translation_failed's message when no model is loaded (the window words it)
 INTERNAL = "internal-error: "  # prefix of translation_failed's message for an unexpected exception (raw detail after)
 FRAME_S = 1 / 60  # coalesce streamed text to about one UI update per frame
+DOC_DIRECTION = "direction-changed: "  # document_failed's message prefix; the document's pair key follows
 
 
 class TranslatorLike(Protocol):
@@ -50,6 +61,29 @@ TranslatorFactory = Callable[[Path, str, "int | None"], TranslatorLike]
 Locator = Callable[["str | None", "str | None"], Path]  # (explicit --model folder, pair key "en-zh") -> bundle
 Verifier = Callable[[Path, str], object]  # raises BundleError when that precision of the bundle is not intact
 PairLister = Callable[["str | None"], "tuple[str, ...]"]  # explicit folder -> pair keys of the usable bundles
+
+
+class DocumentJobLike(Protocol):
+    """The part of `engine.documents.job.DocumentJob` the worker uses (tests pass a fake with the same API)."""
+
+    @property
+    def output(self) -> Path: ...
+    @property
+    def result(self) -> DocumentResult | None: ...
+    def steps(self, translator: Any, cancel: threading.Event | None = None) -> Iterator[DocumentProgress]: ...
+
+
+# DocumentJob's constructor: (source, DocumentOptions, TranslationOptions, *, target_lang=, model_key=)
+DocumentJobFactory = Callable[..., DocumentJobLike]
+
+
+def default_job_factory(
+    source: Path, options: DocumentOptions, translation: TranslationOptions, *, target_lang: str, model_key: str
+) -> DocumentJobLike:
+    """Import the document runner lazily (its formats load their libraries on the worker thread)."""
+    from engine.documents.job import DocumentJob
+
+    return DocumentJob(source, options, translation, target_lang=target_lang, model_key=model_key)
 
 
 def default_factory(bundle_dir: Path, precision: str, threads: int | None) -> TranslatorLike:
@@ -138,6 +172,45 @@ class _Running:
     superseded: bool = False  # a newer request replaced it: its result is not reported
 
 
+@dataclass
+class _Document:
+    """A queued or running document; `steps` is set once its job has started."""
+
+    id: int
+    source: Path
+    options: DocumentOptions
+    translation: TranslationOptions
+    pair: str | None  # the direction it was queued for ("en-zh"); None: whatever is loaded
+    cancel: threading.Event = field(default_factory=threading.Event)
+    job: DocumentJobLike | None = None
+    steps: Iterator[DocumentProgress] | None = None
+
+
+class _LoadedTranslator:
+    """What a document job translates with: whichever translator the worker holds when a step runs (a reload of the
+    same direction between steps is used at once; the old one is not kept alive by the job)."""
+
+    def __init__(self, worker: TranslationWorker) -> None:
+        self._worker = worker
+
+    def translate_segments(
+        self, segments: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None
+    ) -> Iterator[Translation]:
+        tr = self._worker._translator
+        if tr is None:
+            raise QiaoError("no translation model is loaded")
+        return tr.translate_segments(segments, options, cancel=cancel)  # type: ignore[attr-defined]
+
+
+def _pair_of(manifest: Any) -> LanguagePair | None:
+    """The bundle's languages, from a Manifest or a manifest dict."""
+    if isinstance(manifest, dict):
+        raw = manifest.get("languages")
+        return LanguagePair.from_dict(raw) if isinstance(raw, dict) else None
+    pair = getattr(manifest, "pair", None)
+    return pair if isinstance(pair, LanguagePair) else None
+
+
 def _manifest_field(manifest: Any, name: str, default: Any = "") -> Any:
     if manifest is None:
         return default
@@ -158,6 +231,11 @@ class TranslationWorker(QObject):
     translation_progress = Signal(int, str, int, int)  # id, new text (coalesced), sentences done, total
     translation_finished = Signal(int, object)  # id, engine.results.Translation
     translation_failed = Signal(int, str)
+    document_queued = Signal(int, object)  # id, source Path
+    document_started = Signal(int, object)  # id, the result's Path (known before any work)
+    document_progress = Signal(int, object)  # id, DocumentProgress (after every step)
+    document_finished = Signal(int, object)  # id, DocumentResult (done or cancelled; cancelled ones have no output)
+    document_failed = Signal(int, str)  # id, the job's wording, NO_MODEL, DOC_DIRECTION + pair, or INTERNAL + detail
     _wake = Signal()
 
     def __init__(
@@ -167,8 +245,12 @@ class TranslationWorker(QObject):
         expected_dir: Callable[[str | None], Path] | None = None,  # (pair) -> where a bundle of it belongs
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
+        job_factory: DocumentJobFactory | None = None,
     ) -> None:
         super().__init__()
+        self._job_factory = job_factory or default_job_factory
+        self._documents: deque[_Document] = deque()  # waiting, in order
+        self._document: _Document | None = None  # the one started (between or during its steps)
         self._factory = factory or default_factory
         self._locator = locator or default_locator
         self._expected_dir = expected_dir or default_expected_dir
@@ -238,10 +320,51 @@ class TranslationWorker(QObject):
             if self._running is not None:
                 self._running.cancel.set()
 
+    def translate_document(
+        self,
+        path: str | Path,
+        options: DocumentOptions | None = None,
+        translation: TranslationOptions | None = None,
+        *,
+        pair: str | None = None,
+    ) -> int:
+        """Queue a document behind the others; returns the id its signals carry. `translation` is what the window
+        asks of a translation now (kept for the whole document); `pair` the direction it is for."""
+        doc = _Document(
+            next(self._ids), Path(path), options or DocumentOptions(), translation or TranslationOptions(), pair
+        )
+        with self._lock:
+            if self._stopped:
+                return doc.id
+            self._documents.append(doc)
+        self.document_queued.emit(doc.id, doc.source)
+        self._wake.emit()
+        return doc.id
+
+    def cancel_document(self, doc_id: int) -> None:
+        """A waiting document is dropped at once (reported as cancelled, nothing written); the running one stops
+        within its step and its job reports how far it got."""
+        with self._lock:
+            waiting = next((d for d in self._documents if d.id == doc_id), None)
+            if waiting is not None:
+                self._documents.remove(waiting)
+            elif self._document is not None and self._document.id == doc_id:
+                self._document.cancel.set()
+        if waiting is not None:
+            self.document_finished.emit(doc_id, _nothing_done(waiting, cancelled=True))
+
+    def documents_pending(self) -> int:
+        """How many documents wait or run."""
+        with self._lock:
+            return len(self._documents) + (self._document is not None)
+
     def stop(self) -> None:
         """Before the thread quits: cancel everything and refuse new work."""
         with self._lock:
             self._stopped = True
+            self._documents.clear()
+            if self._document is not None:
+                self._document.cancel.set()
             self._pending_request = None
             self._pending_load = None
             self._pending_precision = None
@@ -277,6 +400,10 @@ class TranslationWorker(QObject):
                     self._pending_request = None
                     self._running = running
                     job = self._job_translate(running)
+                elif self._document is not None or self._documents:
+                    if self._document is None:
+                        self._document = self._documents.popleft()
+                    job = self._job_document_step(self._document)
                 else:
                     return
             try:
@@ -367,11 +494,7 @@ class TranslationWorker(QObject):
         manifest = getattr(tr, "manifest", None)
         generation = _manifest_field(manifest, "generation", {}) or {}
         beams = generation.get("num_beams") if isinstance(generation, dict) else None
-        if isinstance(manifest, dict):
-            raw = manifest.get("languages")
-            pair = LanguagePair.from_dict(raw) if isinstance(raw, dict) else None
-        else:
-            pair = getattr(manifest, "pair", None)
+        pair = _pair_of(manifest)
         return ModelInfo(
             bundle_dir=str(bundle or ""),
             model_id=str(_manifest_field(manifest, "model_id", "")),
@@ -382,7 +505,7 @@ class TranslationWorker(QObject):
             default_beams=int(beams) if isinstance(beams, int) else None,
             load_seconds=seconds,
             switched=switched,
-            pair=pair if isinstance(pair, LanguagePair) else None,
+            pair=pair,
             pairs=self._pairs_known,
         )
 
@@ -461,6 +584,79 @@ class TranslationWorker(QObject):
         if not running.superseded:
             self.translation_finished.emit(request.id, result)
 
+    # ---- documents, on the worker thread -------------------------------------------------------------------------
+
+    def _job_document_step(self, doc: _Document) -> Callable[[], None]:
+        return lambda: self._document_step(doc)
+
+    def _document_step(self, doc: _Document) -> None:
+        """One bounded step of `doc` (its first one also starts the job); the document ends here when it is done,
+        cancelled, failed, or no longer for the loaded direction."""
+        try:
+            ended = self._advance(doc)
+        except QiaoError as exc:  # DocumentError included: the engine's wording, for a person
+            ended = True
+            self._end_document(doc, failed=str(exc))
+        except Exception as exc:  # a bug: the window words it, the detail goes to the log
+            ended = True
+            self._end_document(doc, failed=f"{INTERNAL}{type(exc).__name__}: {exc}")
+        if ended:
+            with self._lock:
+                if self._document is doc:
+                    self._document = None
+
+    def _advance(self, doc: _Document) -> bool:
+        """Run the next step; True when the document has ended (and been reported)."""
+        if doc.cancel.is_set() and doc.steps is None:
+            self._end_document(doc, result=_nothing_done(doc, cancelled=True))
+            return True
+        tr = self._translator
+        if tr is None:
+            self._end_document(doc, failed=NO_MODEL)
+            return True
+        loaded = _pair_of(getattr(tr, "manifest", None))
+        if doc.pair and loaded is not None and loaded.key != doc.pair:
+            self._end_document(doc, failed=f"{DOC_DIRECTION}{doc.pair}")
+            return True
+        if doc.steps is None:
+            model_id = _manifest_field(getattr(tr, "manifest", None), "model_id", "")
+            target = loaded.target.code if loaded is not None else (doc.pair or "en-zh").split("-")[-1]
+            doc.job = self._job_factory(
+                doc.source,
+                doc.options,
+                doc.translation,
+                target_lang=target,
+                model_key=f"{model_id}|{loaded.key if loaded else doc.pair or ''}|{tr.precision}",
+            )
+            self.document_started.emit(doc.id, doc.job.output)
+            doc.steps = iter(doc.job.steps(_LoadedTranslator(self), doc.cancel))
+        try:
+            progress = next(doc.steps)
+        except StopIteration:
+            result = doc.job.result if doc.job is not None else None
+            if result is None:
+                raise RuntimeError("the document job ended without a result") from None
+            self._end_document(doc, result=result)
+            return True
+        self.document_progress.emit(doc.id, progress)
+        return False
+
+    def _end_document(self, doc: _Document, *, result: DocumentResult | None = None, failed: str = "") -> None:
+        if doc.steps is not None and hasattr(doc.steps, "close"):
+            with contextlib.suppress(Exception):  # a job stopped between steps keeps its progress file, as if cancelled
+                doc.steps.close()
+        if result is not None and result.error and not result.cancelled:
+            failed = result.error
+        if failed:
+            self.document_failed.emit(doc.id, failed)
+        else:
+            self.document_finished.emit(doc.id, result)
+
+
+def _nothing_done(doc: _Document, *, cancelled: bool) -> DocumentResult:
+    """The result of a document that never started."""
+    return DocumentResult(doc.source, None, "", 0, 0, 0, 0.0, cancelled=cancelled)
+
 
 class WorkerThread:
     """A `TranslationWorker` on its own started QThread, and a clean way to stop both."""
@@ -472,10 +668,11 @@ class WorkerThread:
         expected_dir: Callable[[str | None], Path] | None = None,  # (pair) -> where a bundle of it belongs
         verifier: Verifier | None = None,
         pair_lister: PairLister | None = None,
+        job_factory: DocumentJobFactory | None = None,
     ) -> None:
         self.thread = QThread()
         self.thread.setObjectName("qiao-engine")
-        self.worker = TranslationWorker(factory, locator, expected_dir, verifier, pair_lister)
+        self.worker = TranslationWorker(factory, locator, expected_dir, verifier, pair_lister, job_factory)
         self.worker.moveToThread(self.thread)
         self.thread.start()
 

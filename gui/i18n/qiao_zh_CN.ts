@@ -41,6 +41,281 @@
     </message>
 </context>
 <context>
+    <name>DocumentsPanel</name>
+    <message>
+        <source>Plain text</source>
+        <translation>纯文本</translation>
+    </message>
+    <message>
+        <source>Markdown</source>
+        <translation>Markdown</translation>
+    </message>
+    <message>
+        <source>Web page (HTML)</source>
+        <translation>网页（HTML）</translation>
+    </message>
+    <message>
+        <source>Subtitles (SRT)</source>
+        <translation>字幕（SRT）</translation>
+    </message>
+    <message>
+        <source>Subtitles (WebVTT)</source>
+        <translation>字幕（WebVTT）</translation>
+    </message>
+    <message>
+        <source>Word document</source>
+        <translation>Word 文档</translation>
+    </message>
+    <message>
+        <source>OpenDocument text</source>
+        <translation>OpenDocument 文本</translation>
+    </message>
+    <message>
+        <source>PowerPoint presentation</source>
+        <translation>PowerPoint 演示文稿</translation>
+    </message>
+    <message>
+        <source>EPUB e-book</source>
+        <translation>EPUB 电子书</translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Translating</source>
+        <translation>正在翻译</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Estimating the time left…</source>
+        <translation>正在估算剩余时间…</translation>
+    </message>
+    <message>
+        <source>Less than a minute left</source>
+        <translation>还剩不到 1 分钟</translation>
+    </message>
+    <message>
+        <source>About {n} min left</source>
+        <translation>还剩约 {n} 分钟</translation>
+    </message>
+    <message>
+        <source>About {h} h {m} min left</source>
+        <translation>还剩约 {h} 小时 {m} 分钟</translation>
+    </message>
+    <message>
+        <source>Took {n} s</source>
+        <translation>用时 {n} 秒</translation>
+    </message>
+    <message>
+        <source>Took {n} min</source>
+        <translation>用时 {n} 分钟</translation>
+    </message>
+    <message>
+        <source>The file is no longer there.</source>
+        <translation>该文件已不存在。</translation>
+    </message>
+    <message>
+        <source>This is a folder: add the documents in it instead.</source>
+        <translation>这是一个文件夹：请添加其中的文档。</translation>
+    </message>
+    <message>
+        <source>PDF is not supported: its layout cannot be rebuilt in another language. Save or export it as a Word document (.docx) or as text first, then translate that.</source>
+        <translation>不支持 PDF：其版式无法用另一种语言重建。请先将其另存为或导出为 Word 文档（.docx）或文本，再翻译该文件。</translation>
+    </message>
+    <message>
+        <source>Qiao does not translate this kind of file.</source>
+        <translation>桥无法翻译这类文件。</translation>
+    </message>
+    <message>
+        <source>No translation model is loaded.</source>
+        <translation>未加载翻译模型。</translation>
+    </message>
+    <message>
+        <source>Stopped because the translation direction changed. Switch back to {pair} and press Try again to go on from where it stopped.</source>
+        <translation>翻译方向已更改，因此已停止。请切换回{pair}，然后点击“重试”，即可从中断处继续。</translation>
+    </message>
+    <message>
+        <source>An unexpected error stopped it. Try again; if it keeps failing, the file may be damaged.</source>
+        <translation>发生意外错误，翻译已停止。请重试；如果一直失败，该文件可能已损坏。</translation>
+    </message>
+    <message>
+        <source>%v / %m parts</source>
+        <translation>%v / %m 段</translation>
+    </message>
+    <message>
+        <source>Progress of {name}</source>
+        <translation>{name} 的进度</translation>
+    </message>
+    <message>
+        <source>Reading the file…</source>
+        <translation>正在读取文件…</translation>
+    </message>
+    <message>
+        <source>Saved as {name}</source>
+        <translation>已保存为 {name}</translation>
+    </message>
+    <message>
+        <source>A translation of this file is already there ({name}). Replace it, or choose another name or folder below and press Try again.</source>
+        <translation>此文件的译文已经存在（{name}）。请替换它，或在下方选择其他名称或文件夹，然后点击“重试”。</translation>
+    </message>
+    <message>
+        <source>{n} parts could not be translated and were left as they were</source>
+        <translation>有 {n} 段无法翻译，已保留原文</translation>
+    </message>
+    <message>
+        <source>went on from where it stopped ({n} parts done before)</source>
+        <translation>已从中断处继续（之前已完成 {n} 段）</translation>
+    </message>
+    <message>
+        <source>Nothing was written. Try again goes on from where it stopped.</source>
+        <translation>未写入任何文件。点击“重试”可从中断处继续。</translation>
+    </message>
+    <message>
+        <source>Will be saved as {name}</source>
+        <translation>将保存为 {name}</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel translating {name}</source>
+        <translation>取消翻译 {name}</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Open the translation of {name}</source>
+        <translation>打开 {name} 的译文</translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <source>Show the translation in its folder</source>
+        <translation>在所在文件夹中显示译文</translation>
+    </message>
+    <message>
+        <source>Replace the earlier result</source>
+        <translation>替换之前的译文</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Translate it again and replace {name}</source>
+        <translation>重新翻译并替换 {name}</translation>
+    </message>
+    <message>
+        <source>Documents ({n} to go)</source>
+        <translation>文档（还有 {n} 个）</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>No application could open {name}. Open it yourself: {path}</source>
+        <translation>没有应用程序能打开 {name}。请自行打开：{path}</translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <source>No file manager could open the folder. Open it yourself: {path}</source>
+        <translation>没有文件管理器能打开该文件夹。请自行打开：{path}</translation>
+    </message>
+    <message>
+        <source>Documents ({patterns})</source>
+        <translation>文档（{patterns}）</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Open documents to translate</source>
+        <translation>打开要翻译的文档</translation>
+    </message>
+    <message>
+        <source>Folder for translated documents</source>
+        <translation>译文文档的文件夹</translation>
+    </message>
+    <message>
+        <source>A result&apos;s name must contain {stem} (the original name) and may use {lang} and {suffix}; it cannot name a folder.</source>
+        <translation>译文的文件名必须包含 {stem}（原文件名），可以使用 {lang} 和 {suffix}；不能包含文件夹。</translation>
+    </message>
+    <message>
+        <source>beside each original</source>
+        <translation>与原文件放在一起</translation>
+    </message>
+    <message>
+        <source>Add documents…</source>
+        <translation>添加文档…</translation>
+    </message>
+    <message>
+        <source>Clear finished</source>
+        <translation>清除已结束的</translation>
+    </message>
+    <message>
+        <source>Remove the finished, cancelled and failed files from this list</source>
+        <translation>从列表中移除已完成、已取消和失败的文件</translation>
+    </message>
+    <message>
+        <source>Save translations:</source>
+        <translation>译文保存位置：</translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation>选择文件夹…</translation>
+    </message>
+    <message>
+        <source>Beside the original</source>
+        <translation>与原文件放在一起</translation>
+    </message>
+    <message>
+        <source>Na&amp;me:</source>
+        <translation>名称(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>{stem}: the original name · {lang}: the target language · {suffix}: the extension</source>
+        <translation>{stem}：原文件名 · {lang}：目标语言 · {suffix}：扩展名</translation>
+    </message>
+    <message>
+        <source>Name of translated documents</source>
+        <translation>译文文档的名称</translation>
+    </message>
+    <message>
+        <source>Drop documents on the window, or use File → Open document…, to translate whole files.</source>
+        <translation>把文档拖放到窗口上，或使用“文件 → 打开文档…”，即可翻译整个文件。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>&amp;Translate</source>
@@ -177,6 +452,14 @@
     <message>
         <source>&amp;Models…</source>
         <translation>模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;document…</source>
+        <translation>打开文档(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Translate whole files: {formats}</source>
+        <translation>翻译整个文件：{formats}</translation>
     </message>
     <message>
         <source>Translator</source>
@@ -858,6 +1141,18 @@
     <message>
         <source>Pane sizes</source>
         <translation>窗格大小</translation>
+    </message>
+    <message>
+        <source>Folder for translated documents</source>
+        <translation>译文文档的文件夹</translation>
+    </message>
+    <message>
+        <source>Name of translated documents</source>
+        <translation>译文文档的名称</translation>
+    </message>
+    <message>
+        <source>Last folder documents were opened from</source>
+        <translation>上次打开文档的文件夹</translation>
     </message>
     <message>
         <source>Your settings file could not be read, so Qiao started with the default settings.</source>
