@@ -1,7 +1,7 @@
 """Subtitle cues → sentence units and back: what SRT and WebVTT share.
 
 A sentence often runs over several cues ("I was going to" / "the station."). Consecutive cues are grouped until
-one ends a sentence (. ! ? … 。！？ and the like, closing quotes allowed), the next starts more than MAX_GAP_S later,
+one ends a sentence (. ! ? … 。！？ ♪, closing quotes allowed), the next starts more than MAX_GAP_S later,
 or MAX_GROUP cues are gathered; a group is ONE unit, translated as one sentence, with one run per cue (split
 "length", so each cue gets its share of the translation and keeps its timing). A cue's own lines are joined for the
 translator (a space between words, nothing between two CJK characters).
@@ -31,7 +31,7 @@ _MARKUP = r"<[^<>\r\n]*>|\{\\[^{}\r\n]*\}"
 _TAG = re.compile(_MARKUP)
 _LEAD = re.compile(rf"(?:\s*(?:{_MARKUP}))*\s*")
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
-_SENTENCE_END = re.compile(r"[.!?…。！？;；♪][\"'”’»)\]」』）】]*\Z")
+_SENTENCE_END = re.compile(r"[.!?…。！？♪][\"'”’»)\]」』）】]*\Z")
 _NEWLINES = re.compile(r"\s*(?:\r\n|\r|\n)\s*")
 _BREAK_AFTER = frozenset("，。、！？；：,.!?;:…)）」』】”’")
 
@@ -92,7 +92,7 @@ def group_units(text: str, cues: Sequence[Cue], entities_fixed: bool = False) ->
         rest = payload[len(lead) :]
         trail = _trail(rest)
         core = rest[: len(rest) - len(trail)]
-        plain = _TAG.sub("", core)
+        plain = _ENTITY.sub(" ", _TAG.sub("", core))
         if not any(ch.isalnum() for ch in plain):
             flush()  # nothing to translate (music notes, an empty cue): kept as it is, and it ends a sentence
             continue
