@@ -30,6 +30,7 @@ DEFAULT_COLUMNS = 42
 _MARKUP = r"<[^<>\r\n]*>|\{\\[^{}\r\n]*\}"
 _TAG = re.compile(_MARKUP)
 _LEAD = re.compile(rf"(?:\s*(?:{_MARKUP}))*\s*")
+_EMPTY_PAIR = re.compile(r"<([A-Za-z][\w-]*)(?:[ .][^<>\r\n]*)?>(\s*)</\1>|</([A-Za-z][\w-]*)>(\s*)<\3>")
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _SENTENCE_END = re.compile(r"[.!?…。！？♪][\"'”’»)\]」』）】]*\Z")
 _NEWLINES = re.compile(r"\s*(?:\r\n|\r|\n)\s*")
@@ -124,10 +125,19 @@ def render_group(group: Group, unit: Unit, new: Sequence[str], target: str, esca
             continue  # unchanged: the cue stays byte for byte
         if escape:
             cue_new = [text if run.fixed else _escaped(text) for run, text in zip(runs, cue_new)]
-        text = "".join(cue_new).strip()
+        text = _tidy("".join(cue_new)).strip()
         body = part.cue.eol.join(_wrap(text, columns))
         out.append((part.cue.start, part.cue.end, part.lead + body + part.trail))
     return out
+
+
+def _tidy(text: str) -> str:
+    """Markup a translation left empty taken out: `<i></i>`, and `</i><i>` where the text between went elsewhere."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = _EMPTY_PAIR.sub(lambda m: m.group(2) or m.group(4) or "", text)
+    return text
 
 
 def _trail(text: str) -> str:
@@ -249,16 +259,17 @@ def _wrap(text: str, columns: int) -> list[str]:
     text = _NEWLINES.sub(lambda m: _separator_between(text, m.start(), m.end()), text)
     if _width(text) <= columns:
         return [text]
-    cut = _best_cut(text, None)
+    cut = _best_cut(text, columns)
     if cut is None:
         return [text]
     first, second = text[:cut].rstrip(), text[cut:].lstrip()
     return [first, second] if first and second else [text]
 
 
-def _best_cut(text: str, ideal: int | None) -> int | None:
-    """Where to break `text` in two: the allowed break whose halves are closest in width (near `ideal`, when
-    given), preferring a space or a punctuation mark; never inside a tag or a word. None when there is none."""
+def _best_cut(text: str, columns: int) -> int | None:
+    """Where to break `text` in two: among the allowed breaks (after a space or a punctuation mark, or between two
+    CJK characters; never inside a tag or a word), one that leaves both lines within `columns`, preferring
+    punctuation and spaces, then the most even halves. None when there is no allowed break."""
     inside = _tag_positions(text)
     total = _width(text)
     best, best_score = None, None
@@ -274,13 +285,11 @@ def _best_cut(text: str, ideal: int | None) -> int | None:
         if before.isspace() or before in _BREAK_AFTER:
             penalty = 0
         elif _wide(before) and _wide(after):
-            penalty = 6
-        elif after.isspace():
-            continue  # the space after will be the break
+            penalty = 24
         else:
-            continue  # inside a word
-        balance = abs(i - ideal) if ideal is not None else abs(total - 2 * width)
-        score = balance + penalty
+            continue  # inside a word (the space after it is the break)
+        fits = max(width, total - width) <= columns
+        score = (0 if fits else 1000) + penalty + abs(total - 2 * width)
         if best_score is None or score < best_score:
             best, best_score = i, score
     return best
