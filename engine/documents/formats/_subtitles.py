@@ -7,14 +7,18 @@ or MAX_GROUP cues are gathered; a group is ONE unit, translated as one sentence,
 translator (a space between words, nothing between two CJK characters).
 
 Markup stays in place: tags and override codes at a cue's start or end (`{\\an8}<i>` … `</i>`, `<v Roger>`) are kept
-around its new text; tags inside a cue's text are fixed runs. A cue's new text is re-wrapped into at most two lines
-of about MAX_COLUMNS display columns (a CJK character is two: 16 per line for Chinese). A cue whose text comes back
-unchanged is written exactly as it was, so an identity translation gives back the same bytes. No cue is left empty:
-a cue whose share came back blank takes the end of its neighbour's.
+around its new text; tags inside a cue's text are fixed runs. WebVTT's character references are decoded for the
+translator (it reads "Tom & Jerry") and `&`, `<`, `>` are escaped again in what is written.
+
+A cue's new text is re-wrapped into at most two lines of about MAX_COLUMNS display columns (a CJK character is two:
+16 per line for Chinese), broken after punctuation or a space where both lines still fit. A cue whose text comes
+back unchanged is written exactly as it was, so an identity translation gives back the same bytes. No cue is left
+empty: when a share comes back blank, the group's text is shared out again by the cues' source lengths.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -66,8 +70,9 @@ class Group:
     parts: tuple[_Part, ...]
 
 
-def group_units(text: str, cues: Sequence[Cue], entities_fixed: bool = False) -> tuple[list[Unit], list[Group]]:
-    """The sentence units of `cues` (see the module docstring) and how to write each back."""
+def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple[list[Unit], list[Group]]:
+    """The sentence units of `cues` (see the module docstring) and how to write each back. `entities`: the format
+    writes character references (WebVTT's &amp;): the translator sees the characters, and rendering escapes."""
     units: list[Unit] = []
     groups: list[Group] = []
     pending: list[tuple[Cue, str, str, str]] = []
@@ -78,7 +83,7 @@ def group_units(text: str, cues: Sequence[Cue], entities_fixed: bool = False) ->
         runs: list[Run] = []
         parts = []
         for k, (cue, lead, core, trail) in enumerate(pending):
-            pieces = _core_runs(_joined(core), entities_fixed)
+            pieces = _core_runs(_joined(core), entities)
             if k + 1 < len(pending):
                 pieces = _with_separator(pieces, _separator(core, pending[k + 1][2]))
             parts.append(_Part(cue, lead, trail, core, len(runs), len(pieces)))
@@ -170,19 +175,22 @@ def _separator(core: str, following: str) -> str:
     return "" if plain and next_plain and _wide(plain[-1]) and _wide(next_plain[0]) else " "
 
 
-def _core_runs(text: str, entities_fixed: bool) -> list[Run]:
-    """A cue's text: its inner tags (and, for WebVTT, character references) as fixed runs."""
-    pattern = re.compile(f"{_MARKUP}|{_ENTITY.pattern}") if entities_fixed else _TAG
+def _core_runs(text: str, entities: bool) -> list[Run]:
+    """A cue's text: its inner tags as fixed runs; character references decoded where the format has them."""
     runs = []
     pos = 0
-    for match in pattern.finditer(text):
+    for match in _TAG.finditer(text):
         if match.start() > pos:
-            runs.append(Run(text[pos : match.start()]))
+            runs.append(_prose(text[pos : match.start()], entities))
         runs.append(Run(match.group(), fixed=True))
         pos = match.end()
     if pos < len(text):
-        runs.append(Run(text[pos:]))
+        runs.append(_prose(text[pos:], entities))
     return runs
+
+
+def _prose(text: str, entities: bool) -> Run:
+    return Run(html.unescape(text) if entities else text)
 
 
 def _with_separator(runs: list[Run], separator: str) -> list[Run]:
@@ -250,7 +258,8 @@ def _wide(ch: str) -> bool:
 
 
 def _width(text: str) -> int:
-    text = _TAG.sub("", text)
+    """Display columns, markup not counted and a character reference counted as the one character it is."""
+    text = _ENTITY.sub("x", _TAG.sub("", text))
     return sum(2 if _wide(ch) else 1 for ch in text)
 
 
@@ -271,12 +280,16 @@ def _best_cut(text: str, columns: int) -> int | None:
     CJK characters; never inside a tag or a word), one that leaves both lines within `columns`, preferring
     punctuation and spaces, then the most even halves. None when there is no allowed break."""
     inside = _tag_positions(text)
+    references = {match.end() - 1 for match in _ENTITY.finditer(text)}  # each counts as one column, at its end
     total = _width(text)
     best, best_score = None, None
     width = 0
     for i in range(1, len(text)):
         ch = text[i - 1]
-        width += 0 if (i - 1) in inside else (2 if _wide(ch) else 1)
+        if (i - 1) in references:
+            width += 1
+        elif (i - 1) not in inside:
+            width += 2 if _wide(ch) else 1
         if (i - 1) in inside and i in inside and text[i - 1] != ">":
             continue  # inside a tag
         before, after = text[i - 1], text[i]
@@ -296,8 +309,8 @@ def _best_cut(text: str, columns: int) -> int | None:
 
 
 def _tag_positions(text: str) -> set[int]:
-    """Indices of the characters inside markup (the `<` through the `>`)."""
+    """Indices of the characters inside markup (the `<` through the `>`) and character references."""
     inside: set[int] = set()
-    for match in _TAG.finditer(text):
+    for match in re.finditer(f"{_MARKUP}|{_ENTITY.pattern}", text):
         inside.update(range(match.start(), match.end()))
     return inside

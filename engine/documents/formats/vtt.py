@@ -5,7 +5,7 @@ A small parser of its own, following the WebVTT spec's block structure (blocks s
 optional identifier line, a timing line with `-->`, then its text): webvtt-py would add a dependency yet cannot give
 the file back as written (it re-serialises, dropping NOTE blocks' placement, normalising timestamps and line
 endings). Cue text is grouped into sentences and written back as SRT's is (engine.documents.formats._subtitles);
-character references (&amp;) are fixed runs, and `&`, `<`, `>` in a translation are escaped.
+character references (&amp;) are decoded for the translator and `&`, `<`, `>` escaped again on the way out.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def read(data: bytes) -> SubtitleDocument:
         cue = _cue(block, fallback)
         if cue is not None:
             cues.append(cue)
-    units, groups = _subtitles.group_units(text, cues, entities_fixed=True)
+    units, groups = _subtitles.group_units(text, cues, entities=True)
     return SubtitleDocument(decoded, units, groups, escape=True)
 
 
