@@ -37,11 +37,13 @@ _BRACKET_WINDOW = 1000  # longest link text looked for
 _PAREN_WINDOW = 2000  # longest `(destination "title")`
 
 
-def inline_spans(text: str, references: frozenset[str] = frozenset()) -> list[Span]:
+def inline_spans(text: str, references: frozenset[str] = frozenset(), fixed_prefix: int = 0) -> list[Span]:
     """Contiguous spans covering `text`, adjacent ones of the same kind merged. `references`: the document's
-    link reference labels, normalised by `label_key`."""
+    link reference labels, normalised by `label_key`; `fixed_prefix`: characters at the start that are markup
+    (a task list item's `[x] `)."""
     scanner = _Scanner(text, references)
-    scanner.scan(0, len(text))
+    scanner.spans.append((0, fixed_prefix, True))
+    scanner.scan(fixed_prefix, len(text))
     merged: list[Span] = []
     for start, end, fixed in scanner.spans:
         if start == end:

@@ -4,8 +4,8 @@ markdown-it-py (CommonMark, with GFM tables and strike-through) finds the blocks
 are the inline text of paragraphs, headings (ATX or setext), list items and block quotes (their paragraphs), and
 each table cell. Not touched: fenced and indented code, HTML blocks, front matter (`---` YAML or `+++` TOML at the
 top), link reference definitions, `$$` math blocks. Inline, engine.documents.formats._mdinline decides what is
-fixed (code spans, URLs, link destinations, HTML tags…) and what is prose (link text, emphasised words): a unit has
-one run per piece, split "align", so `**bold**` markers stay around the right words.
+fixed (code spans, URLs, link destinations, HTML tags, a task item's `[x]`…) and what is prose (link text,
+emphasised words): a unit has one run per piece, split "align", so `**bold**` markers stay around the right words.
 
 Rendering splices each unit's new text back into its lines: the `#` markers, list markers and indentation, `>`
 quote markers, table pipes and everything between the units stay byte for byte (line endings, encoding and BOM
@@ -31,6 +31,7 @@ from engine.documents.model import DocumentError, DocumentFormat, Run, Unit
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n[\s]*")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_TASK = re.compile(r"\[[ xX]\][ \t]+")  # a task list item's check box (GitHub)
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,9 @@ def read(data: bytes) -> MarkdownDocument:
             continue  # a display-math block
         block = found
         content = "\n".join(text[p.start : p.end] for p in block.pieces)
-        spans = inline_spans(content, references)
+        in_item = parent == "paragraph_open" and index >= 2 and tokens[index - 2].type == "list_item_open"
+        task = _TASK.match(content) if in_item else None
+        spans = inline_spans(content, references, task.end() if task else 0)
         units.append(Unit(tuple(Run(content[a:b], fixed) for a, b, fixed in spans)))
         blocks.append(block)
     return MarkdownDocument(decoded, units, blocks, dominant_eol(lines))

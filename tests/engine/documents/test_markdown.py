@@ -230,6 +230,27 @@ def test_toml_front_matter_and_reference_definitions_are_untouched():
 
 
 @pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("-\ttab item\n\tcontinued\n", "-\tTAB ITEM\n\tCONTINUED\n"),
+        ("1. one\n\n   > quoted in list\n   > more\n", "1. ONE\n\n   > QUOTED IN LIST\n   > MORE\n"),
+        ("hard break  \nnext\\\nlast\n", "HARD BREAK  \nNEXT\\\nLAST\n"),
+        ("Multi\nline setext\n---\n", "MULTI\nLINE SETEXT\n---\n"),
+        ("-\n  late start\n", "-\n  LATE START\n"),
+        ('a <span\nclass="x">b</span> c\n', 'A <span\nclass="x">B</span> C\n'),
+        ("* * *\n\n+ plus item\n", "* * *\n\n+ PLUS ITEM\n"),
+        ("<!-- comment -->\n\ntext after\n", "<!-- comment -->\n\nTEXT AFTER\n"),
+        ("- [ ] task item\n- [x] done\n", "- [ ] TASK ITEM\n- [x] DONE\n"),
+        ("&copy; 2024 Qiao\n", "&copy; 2024 QIAO\n"),
+    ],
+)
+def test_more_constructs(source, expected):
+    doc = markdown.read(source.encode())
+    assert doc.render(identity(doc), target="zh") == source.encode()
+    assert doc.render(upper(doc), target="zh").decode() == expected
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("plain words", [("plain words", False)]),
