@@ -7,13 +7,15 @@ or MAX_GROUP cues are gathered; a group is ONE unit, translated as one sentence,
 translator (a space between words, nothing between two CJK characters).
 
 Markup stays in place: tags and override codes at a cue's start or end (`{\\an8}<i>` … `</i>`, `<v Roger>`) are kept
-around its new text; tags inside a cue's text are fixed runs. WebVTT's character references are decoded for the
-translator (it reads "Tom & Jerry") and `&`, `<`, `>` are escaped again in what is written.
+around its new text; tags inside a cue's text are fixed runs, except a tag closed at a line's end and opened again
+on the next (`<i>one</i>` / `<i>two</i>`), which the translator does not see. WebVTT's character references are
+decoded for the translator (it reads "Tom & Jerry") and `&`, `<`, `>` are escaped again in what is written.
 
 A cue's new text is re-wrapped into at most two lines of about MAX_COLUMNS display columns (a CJK character is two:
 16 per line for Chinese), broken after punctuation or a space where both lines still fit. A cue whose text comes
 back unchanged is written exactly as it was, so an identity translation gives back the same bytes. No cue is left
-empty: when a share comes back blank, the group's text is shared out again by the cues' source lengths.
+empty: when a share comes back blank, the group's text is shared out again by the cues' source lengths (a cue that
+still gets none keeps its own text).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ _MARKUP = r"<[^<>\r\n]*>|\{\\[^{}\r\n]*\}"
 _TAG = re.compile(_MARKUP)
 _LEAD = re.compile(rf"(?:\s*(?:{_MARKUP}))*\s*")
 _EMPTY_PAIR = re.compile(r"<([A-Za-z][\w-]*)(?:[ .][^<>\r\n]*)?>(\s*)</\1>|</([A-Za-z][\w-]*)>(\s*)<\3>")
+# `<i>one</i>` / `<i>two</i>`: the same tag closed at a line's end and opened again on the next says nothing
+_REOPENED = re.compile(r"</([A-Za-z][\w-]*)>(\s*(?:\r\n|\r|\n)\s*)<\1>")
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _SENTENCE_END = re.compile(r"[.!?…。！？♪][\"'”’»)\]」』）】]*\Z")
 _NEWLINES = re.compile(r"\s*(?:\r\n|\r|\n)\s*")
@@ -83,7 +87,7 @@ def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple
         runs: list[Run] = []
         parts = []
         for k, (cue, lead, core, trail) in enumerate(pending):
-            pieces = _core_runs(_joined(core), entities)
+            pieces = _core_runs(_joined(_REOPENED.sub(r"\2", core)), entities)
             if k + 1 < len(pending):
                 pieces = _with_separator(pieces, _separator(core, pending[k + 1][2]))
             parts.append(_Part(cue, lead, trail, core, len(runs), len(pieces)))
@@ -131,6 +135,8 @@ def render_group(group: Group, unit: Unit, new: Sequence[str], target: str, esca
         if escape:
             cue_new = [text if run.fixed else _escaped(text) for run, text in zip(runs, cue_new)]
         text = _tidy("".join(cue_new)).strip()
+        if not _TAG.sub("", text).strip():
+            continue  # never an empty cue: one left without text keeps its own
         body = part.cue.eol.join(_wrap(text, columns))
         out.append((part.cue.start, part.cue.end, part.lead + body + part.trail))
     return out
@@ -224,7 +230,7 @@ def _fill_blank_cues(group: Group, unit: Unit, shares: list[list[str]]) -> None:
         bounds.append(_cut_near(text, ideal, lo, hi) if lo <= hi else min(len(text), bounds[-1] + 1))
     bounds.append(len(text))
     for j, k in enumerate(cues):
-        piece = text[bounds[j] : bounds[j + 1]].strip() or "…"
+        piece = text[bounds[j] : bounds[j + 1]].strip()
         for n, i in enumerate(prose[k]):
             shares[k][i] = piece if n == 0 else ""
 
