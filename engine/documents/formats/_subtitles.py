@@ -119,7 +119,9 @@ def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple
     return units, groups
 
 
-def render_group(group: Group, unit: Unit, new: Sequence[str], target: str, escape: bool = False) -> list[tuple]:
+def render_group(
+    group: Group, unit: Unit, new: Sequence[str], target: str, escape: bool = False
+) -> list[tuple[int, int, str]]:
     """(start, end, text) replacements writing `new` (one string per run of `unit`) into the group's cues."""
     shares = []
     for part in group.parts:

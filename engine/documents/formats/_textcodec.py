@@ -15,6 +15,7 @@ the translation.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 
 from engine.documents.model import DocumentError
@@ -27,9 +28,9 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
-# Control characters a text file may hold: tab, line feed, vertical tab, form feed, carriage return, ESC (ANSI
-# colours in logs), SUB (the DOS end-of-file mark).
-_ALLOWED_CONTROLS = frozenset("\t\n\v\f\r\x1b\x1a")
+# Control characters that mark binary data: all C0 and C1 controls but those a text file may hold — tab, line
+# feed, vertical tab, form feed, carriage return, SUB (the DOS end-of-file mark) and ESC (ANSI colours in logs).
+_CONTROL = re.compile("[\x00-\x08\x0e-\x19\x1c-\x1f\x7f-\x9f]")
 _MAX_CONTROL_RATIO = 0.01
 # Single-byte Latin code pages the detector cannot tell apart on English or Western text (a "naïve" in cp1252 reads
 # as "naďve" in cp1250 with the same score). Windows-1252 is by far the most common of them, so it wins whenever it
@@ -121,7 +122,7 @@ def _decodes(data: bytes, encoding: str) -> bool:
 
 
 def _controls(text: str) -> int:
-    return sum(1 for ch in text if (ch < " " or "\x7f" <= ch <= "\x9f") and ch not in _ALLOWED_CONTROLS)
+    return len(_CONTROL.findall(text))
 
 
 def _check_text(text: str, what: str) -> None:
