@@ -133,6 +133,19 @@ def test_a_sentence_over_three_cues_is_shared_among_them():
     assert "00:00:20.500 --> 00:00:23,000" in out.decode()  # written as it was, not as srt.compose would
 
 
+def test_srt_compose_would_not_give_the_file_back():
+    # why rendering splices instead of composing: the library rewrites what it parsed
+    assert srt_lib.compose(list(srt_lib.parse(TEN))) != TEN
+
+
+def test_chinese_cues_are_joined_without_a_space():
+    data = "1\n00:00:01,000 --> 00:00:02,000\n我们下周\n\n2\n00:00:02,000 --> 00:00:03,000\n去北京。\n".encode()
+    doc = srt.read(data)
+    assert [unit.source for unit in doc.units] == ["我们下周去北京。"]
+    out = doc.render([["We are going to", "Beijing next week."]], target="en")
+    assert cue_texts(out) == ["We are going to", "Beijing next week."]
+
+
 def test_long_translations_are_wrapped_into_two_lines():
     doc = srt.read(TEN.encode())
     for long_zh, first_ends in [

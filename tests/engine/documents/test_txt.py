@@ -186,3 +186,11 @@ def test_end_to_end_with_the_tiny_model(en_zh):
     out = doc.render(translated(doc, en_zh), target="zh").decode("utf-16")
     expected = "\r\n\r\n".join(["  " + CORPUS[sentences[0]], *(CORPUS[s] for s in sentences[1:])]) + "\r\n"
     assert out == expected
+
+
+def test_end_to_end_zh_to_en_keeps_gb18030(zh_en_bundle_dir):
+    zh_en = Translator(zh_en_bundle_dir, precision="fp32", threads=1)
+    data = "我喜欢绿茶。\r\n\r\n　　今天在下雨。\r\n".encode("gb18030")
+    doc = txt.read(data)
+    out = doc.render(translated(doc, zh_en), target="en")
+    assert out == "I like green tea.\r\n\r\n　　It is raining today.\r\n".encode("gb18030")
