@@ -67,6 +67,15 @@ def test_untranslated_units_stay_and_wrong_shapes_are_refused():
         doc.render([None, ["a", "b"], None, None], target="zh")
 
 
+def test_a_file_without_blank_lines_is_cut_where_paragraphs_may_end():
+    novel = "".join("　　我喜欢绿茶。今天在下雨，\r\n火车站在哪里？\r\n" for _ in range(30))  # 60 lines, no blank one
+    doc = txt.read(novel.encode("gb18030"))
+    assert [unit.source for unit in doc.units] == ["我喜欢绿茶。今天在下雨，\r\n火车站在哪里？"] * 30
+    assert doc.render(identity(doc), target="en") == novel.encode("gb18030")
+    short = "One wrapped line\nthat goes on.\nAnother sentence.\n"  # a normal block stays one unit
+    assert [unit.source for unit in txt.read(short.encode()).units] == [short.strip()]
+
+
 def test_line_endings_of_every_kind_are_kept():
     source = "First line\r\nwraps on.\r\n\r\nOld Mac\rparagraph.\r\rUnix one.\n\nLast, no newline"
     doc = txt.read(source.encode())
