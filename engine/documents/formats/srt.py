@@ -9,48 +9,18 @@ cues into sentences, markup and re-wrapping: engine.documents.formats._subtitles
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 import srt as _srt
 
 from engine.documents.formats import _subtitles, _textcodec
-from engine.documents.formats._textdoc import checked, dominant_eol, splice, split_lines
-from engine.documents.model import DocumentError, DocumentFormat, Unit
+from engine.documents.formats._textdoc import dominant_eol, split_lines
+from engine.documents.model import DocumentError, DocumentFormat
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 _CONTENT = 5  # the regular expression's group holding a cue's text
 
 
-class SubtitleDocument:
-    """A read subtitle file (engine.documents.model.Extracted); WebVTT uses it too."""
-
-    def __init__(
-        self,
-        decoded: _textcodec.Decoded,
-        units: list[Unit],
-        groups: list[_subtitles.Group],
-        escape: bool = False,
-    ) -> None:
-        self._decoded = decoded
-        self._units = tuple(units)
-        self._groups = groups
-        self._escape = escape
-
-    @property
-    def units(self) -> Sequence[Unit]:
-        return self._units
-
-    def render(self, translations: Sequence[Sequence[str] | None], *, target: str) -> bytes:
-        """The file with each translated sentence's cues rewritten (see engine.documents.formats._subtitles)."""
-        checked(self._units, translations)
-        replacements = []
-        for unit, group, new in zip(self._units, self._groups, translations):
-            if new is not None:
-                replacements.extend(_subtitles.render_group(group, unit, new, target, self._escape))
-        return _textcodec.encode(splice(self._decoded.text, replacements), self._decoded)
-
-
-def read(data: bytes) -> SubtitleDocument:
+def read(data: bytes) -> _subtitles.SubtitleDocument:
     """The sentences of an SRT file; DocumentError for anything that is not one."""
     decoded = _textcodec.decode(data, "subtitle file")
     text = decoded.text
@@ -85,7 +55,7 @@ def read(data: bytes) -> SubtitleDocument:
             )
         )
     units, groups = _subtitles.group_units(text, cues)
-    return SubtitleDocument(decoded, units, groups)
+    return _subtitles.SubtitleDocument(decoded, units, groups)
 
 
 def _cue_eol(text: str, start: int, end: int, fallback: str) -> str:

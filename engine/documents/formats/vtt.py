@@ -14,7 +14,6 @@ import re
 
 from engine.documents.formats import _subtitles, _textcodec
 from engine.documents.formats._textdoc import Line, dominant_eol, split_lines
-from engine.documents.formats.srt import SubtitleDocument
 from engine.documents.model import DocumentError, DocumentFormat
 
 _TIME = r"(?:(\d{2,}):)?([0-5]\d):([0-5]\d)\.(\d{3})"
@@ -22,7 +21,7 @@ _TIMING = re.compile(rf"\s*{_TIME}[ \t]+-->[ \t]+{_TIME}(?:[ \t].*)?")
 _SKIPPED_BLOCK = re.compile(r"(?:NOTE|STYLE|REGION)(?:[ \t].*)?")
 
 
-def read(data: bytes) -> SubtitleDocument:
+def read(data: bytes) -> _subtitles.SubtitleDocument:
     """The sentences of a WebVTT file; DocumentError when it does not start with WEBVTT."""
     decoded = _textcodec.decode(data, "subtitle file")
     text = decoded.text
@@ -36,7 +35,7 @@ def read(data: bytes) -> SubtitleDocument:
         if cue is not None:
             cues.append(cue)
     units, groups = _subtitles.group_units(text, cues, entities=True)
-    return SubtitleDocument(decoded, units, groups, escape=True)
+    return _subtitles.SubtitleDocument(decoded, units, groups, escape=True)
 
 
 def _blocks(lines: list[Line]) -> list[list[Line]]:
