@@ -32,6 +32,8 @@ _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n[\s]*")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _TASK = re.compile(r"\[[ xX]\][ \t]+")  # a task list item's check box (GitHub)
+_FOOTNOTE_DEFINITION = re.compile(r"\[\^[^\]\s]{1,100}\]:[ \t]*")  # `[^1]: ` before a footnote's text
+_DELIMITERS = re.compile(r"[*_~]+")
 
 
 @dataclass(frozen=True)
@@ -79,13 +81,12 @@ class MarkdownDocument:
     def _source(self, unit: Unit, block: _Block, new: Sequence[str]) -> str:
         """The source text of a block whose runs now read `new`."""
         pieces = block.pieces
-        content = "".join(new)
-        if content == unit.source:
+        if "".join(new) == unit.source:
             return self._decoded.text[pieces[0].start : pieces[-1].end]
+        parts = _without_empty_markup(unit, new)
         if block.table_cell:
-            content = "".join(
-                part if run.fixed else _UNESCAPED_PIPE.sub(r"\\|", part) for run, part in zip(unit.runs, new)
-            )
+            parts = [part if run.fixed else _UNESCAPED_PIPE.sub(r"\\|", part) for run, part in zip(unit.runs, parts)]
+        content = "".join(parts)
         content = _NEWLINES.sub("\n", content).strip()
         if block.one_line:
             return " ".join(line.strip() for line in content.split("\n"))
@@ -130,8 +131,10 @@ def read(data: bytes) -> MarkdownDocument:
         block = found
         content = "\n".join(text[p.start : p.end] for p in block.pieces)
         in_item = parent == "paragraph_open" and index >= 2 and tokens[index - 2].type == "list_item_open"
-        task = _TASK.match(content) if in_item else None
-        spans = inline_spans(content, references, task.end() if task else 0)
+        prefix = (_TASK.match(content) if in_item else None) or (
+            _FOOTNOTE_DEFINITION.match(content) if parent == "paragraph_open" else None
+        )
+        spans = inline_spans(content, references, prefix.end() if prefix else 0)
         units.append(Unit(tuple(Run(content[a:b], fixed) for a, b, fixed in spans)))
         blocks.append(block)
     return MarkdownDocument(decoded, units, blocks, dominant_eol(lines))
@@ -195,6 +198,23 @@ def _locate_lines(lines: list[Line], contents: list[str], *, one_line: bool) -> 
         offset = len(source) - len(content)
         pieces.append(_Piece(line.start + offset, line.start + len(source), line.eol, line.content[:offset]))
     return _Block(tuple(pieces), one_line)
+
+
+def _without_empty_markup(unit: Unit, new: Sequence[str]) -> list[str]:
+    """`new` with the markup around a word whose share came back empty taken out: `**` `**` would show as
+    asterisks, `[` `](url)` as an invisible link."""
+    parts = list(new)
+    runs = unit.runs
+    for i in range(1, len(runs) - 1):
+        before, run, after = runs[i - 1], runs[i], runs[i + 1]
+        if run.fixed or parts[i].strip() or not run.text.strip() or not (before.fixed and after.fixed):
+            continue
+        pair = (_DELIMITERS.fullmatch(before.text) and after.text == before.text) or (
+            before.text == "[" and after.text[:2] in ("](", "][")
+        )
+        if pair:
+            parts[i - 1] = parts[i + 1] = ""
+    return parts
 
 
 def _continuation(prefix: str) -> str:

@@ -11,6 +11,7 @@ import pytest
 from engine.documents import registry
 from engine.documents.formats import markdown
 from engine.documents.formats._mdinline import inline_spans
+from engine.documents.inline import distribute
 from engine.documents.model import DocumentError, Run
 from engine.translator import Translator
 from tests.engine.documents.text_support import CORPUS, assert_fuzz_safe, identity, mapped, translated, upper
@@ -206,6 +207,24 @@ def test_bold_markers_stay_around_a_translated_word():
     # The model kept the markers: the fixed runs are found in its output and the words between them stay bold.
     out = doc.render(mapped(doc, {doc.units[0].source: "**会议**3点开始。"}), target="zh")
     assert out.decode() == "**会议**3点开始。\n"
+
+
+def test_markup_around_a_word_left_without_text_is_taken_out():
+    doc = markdown.read(b"Qiao translates *offline* and [the guide](https://example.com) helps.\n")
+    new = ["Qiao离线翻译，", "*", "", "*", "", "[", "", "](https://example.com)", "指南有帮助。"]
+    assert [run.text for run in doc.units[0].runs][1:4] == ["*", "offline", "*"]
+    # `**` would show as two asterisks and `[ ](url)` as an empty link: both pairs go
+    assert doc.render([new], target="zh").decode() == "Qiao离线翻译，指南有帮助。\n"
+
+
+def test_a_footnote_definition_keeps_its_label():
+    doc = markdown.read(b"Text[^note].\n\n[^note]: The report is due on Friday.\n")
+    assert [(run.text, run.fixed) for run in doc.units[1].runs] == [
+        ("[^note]: ", True),
+        ("The report is due on Friday.", False),
+    ]
+    out = doc.render([None, distribute(doc.units[1], "报告要在周五之前交。")], target="zh")
+    assert out.decode() == "Text[^note].\n\n[^note]: 报告要在周五之前交。\n"
 
 
 def test_a_paragraph_translation_continues_on_the_blocks_own_lines():
