@@ -11,8 +11,9 @@ Rendering splices each unit's new text back into its lines: the `#` markers, lis
 quote markers, table pipes and everything between the units stay byte for byte (line endings, encoding and BOM
 too, engine.documents.formats._textcodec). A translation with line breaks continues on the block's own
 continuation lines (quote markers and list indentation repeated); in a heading or a table cell it stays on one
-line. A block whose lines markdown-it has rewritten (tabs expanded inside a list's indentation) cannot be located
-exactly and is left untranslated rather than damaged.
+line; a pipe in a cell's translation is escaped. Emphasis markers or link brackets around a word whose share came
+back empty are dropped (they would show as `**` or an empty link). A block whose lines markdown-it has rewritten
+(tabs expanded inside a list's indentation) cannot be located exactly and is left untranslated rather than damaged.
 """
 
 from __future__ import annotations
