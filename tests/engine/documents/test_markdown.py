@@ -1,0 +1,351 @@
+"""Markdown: prose is translated where it stands; code, HTML, front matter, link targets and markup are kept, and
+emphasis stays around the right words."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from engine.documents import registry
+from engine.documents.formats import markdown
+from engine.documents.formats._mdinline import inline_spans
+from engine.documents.inline import distribute
+from engine.documents.model import DocumentError, Run
+from engine.translator import Translator
+from tests.engine.documents.text_support import CORPUS, assert_fuzz_safe, identity, mapped, translated, upper
+
+README = """\
+---
+title: Qiao
+tags: [translation, offline]
+---
+
+# Getting **started** with Qiao #
+
+Qiao translates *offline*. See [the guide](https://example.com/guide "Guide (v2)") or
+<https://example.com> and https://example.org/path. Run `qiao --help` for <kbd>help</kbd>&nbsp;now[^1].
+
+> Please open the window.
+> It is raining __today__.
+
+- I like green tea.
+  She does not eat meat.
+- Where is the `train` station?
+   1. Turn left at the next corner.
+
+| Item | Price `usd` |
+|:-----|------:|
+| Coffee \\| tea | 5 dollars |
+
+Setext heading
+==============
+
+```python
+print("Hello, how are you?")
+```
+
+    indented code is not translated
+
+<div class="note">
+An HTML block is left as it is.
+</div>
+
+$$
+E = mc^2
+$$
+
+[guide]: https://example.com/guide "Title"
+
+[^1]: This is a footnote.
+
+See [guide] and [the docs][guide] and ![alt text](img.png "Image"), snake_case and 2 * 3.
+"""
+
+EXPECTED_UPPER = """\
+---
+title: Qiao
+tags: [translation, offline]
+---
+
+# GETTING **STARTED** WITH QIAO #
+
+QIAO TRANSLATES *OFFLINE*. SEE [THE GUIDE](https://example.com/guide "Guide (v2)") OR
+<https://example.com> AND https://example.org/path. RUN `qiao --help` FOR <kbd>HELP</kbd>&nbsp;NOW[^1].
+
+> PLEASE OPEN THE WINDOW.
+> IT IS RAINING __TODAY__.
+
+- I LIKE GREEN TEA.
+  SHE DOES NOT EAT MEAT.
+- WHERE IS THE `train` STATION?
+   1. TURN LEFT AT THE NEXT CORNER.
+
+| ITEM | PRICE `usd` |
+|:-----|------:|
+| COFFEE \\| TEA | 5 DOLLARS |
+
+SETEXT HEADING
+==============
+
+```python
+print("Hello, how are you?")
+```
+
+    indented code is not translated
+
+<div class="note">
+An HTML block is left as it is.
+</div>
+
+$$
+E = mc^2
+$$
+
+[guide]: https://example.com/guide "Title"
+
+[^1]: THIS IS A FOOTNOTE.
+
+SEE [guide] AND [THE DOCS][guide] AND ![alt text](img.png "Image"), SNAKE_CASE AND 2 * 3.
+"""
+
+
+def runs(unit) -> list[tuple[str, bool]]:
+    return [(run.text, run.fixed) for run in unit.runs]
+
+
+def test_units_are_the_prose_blocks_in_reading_order():
+    doc = markdown.read(README.encode())
+    assert [unit.source for unit in doc.units] == [
+        "Getting **started** with Qiao",
+        'Qiao translates *offline*. See [the guide](https://example.com/guide "Guide (v2)") or\n'
+        "<https://example.com> and https://example.org/path. Run `qiao --help` for <kbd>help</kbd>&nbsp;now[^1].",
+        "Please open the window.\nIt is raining __today__.",
+        "I like green tea.\nShe does not eat meat.",
+        "Where is the `train` station?",
+        "Turn left at the next corner.",
+        "Item",
+        "Price `usd`",
+        "Coffee \\| tea",
+        "5 dollars",
+        "Setext heading",
+        "[^1]: This is a footnote.",
+        'See [guide] and [the docs][guide] and ![alt text](img.png "Image"), snake_case and 2 * 3.',
+    ]
+    assert all(unit.split == "align" for unit in doc.units)
+
+
+def test_inline_markup_is_fixed_and_prose_is_not():
+    doc = markdown.read(README.encode())
+    assert runs(doc.units[0]) == [
+        ("Getting ", False),
+        ("**", True),
+        ("started", False),
+        ("**", True),
+        (" with Qiao", False),
+    ]
+    assert runs(doc.units[1]) == [
+        ("Qiao translates ", False),
+        ("*", True),
+        ("offline", False),
+        ("*", True),
+        (". See ", False),
+        ("[", True),
+        ("the guide", False),
+        ('](https://example.com/guide "Guide (v2)")', True),
+        (" or\n", False),
+        ("<https://example.com>", True),
+        (" and ", False),
+        ("https://example.org/path", True),
+        (". Run ", False),
+        ("`qiao --help`", True),
+        (" for ", False),
+        ("<kbd>", True),
+        ("help", False),
+        ("</kbd>&nbsp;", True),
+        ("now", False),
+        ("[^1]", True),
+        (".", False),
+    ]
+    assert runs(doc.units[-1]) == [
+        ("See ", False),
+        ("[guide]", True),  # a shortcut reference: its text is the label
+        (" and ", False),
+        ("[", True),
+        ("the docs", False),
+        ("][guide]", True),
+        (" and ", False),
+        ('![alt text](img.png "Image")', True),
+        (", snake_case and 2 * 3.", False),
+    ]
+
+
+def test_render_changes_only_the_prose():
+    doc = markdown.read(README.encode())
+    assert doc.render(upper(doc), target="zh").decode() == EXPECTED_UPPER
+
+
+def test_identity_gives_back_the_same_bytes_crlf_and_bom_included():
+    for data in (README.encode(), codecs.BOM_UTF8 + README.replace("\n", "\r\n").encode()):
+        doc = markdown.read(data)
+        assert len(doc.units) == 13
+        assert doc.render(identity(doc), target="zh") == data
+    crlf = markdown.read(codecs.BOM_UTF8 + README.replace("\n", "\r\n").encode())
+    assert crlf.render(upper(crlf), target="zh") == codecs.BOM_UTF8 + EXPECTED_UPPER.replace("\n", "\r\n").encode()
+
+
+def test_bold_markers_stay_around_a_translated_word():
+    doc = markdown.read(b"The **meeting** starts at 3 o'clock.\n")
+    assert runs(doc.units[0]) == [
+        ("The ", False),
+        ("**", True),
+        ("meeting", False),
+        ("**", True),
+        (" starts at 3 o'clock.", False),
+    ]
+    # The model kept the markers: the fixed runs are found in its output and the words between them stay bold.
+    out = doc.render(mapped(doc, {doc.units[0].source: "**会议**3点开始。"}), target="zh")
+    assert out.decode() == "**会议**3点开始。\n"
+
+
+def test_markup_around_a_word_left_without_text_is_taken_out():
+    doc = markdown.read(b"Qiao translates *offline* and [the guide](https://example.com) helps.\n")
+    new = ["Qiao离线翻译，", "*", "", "*", "", "[", "", "](https://example.com)", "指南有帮助。"]
+    assert [run.text for run in doc.units[0].runs][1:4] == ["*", "offline", "*"]
+    # `**` would show as two asterisks and `[ ](url)` as an empty link: both pairs go
+    assert doc.render([new], target="zh").decode() == "Qiao离线翻译，指南有帮助。\n"
+
+
+def test_a_footnote_definition_keeps_its_label():
+    doc = markdown.read(b"Text[^note].\n\n[^note]: The report is due on Friday.\n")
+    assert [(run.text, run.fixed) for run in doc.units[1].runs] == [
+        ("[^note]: ", True),
+        ("The report is due on Friday.", False),
+    ]
+    out = doc.render([None, distribute(doc.units[1], "报告要在周五之前交。")], target="zh")
+    assert out.decode() == "Text[^note].\n\n[^note]: 报告要在周五之前交。\n"
+
+
+def test_a_paragraph_translation_continues_on_the_blocks_own_lines():
+    doc = markdown.read(b"> - First line\n>   second line\n\nPlain\r\n")
+    out = doc.render([["One\nTwo\nThree\n\nFour"], ["A\nB"]], target="zh")
+    assert out == b"> - One\n>   Two\n>   Three\n>   Four\n\nA\r\nB\r\n"
+
+
+def test_headings_and_cells_stay_on_one_line_and_pipes_are_escaped():
+    doc = markdown.read(b"## Old title\n\n| a | b |\n|---|---|\n| c | d |\n")
+    out = doc.render([["New\ntitle"], ["x|y"], None, None, ["z"]], target="zh")
+    assert out == b"## New title\n\n| x\\|y | b |\n|---|---|\n| c | z |\n"
+
+
+def test_toml_front_matter_and_reference_definitions_are_untouched():
+    source = "+++\ntitle = 'Qiao'\n+++\n\nHello, how are you?\n\n[docs]: https://example.com\n"
+    doc = markdown.read(source.encode())
+    assert [unit.source for unit in doc.units] == ["Hello, how are you?"]
+    assert doc.render([["你好，你最近怎么样？"]], target="zh").decode() == source.replace(
+        "Hello, how are you?", "你好，你最近怎么样？"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("-\ttab item\n\tcontinued\n", "-\tTAB ITEM\n\tCONTINUED\n"),
+        ("1. one\n\n   > quoted in list\n   > more\n", "1. ONE\n\n   > QUOTED IN LIST\n   > MORE\n"),
+        ("hard break  \nnext\\\nlast\n", "HARD BREAK  \nNEXT\\\nLAST\n"),
+        ("Multi\nline setext\n---\n", "MULTI\nLINE SETEXT\n---\n"),
+        ("-\n  late start\n", "-\n  LATE START\n"),
+        ('a <span\nclass="x">b</span> c\n', 'A <span\nclass="x">B</span> C\n'),
+        ("* * *\n\n+ plus item\n", "* * *\n\n+ PLUS ITEM\n"),
+        ("<!-- comment -->\n\ntext after\n", "<!-- comment -->\n\nTEXT AFTER\n"),
+        ("- [ ] task item\n- [x] done\n", "- [ ] TASK ITEM\n- [x] DONE\n"),
+        ("&copy; 2024 Qiao\n", "&copy; 2024 QIAO\n"),
+    ],
+)
+def test_more_constructs(source, expected):
+    doc = markdown.read(source.encode())
+    assert doc.render(identity(doc), target="zh") == source.encode()
+    assert doc.render(upper(doc), target="zh").decode() == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain words", [("plain words", False)]),
+        ("a `code` b", [("a ", False), ("`code`", True), (" b", False)]),
+        ("``a ` b`` c", [("``a ` b``", True), (" c", False)]),
+        ("no `closing", [("no `closing", False)]),
+        ("2 * 3 * 4", [("2 * 3 * 4", False)]),
+        ("snake_case_name", [("snake_case_name", False)]),
+        ("~~gone~~ now", [("~~", True), ("gone", False), ("~~", True), (" now", False)]),
+        ("\\*not emphasis\\*", [("\\*not emphasis\\*", False)]),
+        ("mail <me@example.com> now", [("mail ", False), ("<me@example.com>", True), (" now", False)]),
+        ("see www.example.com.", [("see ", False), ("www.example.com", True), (".", False)]),
+        ("[a [nested] link](u)", [("[", True), ("a [nested] link", False), ("](u)", True)]),
+        ("[unknown] brackets", [("[unknown] brackets", False)]),
+        ("x <!-- note --> y", [("x ", False), ("<!-- note -->", True), (" y", False)]),
+    ],
+)
+def test_inline_spans(text, expected):
+    assert [(text[a:b], fixed) for a, b, fixed in inline_spans(text)] == expected
+
+
+def test_runs_cover_the_source_exactly():
+    doc = markdown.read(README.encode())
+    for unit in doc.units:
+        assert unit.runs == tuple(Run(run.text, run.fixed) for run in unit.runs)
+        assert all(run.text for run in unit.runs)
+
+
+def test_binary_is_refused():
+    with pytest.raises(DocumentError):
+        markdown.read(b"# Title\x00\x01\x02")
+
+
+def test_the_registry_finds_it():
+    assert registry.for_path(Path("README.md")) is markdown.FORMAT
+    assert registry.for_path(Path("notes.markdown")) is markdown.FORMAT
+
+
+def test_fuzzed_input_is_refused_or_read_never_a_crash():
+    assert assert_fuzz_safe(markdown.read, README.encode(), seed=2) > 20
+
+
+def test_hostile_nesting_and_huge_lines_stay_fast():
+    import time
+
+    for data in (b"[" * 30_000, b"> " * 30_000 + b"x", b"`" * 30_001, b"*a" * 30_000, b"[a](" * 20_000):
+        started = time.monotonic()
+        doc = markdown.read(data)
+        assert doc.render(identity(doc), target="zh") == data
+        assert time.monotonic() - started < 10
+
+
+@pytest.fixture(scope="module")
+def en_zh(bundle_dir):
+    return Translator(bundle_dir, precision="fp32", threads=1)
+
+
+def test_end_to_end_with_the_tiny_model(en_zh):
+    source = (
+        "# Good morning, everyone!\n\n"
+        "The weather is very nice.\n\n"
+        "- I like green tea.\n"
+        "- Where is the train station?\n\n"
+        "> Please open the window.\n\n"
+        "```\nThank you very much.\n```\n\n"
+        "| Thank you very much. |\n|---|\n| See you tomorrow. |\n"
+    )
+    doc = markdown.read(source.encode())
+    out = doc.render(translated(doc, en_zh), target="zh").decode()
+    c = CORPUS
+    assert out == (
+        f"# {c['Good morning, everyone!']}\n\n"
+        f"{c['The weather is very nice.']}\n\n"
+        f"- {c['I like green tea.']}\n"
+        f"- {c['Where is the train station?']}\n\n"
+        f"> {c['Please open the window.']}\n\n"
+        "```\nThank you very much.\n```\n\n"
+        f"| {c['Thank you very much.']} |\n|---|\n| {c['See you tomorrow.']} |\n"
+    )
