@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from engine.documents.model import Unit
+from engine.documents.model import Run, Unit
 
 # A cut is moved to the nearest natural break within this many characters of its ideal place.
 _BREAK_WINDOW = 12
@@ -115,7 +115,8 @@ def _align(text: str, members: list[int], unit: Unit, hints: Sequence[str | None
                 starts[k] = begin
         elif k < len(members):
             # Neighbours with nothing between them: the filler between the spans goes to one of them.
-            starts[k] = begin if previous_k < 0 else _filler_cut(text, previous_end, begin, previous_k, k, members, runs)
+            neighbours = (members[previous_k], members[k]) if previous_k >= 0 else None
+            starts[k] = begin if neighbours is None else _filler_cut(text, previous_end, begin, neighbours, runs)
         if k < len(members):
             previous_k, previous_end = k, chain[k][1]
     starts[0] = 0
@@ -126,13 +127,13 @@ def _align(text: str, members: list[int], unit: Unit, hints: Sequence[str | None
         out[i] = text[starts[k] : starts[k + 1]]
 
 
-def _filler_cut(text: str, end: int, begin: int, left: int, right: int, members: list[int], runs) -> int:
+def _filler_cut(text: str, end: int, begin: int, neighbours: tuple[int, int], runs: Sequence[Run]) -> int:
     """Where the text between two adjacent located spans is cut: whitespace goes where the source had it; other
     filler (particles, punctuation) goes to the run with the longer source, so a short formatted run stays tight."""
     filler = text[end:begin]
     if not filler:
         return begin
-    left_text, right_text = runs[members[left]].text, runs[members[right]].text
+    left_text, right_text = runs[neighbours[0]].text, runs[neighbours[1]].text
     if not filler.strip():
         if right_text[:1].isspace() and not left_text[-1:].isspace():
             return end
