@@ -50,16 +50,28 @@ def distribute(unit: Unit, translation: str, run_translations: Sequence[str | No
     # Walk the gaps between located fixed runs: each gap's text goes to the translatable runs between them.
     pos = 0
     start_run = 0
+    carry = ""  # text the model put before a fixed run that has no translatable run before it
+    last_member: int | None = None
     for index, (begin, end) in [*anchors, (len(runs), (len(translation), len(translation)))]:
-        gap = translation[pos:begin]
+        gap = carry + translation[pos:begin]
+        carry = ""
         members = [i for i in range(start_run, index) if not runs[i].fixed]
         for i in range(start_run, index):
             if runs[i].fixed:
                 out[i] = runs[i].text
-        if members and hints is not None:
+        if not members:
+            # Text beside fixed runs only: it joins the previous translatable share, or the next one when there is
+            # none before, so nothing is lost and the order is kept.
+            if last_member is not None:
+                out[last_member] += gap
+            else:
+                carry = gap
+        elif hints is not None:
             _align(gap, members, unit, hints, out)
         else:
             _share(gap, members, unit, out)
+        if members:
+            last_member = members[-1]
         if index < len(runs):
             out[index] = runs[index].text
         pos = end
@@ -129,7 +141,8 @@ def _align(text: str, members: list[int], unit: Unit, hints: Sequence[str | None
 
 def _filler_cut(text: str, end: int, begin: int, neighbours: tuple[int, int], runs: Sequence[Run]) -> int:
     """Where the text between two adjacent located spans is cut: whitespace goes where the source had it; other
-    filler (particles, punctuation) goes to the run with the longer source, so a short formatted run stays tight."""
+    filler (particles, punctuation, spaces the source had not) goes to the run with the longer source, so a short
+    formatted run stays tight."""
     filler = text[end:begin]
     if not filler:
         return begin
@@ -137,7 +150,8 @@ def _filler_cut(text: str, end: int, begin: int, neighbours: tuple[int, int], ru
     if not filler.strip():
         if right_text[:1].isspace() and not left_text[-1:].isspace():
             return end
-        return begin
+        if left_text[-1:].isspace() and not right_text[:1].isspace():
+            return begin
     return begin if len(left_text.strip()) >= len(right_text.strip()) else end
 
 
@@ -249,18 +263,6 @@ def _length_cuts(text: str, weights: list[int]) -> list[int]:
 
 def _share(text: str, members: list[int], unit: Unit, out: list[str]) -> None:
     """Give `text` to the runs `members` (translatable, consecutive in reading order) by source length."""
-    if not members:
-        if text.strip():
-            # No translatable run here (text the model put beside a fixed run): give it to the previous share so
-            # nothing is lost; the caller's order keeps it next to where it was.
-            last = max((i for i, run in enumerate(unit.runs) if not run.fixed and out[i]), default=None)
-            if last is not None:
-                out[last] += text
-            else:
-                first = next((i for i, run in enumerate(unit.runs) if not run.fixed), None)
-                if first is not None:
-                    out[first] += text
-        return
     cuts = _length_cuts(text, [len(unit.runs[i].text.strip()) for i in members])
     bounds = [0, *cuts, len(text)]
     for k, i in enumerate(members):

@@ -86,7 +86,9 @@ class _Slot:
 
 
 @dataclass(frozen=True)
-class _Decoded:
+class Decoded:
+    """A page's text and how to write it back in the same bytes: its encoding and byte order mark."""
+
     text: str
     encoding: str
     bom: bytes
@@ -96,7 +98,7 @@ class HtmlDocument:
     """A read page: its units and where each run came from (engine.documents.model.Extracted)."""
 
     def __init__(
-        self, data: bytes, decoded: _Decoded, units: list[Unit], slots: list[list[_Slot | None]], langs: list[_Slot]
+        self, data: bytes, decoded: Decoded, units: list[Unit], slots: list[list[_Slot | None]], langs: list[_Slot]
     ) -> None:
         self._data = data
         self._decoded = decoded
@@ -130,10 +132,10 @@ class HtmlDocument:
                     edits.append((slot.start, slot.end, slot.replacement(target)))
         if not edits:
             return self._data
-        return _splice(self._data, self._decoded, sorted(edits))
+        return splice(self._data, self._decoded, sorted(edits))
 
 
-def _splice(data: bytes, decoded: _Decoded, edits: list[tuple[int, int, str]]) -> bytes:
+def splice(data: bytes, decoded: Decoded, edits: list[tuple[int, int, str]]) -> bytes:
     """`data` with the decoded ranges in `edits` replaced; every other byte copied from `data` itself."""
     text, encoding = decoded.text, decoded.encoding
     out = [decoded.bom]
@@ -164,7 +166,7 @@ def read(data: bytes) -> HtmlDocument:
     return HtmlDocument(data, decoded, units, slots, builder.langs)
 
 
-def decode(data: bytes) -> _Decoded:
+def decode(data: bytes) -> Decoded:
     """The page's text, by its byte order mark, else its declared charset (XML declaration or <meta>), else UTF-8,
     else (undeclared and not UTF-8) the best guess of charset-normalizer."""
     for bom, encoding in _BOMS:
@@ -203,7 +205,7 @@ def _codec(name: str) -> str | None:
     return "utf-8" if found.startswith(("utf-16", "utf-32")) else found
 
 
-def _decode_as(body: bytes, encoding: str, bom: bytes, *, declared: bool) -> _Decoded:
+def _decode_as(body: bytes, encoding: str, bom: bytes, *, declared: bool) -> Decoded:
     try:
         text = body.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -213,7 +215,7 @@ def _decode_as(body: bytes, encoding: str, bom: bytes, *, declared: bool) -> _De
         ) from exc
     if "\x00" in text:
         raise DocumentError("this file contains binary data (NUL characters); it is not a web page")
-    return _Decoded(text, encoding, bom)
+    return Decoded(text, encoding, bom)
 
 
 @dataclass
