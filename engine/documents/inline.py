@@ -152,7 +152,12 @@ def _filler_cut(text: str, end: int, begin: int, neighbours: tuple[int, int], ru
             return end
         if left_text[-1:].isspace() and not right_text[:1].isspace():
             return begin
-    return begin if len(left_text.strip()) >= len(right_text.strip()) else end
+    # The filler's own edge spaces stay outside the run that gets it unless that run's source had them there.
+    lead = len(filler) - len(filler.lstrip())
+    trail = len(filler) - len(filler.rstrip())
+    if len(left_text.strip()) >= len(right_text.strip()):
+        return begin - trail if right_text[:1].isspace() and trail < len(filler) else begin
+    return end if right_text[:1].isspace() or lead == len(filler) else end + lead
 
 
 class _Matcher:

@@ -71,9 +71,8 @@ def test_whitespace_goes_where_the_source_had_it():
     u = unit("Read ", "the manual", " first.")
     translation = "Lisez le manual first."
     shares = distribute(u, translation, ["Lisez", "manual", "first."])
-    assert shares[1].startswith("manual")
-    assert shares[0].endswith(" ")
-    assert_guarantees(u, translation, shares)
+    # "le" is the translation of "the": it joins the longer neighbour; the space before it stays outside.
+    assert shares == ["Lisez ", "le manual", " first."]
 
 
 def test_fixed_runs_come_back_verbatim_and_are_taken_out_of_the_shares():
