@@ -52,6 +52,8 @@ BUTTON_INPUTS = frozenset(("submit", "button", "reset"))
 
 _SPACE = " \t\n\r\f"  # HTML's whitespace (a no-break space is text)
 _SPACES = re.compile(r"[ \t\n\r\f]+")
+# A run that is only an address (a link showing its URL or e-mail address) is kept as it is: a fixed run.
+_ADDRESS = re.compile(r"(?:(?:https?|ftp)://|www\.|mailto:)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE)
 _ATTR = re.compile(r"""([^\s/>"'=][^\s/>=]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"'][^\s>]*)))?""")
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)""")
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
@@ -419,11 +421,16 @@ class _Builder(HTMLParser):
                 start += len(raw) - len(raw.lstrip(_SPACE))
             if index == len(pieces) - 1:
                 end -= len(raw) - len(raw.rstrip(_SPACE))
-            runs.append(Run(_collapse(html.unescape(text[start:end]))))
-            slots.append(_Slot(start, end))
+            value = _collapse(html.unescape(text[start:end]))
+            if _ADDRESS.fullmatch(value.strip()):
+                runs.append(Run(value, fixed=True))
+                slots.append(None)
+            else:
+                runs.append(Run(value))
+                slots.append(_Slot(start, end))
         unit = Unit(tuple(runs))
         if unit.translatable:
-            key = next(slot.start for slot in slots if slot is not None)
+            key = next(slot.start for slot in slots if slot is not None)  # translatable: a text run exists
             self.found.append((key, unit, slots))
 
     def finish(self) -> tuple[list[Unit], list[list[_Slot | None]]]:

@@ -53,7 +53,7 @@ PAGE = """<!DOCTYPE html>
       <select><option value="1">I like green tea.</option></select>
     </form>
   </article>
-  <footer>&copy; 2024 &ndash; <a href="mailto:x@example.org">x@example.org</a></footer>
+  <footer>&copy; 2024 Travel notes &ndash; <a href="mailto:x@example.org">x@example.org</a></footer>
 </body>
 </html>
 """
@@ -86,7 +86,7 @@ def test_units_are_the_visible_text_in_reading_order():
         "Thank you very much.",
         "See you tomorrow.",
         "I like green tea.",
-        "© 2024 – x@example.org",
+        "© 2024 Travel notes – x@example.org",
     ]
 
 
@@ -101,6 +101,8 @@ def test_inline_markup_cuts_a_sentence_into_runs():
         "?",
     ]
     assert not any(run.fixed for run in sentence.runs)
+    footer = document.units[-1]
+    assert [(r.text, r.fixed) for r in footer.runs] == [("© 2024 Travel notes – ", False), ("x@example.org", True)]
     code = next(u for u in document.units if u.source.startswith("Run"))
     assert [(run.text, run.fixed) for run in code.runs] == [
         ("Run ", False),
@@ -226,6 +228,10 @@ def test_unclosed_skip_region_leaves_the_rest_untouched():
     data = b"<p>Hello</p><pre>never <b>translated</b> <p>nor this"
     document = html.read(data)
     assert sources(document) == ["Hello"]
+
+
+def test_text_without_letters_is_not_a_unit():
+    assert sources(html.read(b"<p>2024</p><td> | </td><p>&copy; &ndash; 42</p><p>Hi</p>")) == ["Hi"]
 
 
 def test_attribute_entities_are_decoded_for_translation():
