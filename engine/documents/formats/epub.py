@@ -10,12 +10,13 @@ other zip-based formats later.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import posixpath
 import re
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
@@ -70,6 +71,7 @@ def read(data: bytes) -> EpubDocument:
     """The book's units (DocumentError for anything that is not a readable, DRM-free EPUB)."""
     with _open_zip(data) as archive:
         members = _checked_members(archive)
+        _verify_members(archive, members)
         names = {info.filename for info in members}
         _refuse_drm(archive, names)
         if "mimetype" in names and _read_member(archive, archive.getinfo("mimetype")).strip() != MIMETYPE:
@@ -121,9 +123,24 @@ def _checked_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
     return members
 
 
+def _verify_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]) -> None:
+    """Unpack every member once (checking its CRC), so a damaged image fails the read, not the write."""
+    for info in members:
+        with _member_errors(info), archive.open(info) as stream:
+            while stream.read(1024 * 1024):
+                pass
+
+
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    try:
+    with _member_errors(info):
         return archive.read(info)
+
+
+@contextlib.contextmanager
+def _member_errors(info: zipfile.ZipInfo) -> Iterator[None]:
+    """zipfile's and zlib's many exceptions for a damaged member, as one DocumentError."""
+    try:
+        yield
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
         raise DocumentError(f"{info.filename} in this book cannot be unpacked: it is damaged ({exc})") from exc
 
