@@ -26,6 +26,8 @@ from engine.documents.model import Run, Unit
 _BREAK_WINDOW = 12
 # At most this many places are considered for one run's match (a repeated word): bounds the chain search.
 _MAX_CANDIDATES = 6
+# Above this many candidate places in one gap, only each run's best is kept (the chain search is quadratic in them).
+_MAX_NODES = 320
 # Longer run translations are matched by their first characters only: bounds the matcher's work per run.
 _MAX_PROBE = 200
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
@@ -227,6 +229,8 @@ class _Matcher:
 def _best_chain(candidates: list[list[tuple[float, int, int]]]) -> dict[int, tuple[int, int]]:
     """The highest-scoring choice of at most one span per member with spans increasing and not overlapping in
     member order (a weighted longest increasing chain; members × candidates is small and bounded)."""
+    if sum(len(spans) for spans in candidates) > _MAX_NODES:  # a very long paragraph: each run's best place only
+        candidates = [sorted(spans, reverse=True)[:1] for spans in candidates]
     nodes = [(k, score, start, end) for k, spans in enumerate(candidates) for score, start, end in spans]
     if not nodes:
         return {}

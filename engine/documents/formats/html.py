@@ -57,6 +57,7 @@ _ADDRESS = re.compile(r"(?:(?:https?|ftp)://|www\.|mailto:)\S+|[\w.+-]+@[\w-]+(?
 _ATTR = re.compile(r"""([^\s/>"'=][^\s/>=]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"'][^\s>]*)))?""")
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)""")
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+_AS_WINDOWS_1252 = frozenset(("latin-1", "iso8859-1", "ascii"))
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -182,6 +183,13 @@ def decode(data: bytes) -> Decoded:
             declared = _codec(match.group(1).decode("ascii"))
             if declared:
                 break
+    if declared in _AS_WINDOWS_1252:
+        # Browsers read these labels as windows-1252 (curly quotes, dashes and € in 0x80-0x9F); a page using a
+        # byte windows-1252 leaves undefined is read as the label says.
+        try:
+            return _decode_as(data, "cp1252", b"", declared=True)
+        except DocumentError:
+            pass
     if declared:
         return _decode_as(data, declared, b"", declared=True)
     try:

@@ -194,6 +194,14 @@ def test_byte_order_mark_kept(bom, codec):
     assert document.render([["明天见。"]], target="zh") == bom + "<p>明天见。</p>".encode(codec)
 
 
+def test_latin_1_label_reads_as_windows_1252_like_a_browser():
+    head = b'<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
+    data = head + "<p>“Thank you very much.” – 5 €</p>".encode("cp1252")
+    document = html.read(data)
+    assert sources(document) == ["“Thank you very much.” – 5 €"]
+    assert document.render([["“非常感谢。” – 5 €"]], target="zh").startswith(head + b"<p>\x93&#38750;")
+
+
 def test_xml_declaration_names_the_encoding():
     data = '<?xml version="1.0" encoding="ISO-8859-1"?><html><body><p>Ça va</p></body></html>'.encode("latin-1")
     document = html.read(data)
