@@ -113,7 +113,7 @@ def _align(text: str, members: list[int], unit: Unit, hints: Sequence[str | None
         _share(text, members, unit, out)
         return
     located = sorted(chain)
-    # Cut points: bounds[k] is where member k's share starts; members between located ones share what is between.
+    # Cut points: starts[k] is where member k's share starts; members between located ones share what is between.
     starts = [0] * (len(members) + 1)
     starts[len(members)] = len(text)
     previous_k, previous_end = -1, 0

@@ -322,3 +322,14 @@ def test_end_to_end_with_the_tiny_model(bundle_dir):
     assert "大家早上好！" in out["OEBPS/nav.xhtml"].decode()
     for name in CONTENT:
         assert tags(out[name]) == tags(members()[name])
+
+
+def test_directory_entries_are_kept():
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in members().items():
+            archive.writestr(name, data)
+        archive.writestr(zipfile.ZipInfo("OEBPS/fonts/"), b"")
+    book = epub.read(out.getvalue())
+    with zipfile.ZipFile(io.BytesIO(book.render(made_up(book), target="zh"))) as archive:
+        assert archive.getinfo("OEBPS/fonts/").is_dir()
