@@ -19,7 +19,7 @@ import codecs
 import html
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -57,6 +57,9 @@ _ADDRESS = re.compile(r"(?:(?:https?|ftp)://|www\.|mailto:)\S+|[\w.+-]+@[\w-]+(?
 _ATTR = re.compile(r"""([^\s/>"'=][^\s/>=]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"'][^\s>]*)))?""")
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)""")
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+_AMP_HASH = re.compile("&#")
+_GIVEN_UP = re.compile("<[A-Za-z/!?]")
+_CHARREF = re.compile("&#(?:[0-9]+|[xX][0-9a-fA-F]+)[^0-9a-fA-F]")  # html.parser's own test
 _AS_WINDOWS_1252 = frozenset(("latin-1", "iso8859-1", "ascii"))
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -161,12 +164,25 @@ def read(data: bytes) -> HtmlDocument:
     decoded = decode(data)
     builder = _Builder(decoded.text)
     try:
-        builder.feed(decoded.text)
+        for chunk in _chunks(decoded.text):
+            builder.feed(chunk)
         builder.close()
     except Exception as exc:  # html.parser is tolerant, but garbage can still trip it: a message, not a traceback
         raise DocumentError(f"this page could not be read as HTML ({exc})") from exc
     units, slots = builder.finish()
     return HtmlDocument(data, decoded, units, slots, builder.langs)
+
+
+def _chunks(text: str) -> Iterator[str]:
+    """The page in pieces that each start at a `&#` that is not a character reference. html.parser stops at such
+    a `&#` until more text is fed; fed in one piece, everything after a second one would be parsed at close() in
+    its end-of-input mode, where markup can come back as text."""
+    start = 0
+    for match in _AMP_HASH.finditer(text):
+        if not _CHARREF.match(text, match.start()) and match.start() > start:
+            yield text[start : match.start()]
+            start = match.start()
+    yield text[start:]
 
 
 def decode(data: bytes) -> Decoded:
@@ -251,6 +267,8 @@ class _Builder(HTMLParser):
         self.found: list[tuple[int, Unit, list[_Slot | None]]] = []
         self.langs: list[_Slot] = []
         self.seen_html = False
+        self.gave_up = False
+        self.closing = False
 
     def _at(self) -> int:
         line, column = self.getpos()
@@ -259,6 +277,8 @@ class _Builder(HTMLParser):
     # -- text -------------------------------------------------------------------------------------------------
 
     def _text(self, start: int, end: int) -> None:
+        if self.gave_up:
+            return
         if self.quiet_at is not None:
             if self.stack[self.quiet_at].fixed:
                 self.fixed_text.append(self.text[start:end])
@@ -271,6 +291,13 @@ class _Builder(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         start = self._at()
+        if self.quiet_at is None and (_GIVEN_UP.search(data) or _GIVEN_UP.match(self.text, start)):
+            # Markup the parser gave up on and passed on as text: a malformed tag is left as it is; at the end of
+            # the input (a `<!-- …` or `<a href=…` the page never finished, or all that follows a `&#` with no `;`
+            # after it) a browser shows none of it, so everything after it is left too.
+            self._close_segment()
+            self.gave_up = self.gave_up or self.closing
+            return
         self._text(start, start + len(data))
 
     def handle_entityref(self, name: str) -> None:
@@ -360,6 +387,7 @@ class _Builder(HTMLParser):
             self._flush()
 
     def close(self) -> None:
+        self.closing = True
         super().close()
         self._close_segment()
         if self.quiet_at is not None and self.stack[self.quiet_at].fixed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+from engine.documents.formats.html import _chunks as chunks
 from engine.documents.inline import distribute
 from engine.documents.model import Extracted
 
@@ -79,7 +80,8 @@ def markup(text: str) -> list[tuple]:
     """The page's tags (attributes a translation may change left out), comments, declarations, and the raw text
     of script/style/pre/code: what must be identical before and after translation."""
     parser = _Markup()
-    parser.feed(text)
+    for chunk in chunks(text):  # fed as the reader feeds it (html.parser's result depends on it, see _chunks)
+        parser.feed(chunk)
     parser.close()
     return parser.events
 

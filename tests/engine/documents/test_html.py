@@ -268,6 +268,73 @@ def test_registry_knows_the_format(tmp_path):
         assert registry.for_path(tmp_path / name).name == "html"
 
 
+def test_broken_character_references_do_not_turn_markup_into_text():
+    # html.parser stops at a `&#` that is no reference; fed carelessly, what follows a second one comes back as text.
+    data = b"<p>AT&#T and <b>bold</b>; &#x;</p><p>World <b>peace</b></p><p>Good morning, everyone!</p>"
+    document = html.read(data)
+    assert sources(document)[-2:] == ["World peace", "Good morning, everyone!"]
+    out = document.render(made_up(document), target="zh").decode()
+    assert markup(out) == markup(data.decode())
+    assert "<p>«WORLD»&lt;&amp;&gt;<b>«PEACE»&lt;&amp;&gt;</b></p>" in out
+
+
+def test_unfinished_markup_at_the_end_is_left_alone():
+    data = b"<p>Hello</p><!-- never closed <p>Thank you very much.</p>"
+    document = html.read(data)
+    assert sources(document) == ["Hello"]
+    data = b'<p>Hello</p><a href="x'
+    assert sources(html.read(data)) == ["Hello"]
+
+
+def test_malformed_tag_is_left_alone_and_the_rest_read():
+    data = b"<p>Hello <a b='c' ^> there</p><p>Thank you very much.</p>"
+    document = html.read(data)
+    assert sources(document) == ["Hello  there", "Thank you very much."]
+    out = document.render(made_up(document), target="zh")
+    assert b"<a b='c' ^>" in out
+
+
+_RANDOM_TAGS = ["p", "div", "b", "i", "a", "span", "code", "pre", "li", "td", "h1", "em", "script", "style", "textarea"]
+
+
+def _random_page(rng: random.Random, depth: int = 0) -> str:
+    out = []
+    for _ in range(rng.randint(0, 5)):
+        roll = rng.random()
+        if roll < 0.35 or depth > 5:
+            texts = [
+                "Hello",
+                "world",
+                " ",
+                "\n  ",
+                "tea &amp; cake",
+                "a &lt; b",
+                "&#169; 2024",
+                "&copy;",
+                "café",
+                "世界",
+            ]
+            out.append(rng.choice(texts))
+        elif roll < 0.45:
+            out.append(rng.choice(['<img src="a.png" alt="A cup">', "<br>", "<!-- note -->", "<input placeholder=Hi>"]))
+        else:
+            tag = rng.choice(_RANDOM_TAGS)
+            attrs = rng.choice(["", ' class="x"', ' title="Tip &amp; trick"', ' translate="no"', " class=notranslate"])
+            inner = "var a = 1 < 2;" if tag in ("script", "style") else _random_page(rng, depth + 1)
+            out.append(f"<{tag}{attrs}>{inner}</{tag}>")
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_random_pages_keep_their_markup(seed):
+    page = '<!DOCTYPE html><html lang="en"><head><title>T</title></head><body>' + _random_page(random.Random(seed))
+    data = (page + "</body></html>").encode()
+    document = html.read(data)
+    assert document.render([None] * len(document.units), target="zh") == data
+    out = document.render(made_up(document), target="zh").decode()
+    assert markup(out) == markup(data.decode())
+
+
 # -- fuzz: never a traceback ------------------------------------------------------------------------------------
 
 
