@@ -1,5 +1,6 @@
-"""EPUB books: the XHTML content documents the package lists are translated with the HTML logic; every other
-member (images, styles, fonts, the table of contents file, metadata) is copied unchanged.
+"""EPUB books: the XHTML content documents the package lists are translated with the HTML logic, and so are the
+book's title and the labels of an EPUB 2 table of contents (toc.ncx); every other member (images, styles, fonts,
+other metadata) is copied unchanged.
 
 An EPUB is a zip whose first member is an uncompressed `mimetype`; META-INF/container.xml names the package (OPF)
 file, whose manifest lists the content documents. Books with DRM (encrypted members) are refused, and so are
@@ -17,11 +18,13 @@ import re
 import zipfile
 import zlib
 from collections.abc import Iterator, Sequence
+from html import escape, unescape
+from typing import Protocol
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
 from engine.documents.formats import html
-from engine.documents.model import DocumentError, DocumentFormat, Unit
+from engine.documents.model import DocumentError, DocumentFormat, Run, Unit
 
 MAX_MEMBERS = 10_000
 MAX_UNCOMPRESSED = 1024 * 1024 * 1024  # all members together, as the archive declares them (zipfile enforces it)
@@ -29,42 +32,86 @@ MIMETYPE = b"application/epub+zip"
 CONTENT_TYPES = frozenset(("application/xhtml+xml", "text/html"))
 # Font obfuscation (IDPF, Adobe) is declared in encryption.xml without making the book unreadable; anything else is DRM.
 FONT_OBFUSCATION = frozenset(("http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"))
+NCX_TYPE = "application/x-dtbncx+xml"
+_TITLE = re.compile(r"<(?:[\w.-]+:)?title\b[^>]*>([^<]*)</(?:[\w.-]+:)?title\s*>")
+_NCX_TEXT = re.compile(r"<(?:[\w.-]+:)?text\b[^>]*>([^<]*)</(?:[\w.-]+:)?text\s*>")
 _LANGUAGE = re.compile(r"(<(?:[\w.-]+:)?language\b[^>]*>)([^<]*)(</)")
 
 
-class EpubDocument:
-    """A read book: the units of all its content documents, in spine-independent manifest order."""
+class _Part(Protocol):
+    """One member's translatable part (a content document, the table of contents, the package's title)."""
 
-    def __init__(
-        self, data: bytes, members: list[zipfile.ZipInfo], chapters: list[tuple[str, html.HtmlDocument]], opf: str
-    ) -> None:
+    @property
+    def units(self) -> Sequence[Unit]: ...
+
+    def render(self, translations: Sequence[Sequence[str] | None], *, target: str) -> bytes: ...
+
+
+class EpubDocument:
+    """A read book: the package's title, then the units of its content documents and EPUB 2 table of contents, in
+    manifest order."""
+
+    def __init__(self, data: bytes, members: list[zipfile.ZipInfo], parts: list[tuple[str, _Part]], opf: str) -> None:
         self._data = data
         self._members = members
-        self._chapters = chapters
+        self._parts = parts
         self._opf = opf
-        self._units = [unit for _, chapter in chapters for unit in chapter.units]
+        self._units = [unit for _, part in parts for unit in part.units]
 
     @property
     def units(self) -> Sequence[Unit]:
         return self._units
 
     def render(self, translations: Sequence[Sequence[str] | None], *, target: str) -> bytes:
-        """The book with its chapters' units replaced (see engine.documents.model.Extracted); the package's
-        dc:language set to `target` when anything was translated."""
+        """The book with its units replaced (see engine.documents.model.Extracted); the package's dc:language set
+        to `target` when anything was translated."""
         if len(translations) != len(self._units):
             raise DocumentError(f"{len(translations)} translations for a book of {len(self._units)} units")
         with _open_zip(self._data) as archive:
             replaced: dict[str, bytes] = {}
             at = 0
-            for name, chapter in self._chapters:
-                part = translations[at : at + len(chapter.units)]
-                at += len(chapter.units)
-                if any(item is not None for item in part):
-                    replaced[name] = chapter.render(part, target=target)
+            for name, part in self._parts:
+                mine = translations[at : at + len(part.units)]
+                at += len(part.units)
+                if any(item is not None for item in mine):
+                    replaced[name] = part.render(mine, target=target)
             if any(item is not None for item in translations):
-                package = _read_member(archive, archive.getinfo(self._opf))
+                package = replaced.get(self._opf) or _read_member(archive, archive.getinfo(self._opf))
                 replaced[self._opf] = _set_language(package, target)
             return _write_zip(archive, self._members, replaced)
+
+
+class _Labels:
+    """The texts of simple XML elements (the package's dc:title, an NCX table of contents' <text> labels): one
+    unit each, written back escaped; every other byte kept."""
+
+    def __init__(self, data: bytes, pattern: re.Pattern[str]) -> None:
+        self._data = data
+        self._decoded = html.decode(data)
+        self._slots: list[tuple[int, int]] = []
+        self._units: list[Unit] = []
+        text = self._decoded.text
+        for match in pattern.finditer(text):
+            start, end = match.span(1)
+            raw = text[start:end]
+            start += len(raw) - len(raw.lstrip())
+            end -= len(raw) - len(raw.rstrip())
+            unit = Unit((Run(" ".join(unescape(text[start:end]).split())),))
+            if unit.translatable:
+                self._units.append(unit)
+                self._slots.append((start, end))
+
+    @property
+    def units(self) -> Sequence[Unit]:
+        return self._units
+
+    def render(self, translations: Sequence[Sequence[str] | None], *, target: str) -> bytes:
+        edits = [
+            (start, end, escape(new[0], quote=False))
+            for (start, end), unit, new in zip(self._slots, self._units, translations)
+            if new is not None and new[0] != unit.runs[0].text
+        ]
+        return html.splice(self._data, self._decoded, edits) if edits else self._data
 
 
 def read(data: bytes) -> EpubDocument:
@@ -77,15 +124,22 @@ def read(data: bytes) -> EpubDocument:
         if "mimetype" in names and _read_member(archive, archive.getinfo("mimetype")).strip() != MIMETYPE:
             raise DocumentError("this zip file is not an EPUB book (its mimetype member says otherwise)")
         opf = _package_path(archive, names)
-        chapters = []
-        for name in _content_documents(_read_member(archive, archive.getinfo(opf)), opf):
+        package = _read_member(archive, archive.getinfo(opf))
+        parts: list[tuple[str, _Part]] = []
+        for name, kind in [(opf, "package"), *_manifest(package, opf)]:
             if name not in names:
                 continue  # a manifest entry without its file: nothing to translate, readers skip it too
             try:
-                chapters.append((name, html.read(_read_member(archive, archive.getinfo(name)))))
+                member = _read_member(archive, archive.getinfo(name))
+                if kind == "package":
+                    parts.append((name, _Labels(member, _TITLE)))
+                elif kind == "ncx":
+                    parts.append((name, _Labels(member, _NCX_TEXT)))
+                else:
+                    parts.append((name, html.read(member)))
             except DocumentError as exc:
                 raise DocumentError(f"{name} in this book: {exc}") from exc
-    return EpubDocument(data, members, chapters, opf)
+    return EpubDocument(data, members, parts, opf)
 
 
 # -- zip --------------------------------------------------------------------------------------------------------
@@ -199,19 +253,22 @@ def _package_path(archive: zipfile.ZipFile, names: set[str]) -> str:
     raise DocumentError("this EPUB's container.xml names no package file that the book contains; it is damaged")
 
 
-def _content_documents(package: bytes, opf: str) -> list[str]:
-    """The archive names of the XHTML content documents in the manifest (the navigation document included)."""
+def _manifest(package: bytes, opf: str) -> list[tuple[str, str]]:
+    """(archive name, "xhtml" or "ncx") of the manifest's content documents (the navigation document included) and
+    EPUB 2 tables of contents, in manifest order."""
     root = _xml(package, opf)
     base = posixpath.dirname(opf)
-    found = []
+    found: list[tuple[str, str]] = []
     for element in root.iter():
-        if _local(element.tag) != "item" or element.get("media-type", "").lower() not in CONTENT_TYPES:
+        media_type = element.get("media-type", "").lower()
+        kind = "xhtml" if media_type in CONTENT_TYPES else "ncx" if media_type == NCX_TYPE else None
+        if _local(element.tag) != "item" or kind is None:
             continue
         href = unquote(element.get("href", "").split("#", 1)[0])
         if href:
             name = posixpath.normpath(posixpath.join(base, href))
-            if name not in found:
-                found.append(name)
+            if name not in (seen for seen, _ in found):
+                found.append((name, kind))
     return found
 
 
