@@ -60,6 +60,7 @@ _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._
 _AMP_HASH = re.compile("&#")
 _GIVEN_UP = re.compile("<[A-Za-z/!?]")
 _CHARREF = re.compile("&#(?:[0-9]+|[xX][0-9a-fA-F]+)[^0-9a-fA-F]")  # html.parser's own test
+_STATEFUL = frozenset(("utf-7", "hz"))  # encodings whose pieces cannot be written one by one
 _AS_WINDOWS_1252 = frozenset(("latin-1", "iso8859-1", "ascii"))
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -232,6 +233,15 @@ def _codec(name: str) -> str | None:
 
 
 def _decode_as(body: bytes, encoding: str, bom: bytes, *, declared: bool) -> Decoded:
+    """`body` decoded, checked to encode back to the same bytes piece by piece (what render relies on)."""
+    try:
+        encoding = codecs.lookup(encoding).name
+    except LookupError as exc:
+        raise DocumentError(f"this page's encoding {encoding!r} is not one Qiao knows; re-save it as UTF-8") from exc
+    if encoding in ("utf-16", "utf-32"):  # no byte order mark: these would write one before every piece
+        encoding += "-le"
+    if encoding.startswith("iso2022") or encoding in _STATEFUL:
+        raise DocumentError(f"Qiao cannot write pages in the {encoding} encoding; re-save the page as UTF-8")
     try:
         text = body.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -241,6 +251,8 @@ def _decode_as(body: bytes, encoding: str, bom: bytes, *, declared: bool) -> Dec
         ) from exc
     if "\x00" in text:
         raise DocumentError("this file contains binary data (NUL characters); it is not a web page")
+    if text.encode(encoding) != body:
+        raise DocumentError(f"this page's {encoding} text does not survive being read and written; save it as UTF-8")
     return Decoded(text, encoding, bom)
 
 

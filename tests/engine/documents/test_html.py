@@ -202,6 +202,20 @@ def test_latin_1_label_reads_as_windows_1252_like_a_browser():
     assert document.render([["“非常感谢。” – 5 €"]], target="zh").startswith(head + b"<p>\x93&#38750;")
 
 
+def test_gbk_page_from_chinese():
+    data = '<meta charset="gbk"><p>我喜欢绿茶。</p><pre>保留</pre>'.encode("gbk")
+    document = html.read(data)
+    assert sources(document) == ["我喜欢绿茶。"]
+    assert document.render([["I like green tea."]], target="en") == (
+        '<meta charset="gbk"><p>I like green tea.</p><pre>保留</pre>'.encode("gbk")
+    )
+
+
+def test_stateful_encoding_is_refused():
+    with pytest.raises(DocumentError, match="re-save"):
+        html.read('<meta charset="iso-2022-jp"><p>日本</p>'.encode("iso-2022-jp"))
+
+
 def test_xml_declaration_names_the_encoding():
     data = '<?xml version="1.0" encoding="ISO-8859-1"?><html><body><p>Ça va</p></body></html>'.encode("latin-1")
     document = html.read(data)
