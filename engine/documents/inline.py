@@ -32,6 +32,12 @@ _MAX_NODES = 320
 _MAX_PROBE = 200
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"\w+")
+# English words too common for one of them alone to show where a run's meaning is.
+_COMMON_WORDS = (
+    "the and for you your are was were not but with this that from have has had its our their they them his her "
+    "she him who what when where which will would can could all any one"
+)
+_COMMON = frozenset(_COMMON_WORDS.split())
 
 
 def distribute(unit: Unit, translation: str, run_translations: Sequence[str | None] | None = None) -> list[str]:
@@ -208,7 +214,7 @@ class _Matcher:
             return False
         if self.by_chars:
             return len(needle) >= 2 or probe_size == 1
-        return len(needle) >= 2 or len(needle[0]) >= 3 or probe_size == 1
+        return len(needle) >= 2 or (len(needle[0]) >= 3 and needle[0] not in _COMMON) or probe_size == 1
 
     def _occurrences(self, needle: list[str], first: int) -> list[int]:
         """Token indices where `needle` occurs, the first one found by the matcher included."""

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from engine.documents.inline import distribute
+from engine.documents.inline import _Matcher, distribute
 from engine.documents.model import Run, Unit
 
 
@@ -100,6 +100,22 @@ def test_repeated_words_are_matched_in_reading_order():
     assert shares[1] == "猫"
     assert shares[3] == "猫"
     assert_guarantees(u, translation, shares)
+
+
+def test_repeated_words_in_an_english_target():
+    u = unit("我的", "猫", "看见了你的", "猫", "。")
+    translation = "My cat saw your cat."
+    shares = distribute(u, translation, ["my", "cat", "saw your", "cat", "."])
+    assert shares == ["My ", "cat", " saw your ", "cat", "."]
+
+
+def test_one_common_word_is_not_trusted():
+    english = _Matcher("The weather is fine today")
+    assert english.spans("the day", 0.5) == []  # "the" alone says nothing about where the run's meaning is
+    assert [(start, end) for _, start, end in english.spans("weather report", 0.5)] == [(4, 11)]
+    chinese = _Matcher("我的朋友的书")
+    assert chinese.spans("的书籍", 0.5) == [(pytest.approx(2, abs=0.5), 4, 6)]  # 的书: two characters
+    assert chinese.spans("的人", 0.5) == []  # one common character
 
 
 def test_run_translations_not_found_fall_back_to_length():
