@@ -5,17 +5,39 @@ the runs then each get a contiguous share of that translation, in their original
 mode: one string per run; a fixed run comes back verbatim; the shares of the other runs, concatenated, are exactly
 the translation with the fixed runs' verbatim copies (where the model kept them) taken out once — no translated
 character is lost or repeated, so the document says exactly what the translation says.
+
+"align" units use each run's own translation to find where its meaning sits in the whole one ("Click <b>Save</b>"
+→ the bold run's own translation 保存 is found in 点击保存以保留文件, so the bold lands on 保存): Chinese text is
+matched by its longest common run of characters, other text by its longest common run of words. The located spans
+that agree with reading order are kept (the best-scoring increasing chain), the text between them goes to the runs
+between them, and where nothing is found the shares follow the runs' source lengths ("length" mode).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
-from engine.documents.model import Unit
+from engine.documents.model import Run, Unit
 
 # A cut is moved to the nearest natural break within this many characters of its ideal place.
 _BREAK_WINDOW = 12
+# At most this many places are considered for one run's match (a repeated word): bounds the chain search.
+_MAX_CANDIDATES = 6
+# Above this many candidate places in one gap, only each run's best is kept (the chain search is quadratic in them).
+_MAX_NODES = 320
+# Longer run translations are matched by their first characters only: bounds the matcher's work per run.
+_MAX_PROBE = 200
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_WORD = re.compile(r"\w+")
+# English words too common for one of them alone to show where a run's meaning is.
+_COMMON_WORDS = (
+    "the and for you your are was were not but with this that from have has had its our their they them his her "
+    "she him who what when where which will would can could all any one"
+)
+_COMMON = frozenset(_COMMON_WORDS.split())
 
 
 def distribute(unit: Unit, translation: str, run_translations: Sequence[str | None] | None = None) -> list[str]:
@@ -23,23 +45,41 @@ def distribute(unit: Unit, translation: str, run_translations: Sequence[str | No
 
     `run_translations[i]`, for "align" units, is run i's text translated on its own (None for fixed runs or when
     unknown): it is what lets a bold word keep its bold in the translation. Without them, or for "length" units,
-    shares follow the runs' source lengths.
+    shares follow the runs' source lengths. ValueError when `run_translations` does not have one entry per run.
     """
     runs = unit.runs
+    if run_translations is not None and len(run_translations) != len(runs):
+        raise ValueError(f"run_translations has {len(run_translations)} entries for a unit of {len(runs)} runs")
     if len(runs) == 1:
         return [runs[0].text if runs[0].fixed else translation]
+    hints = run_translations if unit.split == "align" else None
     anchors = _fixed_anchors(unit, translation)
     out: list[str] = [""] * len(runs)
     # Walk the gaps between located fixed runs: each gap's text goes to the translatable runs between them.
     pos = 0
     start_run = 0
+    carry = ""  # text the model put before a fixed run that has no translatable run before it
+    last_member: int | None = None
     for index, (begin, end) in [*anchors, (len(runs), (len(translation), len(translation)))]:
-        gap = translation[pos:begin]
+        gap = carry + translation[pos:begin]
+        carry = ""
         members = [i for i in range(start_run, index) if not runs[i].fixed]
         for i in range(start_run, index):
             if runs[i].fixed:
                 out[i] = runs[i].text
-        _share(gap, members, unit, out)
+        if not members:
+            # Text beside fixed runs only: it joins the previous translatable share, or the next one when there is
+            # none before, so nothing is lost and the order is kept.
+            if last_member is not None:
+                out[last_member] += gap
+            else:
+                carry = gap
+        elif hints is not None:
+            _align(gap, members, unit, hints, out)
+        else:
+            _share(gap, members, unit, out)
+        if members:
+            last_member = members[-1]
         if index < len(runs):
             out[index] = runs[index].text
         pos = end
@@ -61,23 +101,168 @@ def _fixed_anchors(unit: Unit, translation: str) -> list[tuple[int, tuple[int, i
     return found
 
 
-def _share(text: str, members: list[int], unit: Unit, out: list[str]) -> None:
-    """Give `text` to the runs `members` (translatable, consecutive in reading order) by source length."""
-    if not members:
-        if text.strip():
-            # No translatable run here (text the model put beside a fixed run): give it to the previous share so
-            # nothing is lost; the caller's order keeps it next to where it was.
-            last = max((i for i, run in enumerate(unit.runs) if not run.fixed and out[i]), default=None)
-            if last is not None:
-                out[last] += text
-            else:
-                first = next((i for i, run in enumerate(unit.runs) if not run.fixed), None)
-                if first is not None:
-                    out[first] += text
+def _align(text: str, members: list[int], unit: Unit, hints: Sequence[str | None], out: list[str]) -> None:
+    """Give `text` to the runs `members` by where each one's own translation is found in it (see the module doc);
+    members found nowhere share the text between their located neighbours by length."""
+    runs = unit.runs
+    sizes = [len(runs[i].text.strip()) for i in members]
+    total = sum(sizes) or 1
+    expected = []  # each member's middle, as a fraction of the source, to break ties between repeated matches
+    acc = 0
+    for size in sizes:
+        expected.append((acc + size / 2) / total)
+        acc += size
+    matcher = _Matcher(text)
+    candidates = [matcher.spans(hints[i], expected[k]) for k, i in enumerate(members)]
+    chain = _best_chain(candidates)  # member position k -> (start, end), increasing, non-overlapping
+    if not chain:
+        _share(text, members, unit, out)
         return
-    weights = [max(len(unit.runs[i].text.strip()), 0) for i in members]
+    located = sorted(chain)
+    # Cut points: starts[k] is where member k's share starts; members between located ones share what is between.
+    starts = [0] * (len(members) + 1)
+    starts[len(members)] = len(text)
+    previous_k, previous_end = -1, 0
+    for k in [*located, len(members)]:
+        begin = chain[k][0] if k < len(members) else len(text)
+        between = list(range(previous_k + 1, k))
+        if between:
+            # Unlocated members take what lies between their located neighbours' spans.
+            segment_cuts = _length_cuts(text[previous_end:begin], [sizes[j] for j in between])
+            for j, cut in zip(between, [0, *segment_cuts]):
+                starts[j] = previous_end + cut
+            if k < len(members):
+                starts[k] = begin
+        elif k < len(members):
+            # Neighbours with nothing between them: the filler between the spans goes to one of them.
+            neighbours = (members[previous_k], members[k]) if previous_k >= 0 else None
+            starts[k] = begin if neighbours is None else _filler_cut(text, previous_end, begin, neighbours, runs)
+        if k < len(members):
+            previous_k, previous_end = k, chain[k][1]
+    starts[0] = 0
+    for k in range(1, len(members) + 1):  # keep the cuts monotone whatever rounding did
+        starts[k] = min(max(starts[k], starts[k - 1]), len(text))
+    starts[len(members)] = len(text)
+    for k, i in enumerate(members):
+        out[i] = text[starts[k] : starts[k + 1]]
+
+
+def _filler_cut(text: str, end: int, begin: int, neighbours: tuple[int, int], runs: Sequence[Run]) -> int:
+    """Where the text between two adjacent located spans is cut: whitespace goes where the source had it; other
+    filler (particles, punctuation, spaces the source had not) goes to the run with the longer source, so a short
+    formatted run stays tight."""
+    filler = text[end:begin]
+    if not filler:
+        return begin
+    left_text, right_text = runs[neighbours[0]].text, runs[neighbours[1]].text
+    if not filler.strip():
+        if right_text[:1].isspace() and not left_text[-1:].isspace():
+            return end
+        if left_text[-1:].isspace() and not right_text[:1].isspace():
+            return begin
+    # The filler's own edge spaces stay outside the run that gets it unless that run's source had them there.
+    lead = len(filler) - len(filler.lstrip())
+    trail = len(filler) - len(filler.rstrip())
+    if len(left_text.strip()) >= len(right_text.strip()):
+        return begin - trail if right_text[:1].isspace() and trail < len(filler) else begin
+    return end if right_text[:1].isspace() or lead == len(filler) else end + lead
+
+
+class _Matcher:
+    """Finds where a run's own translation sits in a text: by characters for Chinese, by words otherwise."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.by_chars = bool(_CJK.search(text))
+        if self.by_chars:
+            self.tokens: list[str] = list(text)
+            self.bounds = [(i, i + 1) for i in range(len(text))]
+        else:
+            found = list(_WORD.finditer(text))
+            self.tokens = [m.group().casefold() for m in found]
+            self.bounds = [m.span() for m in found]
+        self.sequence = SequenceMatcher(None, autojunk=False)
+        self.sequence.set_seq1(self.tokens)
+
+    def spans(self, hint: str | None, expected: float) -> list[tuple[float, int, int]]:
+        """(score, start, end) of the places `hint` matches best, at most _MAX_CANDIDATES; [] when none is good."""
+        if not hint or not hint.strip() or not self.tokens:
+            return []
+        hint = hint.strip()[:_MAX_PROBE]
+        probe = list(hint) if self.by_chars else [w.casefold() for w in _WORD.findall(hint)]
+        if not probe:
+            return []
+        self.sequence.set_seq2(probe)
+        match = self.sequence.find_longest_match(0, len(self.tokens), 0, len(probe))
+        if match.size == 0:
+            return []
+        needle = self.tokens[match.a : match.a + match.size]
+        if not self._meaningful(needle, len(probe)):
+            return []
+        found = []
+        for at in self._occurrences(needle, match.a):
+            start, end = self.bounds[at][0], self.bounds[at + match.size - 1][1]
+            middle = (start + end) / 2 / max(len(self.text), 1)
+            # Longer matches win; among equal ones, the one nearest the run's place in the source.
+            found.append((match.size - abs(middle - expected) * 0.5, start, end))
+        return found
+
+    def _meaningful(self, needle: list[str], probe_size: int) -> bool:
+        """A match worth trusting: a letter or digit in it, and more than one common character or short word
+        unless the run's translation is itself that short."""
+        if not any(any(ch.isalnum() for ch in token) for token in needle):
+            return False
+        if self.by_chars:
+            return len(needle) >= 2 or probe_size == 1
+        return len(needle) >= 2 or (len(needle[0]) >= 3 and needle[0] not in _COMMON) or probe_size == 1
+
+    def _occurrences(self, needle: list[str], first: int) -> list[int]:
+        """Token indices where `needle` occurs, the first one found by the matcher included."""
+        size = len(needle)
+        places = [first]
+        head = needle[0]
+        index = -1
+        while len(places) < _MAX_CANDIDATES:
+            try:
+                index = self.tokens.index(head, index + 1)
+            except ValueError:
+                break
+            if index != first and self.tokens[index : index + size] == needle:
+                places.append(index)
+        return sorted(places)
+
+
+def _best_chain(candidates: list[list[tuple[float, int, int]]]) -> dict[int, tuple[int, int]]:
+    """The highest-scoring choice of at most one span per member with spans increasing and not overlapping in
+    member order (a weighted longest increasing chain; members × candidates is small and bounded)."""
+    if sum(len(spans) for spans in candidates) > _MAX_NODES:  # a very long paragraph: each run's best place only
+        candidates = [sorted(spans, reverse=True)[:1] for spans in candidates]
+    nodes = [(k, score, start, end) for k, spans in enumerate(candidates) for score, start, end in spans]
+    if not nodes:
+        return {}
+    best = [0.0] * len(nodes)
+    back = [-1] * len(nodes)
+    for n, (k, score, start, _end) in enumerate(nodes):
+        best[n] = score
+        for m in range(n):
+            mk, _, _, m_end = nodes[m]
+            if mk < k and m_end <= start and best[m] + score > best[n]:
+                best[n] = best[m] + score
+                back[n] = m
+    n = max(range(len(nodes)), key=best.__getitem__)
+    chain = {}
+    while n >= 0:
+        k, _, start, end = nodes[n]
+        chain[k] = (start, end)
+        n = back[n]
+    return chain
+
+
+def _length_cuts(text: str, weights: list[int]) -> list[int]:
+    """Cut points (len(weights) - 1 of them) sharing `text` in proportion to `weights`, at natural breaks."""
+    weights = [max(w, 0) for w in weights]
     if sum(weights) == 0:
-        weights = [1] * len(members)
+        weights = [1] * len(weights)
     total = sum(weights)
     cuts = []
     acc = 0
@@ -88,16 +273,24 @@ def _share(text: str, members: list[int], unit: Unit, out: list[str]) -> None:
         cut = max(prev, min(len(text), _natural_cut(text, ideal)))
         cuts.append(cut)
         prev = cut
+    return cuts
+
+
+def _share(text: str, members: list[int], unit: Unit, out: list[str]) -> None:
+    """Give `text` to the runs `members` (translatable, consecutive in reading order) by source length."""
+    cuts = _length_cuts(text, [len(unit.runs[i].text.strip()) for i in members])
     bounds = [0, *cuts, len(text)]
     for k, i in enumerate(members):
         out[i] = text[bounds[k] : bounds[k + 1]]
 
 
 def _natural_cut(text: str, ideal: int) -> int:
-    """The break nearest `ideal`: after a space or punctuation mark; `ideal` itself when none is near."""
+    """The break nearest `ideal`: after a space or punctuation mark; `ideal` itself when none is near. "Near" shrinks
+    with the text, so a short share is not pushed to the far end of a short text (Chinese has no spaces)."""
+    window = min(_BREAK_WINDOW, len(text) // 8)
     best = ideal
-    best_distance = _BREAK_WINDOW + 1
-    for cut in range(max(1, ideal - _BREAK_WINDOW), min(len(text), ideal + _BREAK_WINDOW) + 1):
+    best_distance = window + 1
+    for cut in range(max(1, ideal - window), min(len(text), ideal + window) + 1):
         before = text[cut - 1]
         if before.isspace() or unicodedata.category(before).startswith("P"):
             distance = abs(cut - ideal)

@@ -1,0 +1,231 @@
+"""engine.documents.inline: a unit's translation shared among its runs, by meaning ("align") or length."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from engine.documents.inline import _Matcher, distribute
+from engine.documents.model import Run, Unit
+
+
+def unit(*texts: str | tuple[str, bool], split: str = "align") -> Unit:
+    runs = tuple(Run(t) if isinstance(t, str) else Run(t[0], fixed=t[1]) for t in texts)
+    return Unit(runs, split=split)
+
+
+def translatable_text(u: Unit, shares: list[str]) -> str:
+    return "".join(share for run, share in zip(u.runs, shares) if not run.fixed)
+
+
+def assert_guarantees(u: Unit, translation: str, shares: list[str]) -> None:
+    """One string per run; fixed runs verbatim; the translatable shares are the translation minus the fixed
+    runs' copies that distribute located (in order, each once)."""
+    assert len(shares) == len(u.runs)
+    for run, share in zip(u.runs, shares):
+        if run.fixed:
+            assert share == run.text
+    rest = translation
+    pos = 0
+    for run in u.runs:
+        if run.fixed and run.text.strip():
+            at = rest.find(run.text, pos)
+            if at >= 0:
+                rest = rest[:at] + rest[at + len(run.text) :]
+                pos = at
+    if any(not run.fixed for run in u.runs):  # with no translatable run, there is nowhere to put the rest
+        assert translatable_text(u, shares) == rest
+
+
+# -- align: by meaning ------------------------------------------------------------------------------------------
+
+
+def test_bold_word_gets_its_own_translation_in_chinese():
+    u = unit("Click ", "Save", " to keep your file.")
+    translation = "点击保存以保留您的文件。"
+    shares = distribute(u, translation, ["点击", "保存", "保留您的文件。"])
+    assert shares == ["点击", "保存", "以保留您的文件。"]
+
+
+def test_bold_word_found_even_when_the_length_share_would_miss_it():
+    # By length the short first run would get about a fifth of the text; its meaning is at the end.
+    u = unit("Save", " your work before you close the window.")
+    translation = "关闭窗口之前请保存"
+    shares = distribute(u, translation, ["保存", "在关闭窗口之前你的工作。"])
+    # Out of reading order in the target: the chain keeps the run whose match is longer, the bold one still
+    # gets a contiguous share and nothing is lost.
+    assert_guarantees(u, translation, shares)
+    assert "".join(shares) == translation
+
+
+def test_english_target_by_words():
+    u = unit("点击", "保存", "以保留您的文件。")
+    translation = "Click Save to keep your file."
+    shares = distribute(u, translation, ["Click", "save", "to keep your file."])
+    assert shares == ["Click ", "Save", " to keep your file."]
+
+
+def test_whitespace_goes_where_the_source_had_it():
+    u = unit("Read ", "the manual", " first.")
+    translation = "Lisez le manual first."
+    shares = distribute(u, translation, ["Lisez", "manual", "first."])
+    # "le" is the translation of "the": it joins the longer neighbour; the space before it stays outside.
+    assert shares == ["Lisez ", "le manual", " first."]
+
+
+def test_fixed_runs_come_back_verbatim_and_are_taken_out_of_the_shares():
+    u = unit("See ", ("https://example.org/help", True), " for the ", "details", ".")
+    translation = "详情请见 https://example.org/help 。"
+    shares = distribute(u, translation, ["看", None, "为了", "详情", "。"])
+    assert shares[1] == "https://example.org/help"
+    assert_guarantees(u, translation, shares)
+    assert "https" not in translatable_text(u, shares)
+
+
+def test_code_run_inside_a_sentence():
+    u = unit("Run ", ("ls -l", True), " to list the ", "files", ".")
+    translation = "运行 ls -l 列出文件。"
+    shares = distribute(u, translation, ["运行", None, "列出", "文件", "。"])
+    assert shares[1] == "ls -l"
+    assert shares[3] == "文件"
+    assert_guarantees(u, translation, shares)
+
+
+def test_repeated_words_are_matched_in_reading_order():
+    u = unit("The ", "cat", " sees the ", "cat", ".")
+    translation = "猫看见猫。"
+    shares = distribute(u, translation, ["这", "猫", "看见", "猫", "。"])
+    assert shares[1] == "猫"
+    assert shares[3] == "猫"
+    assert_guarantees(u, translation, shares)
+
+
+def test_repeated_words_in_an_english_target():
+    u = unit("我的", "猫", "看见了你的", "猫", "。")
+    translation = "My cat saw your cat."
+    shares = distribute(u, translation, ["my", "cat", "saw your", "cat", "."])
+    assert shares == ["My ", "cat", " saw your ", "cat", "."]
+
+
+def test_one_common_word_is_not_trusted():
+    english = _Matcher("The weather is fine today")
+    assert english.spans("the day", 0.5) == []  # "the" alone says nothing about where the run's meaning is
+    assert [(start, end) for _, start, end in english.spans("weather report", 0.5)] == [(4, 11)]
+    chinese = _Matcher("我的朋友的书")
+    assert chinese.spans("的书籍", 0.5) == [(pytest.approx(2, abs=0.5), 4, 6)]  # 的书: two characters
+    assert chinese.spans("的人", 0.5) == []  # one common character
+
+
+def test_run_translations_not_found_fall_back_to_length():
+    u = unit("Hello ", "world")
+    translation = "你好世界"
+    by_length = distribute(u, translation, None)
+    assert distribute(u, translation, ["xyz", "qqq"]) == by_length
+    assert distribute(u, translation, [None, None]) == by_length
+    assert_guarantees(u, translation, by_length)
+
+
+def test_single_common_character_is_not_trusted():
+    # "的" is everywhere in Chinese: a one-character overlap of a longer run translation is no evidence.
+    u = unit("the book of ", "my friend")
+    shares = distribute(u, "我的朋友的书", ["的书籍", "我朋友"])
+    assert_guarantees(u, "我的朋友的书", shares)
+
+
+def test_empty_and_whitespace_runs():
+    u = unit("Hello", " ", "", "world")
+    translation = "Bonjour le monde"
+    shares = distribute(u, translation, ["Bonjour", "", None, "monde"])
+    assert shares[0].startswith("Bonjour")
+    assert shares[3].endswith("monde")
+    assert_guarantees(u, translation, shares)
+
+
+def test_all_fixed_runs():
+    u = unit(("a.py", True), ("b.py", True))
+    for translation in ("a.py b.py", "", "完全不同"):
+        shares = distribute(u, translation, [None, None])
+        assert shares == ["a.py", "b.py"]
+
+
+def test_empty_translation():
+    u = unit("Click ", "Save")
+    assert distribute(u, "", ["点击", "保存"]) == ["", ""]
+
+
+def test_single_run_gets_the_whole_translation():
+    assert distribute(unit("Hello"), "你好", ["你好"]) == ["你好"]
+    assert distribute(unit(("x = 1", True)), "x = 1 的", None) == ["x = 1"]
+
+
+def test_length_units_ignore_run_translations():
+    u = unit("Click ", "Save", " to keep your file.", split="length")
+    translation = "点击保存以保留您的文件。"
+    assert distribute(u, translation, ["点击", "保存", "保留您的文件。"]) == distribute(u, translation, None)
+
+
+def test_wrong_number_of_run_translations_is_a_programming_error():
+    with pytest.raises(ValueError, match="entries"):
+        distribute(unit("a", "b"), "ab", ["a"])
+
+
+def test_length_share_of_a_short_chinese_text_is_not_pushed_to_its_end():
+    u = unit("Hello ", "world", split="length")
+    shares = distribute(u, "你好，世界。", None)
+    assert shares == ["你好，", "世界。"]
+
+
+# -- property test: the guarantees whatever the input -----------------------------------------------------------
+
+_ALPHABET = "abc de的是保存文件。，.!  \n"
+
+
+def _random_text(rng: random.Random, most: int) -> str:
+    return "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, most)))
+
+
+@pytest.mark.parametrize("seed", range(400))
+def test_guarantees_hold_for_random_units(seed):
+    rng = random.Random(seed)
+    runs = []
+    for _ in range(rng.randint(1, 8)):
+        fixed = rng.random() < 0.2
+        runs.append(Run(_random_text(rng, 8) or "x", fixed=fixed) if fixed else Run(_random_text(rng, 10)))
+    u = Unit(tuple(runs), split=rng.choice(["align", "align", "length"]))
+    pieces = [_random_text(rng, 12)]
+    for run in runs:
+        if run.fixed and rng.random() < 0.7:
+            pieces.append(run.text)
+        pieces.append(_random_text(rng, 12))
+    translation = "".join(pieces)
+    hints = [None if run.fixed or rng.random() < 0.2 else _random_text(rng, 6) for run in runs]
+    if rng.random() < 0.3:  # hints copied from the translation: real matches
+        for i, run in enumerate(runs):
+            if not run.fixed and translation:
+                a = rng.randrange(len(translation))
+                hints[i] = translation[a : a + rng.randint(1, 6)]
+    shares = distribute(u, translation, hints)
+    assert_guarantees(u, translation, shares)
+
+
+def test_cost_is_bounded_for_a_long_paragraph():
+    """1,200 characters of Chinese in 50 runs: well under a second (no quadratic work per run)."""
+    rng = random.Random(7)
+    words = ["保存", "文件", "窗口", "打开", "关闭", "设置", "翻译", "文档", "的", "了", "是", "在"]
+    runs = []
+    hints = []
+    translation_parts = []
+    for i in range(50):
+        part = "".join(rng.choice(words) for _ in range(12))
+        translation_parts.append(part)
+        runs.append(Run(f"English words of run {i} "))
+        hints.append(part[2:10])
+    translation = "".join(translation_parts)
+    u = Unit(tuple(runs))
+    started = time.perf_counter()
+    shares = distribute(u, translation, hints)
+    elapsed = time.perf_counter() - started
+    assert_guarantees(u, translation, shares)
+    assert elapsed < 1.0, f"distribute took {elapsed:.2f}s"
