@@ -93,6 +93,7 @@ class SpyTranslator:
 
     def __init__(self, on_call=None, delay_s: float = 0.0) -> None:
         self.calls: list[list[str]] = []
+        self.options: list[TranslationOptions | None] = []
         self.on_call = on_call
         self.delay_s = delay_s
         self.holding = False
@@ -106,6 +107,7 @@ class SpyTranslator:
     ) -> Iterator[Translation]:
         texts = list(segments)
         self.calls.append(texts)
+        self.options.append(options)
         if self.on_call is not None:
             self.on_call(len(self.calls))
         if self.delay_s:
