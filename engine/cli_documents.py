@@ -65,10 +65,11 @@ def translate_file_command(args: argparse.Namespace) -> int:
             for warning in result.warnings:
                 say(f"qiao: {file}: {warning}")
             if result.cancelled:
-                say(
-                    f"qiao: {file}: cancelled; the finished part is kept in {job.progress_path} — run the same "
-                    "command again to continue"
-                )
+                if job.progress_path.exists():
+                    kept = f"the finished part is kept in {job.progress_path} — run the same command again to continue"
+                else:
+                    kept = "nothing was finished yet"
+                say(f"qiao: {file}: cancelled; {kept}")
                 return EXIT_CANCELLED
             if result.error is not None or result.failed_units:
                 failed += 1

@@ -215,18 +215,20 @@ class _Run:
         began = time.perf_counter()
         run_chars = 0
         steps = 0
-        while self.todo:
+        at = 0  # self.todo[at:] is still to do
+        while at < len(self.todo):
             if self._cancelled():
                 self.finish(cancelled=True)
                 return
-            batch = _next_step(self.units, self.todo, step_units, step_sentences)
-            del self.todo[: len(batch)]
+            batch = _next_step(self.units, self.todo, at, step_units, step_sentences)
+            at += len(batch)
+            failed_before = len(self.failed)
             chars, finished = self._translate(batch)
-            if self.writer is not None:
-                self.writer.append(finished)
+            self._record(finished)
             run_chars += chars
             steps += 1
-            if self._cancelled() and (self.todo or len(finished) + self._failed_in(batch) < len(batch)):
+            unfinished = len(batch) - len(finished) - (len(self.failed) - failed_before)
+            if self._cancelled() and (at < len(self.todo) or unfinished):
                 self.finish(cancelled=True)
                 return
             yield self._progress(_eta(self.total_chars - self.done_chars, run_chars, self.total_chars, steps, began))
@@ -264,8 +266,12 @@ class _Run:
                 self.done_chars += len(self.units[index].source)
         self.resumed = self.done_units
         self.todo = [i for i in translatable if self.translations[i] is None]
-        if output.parent != source.parent:
+        try:
             output.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DocumentError(f"cannot make the folder {output.parent}: {exc.strerror or exc}") from exc
+        if not os.access(output.parent, os.W_OK):  # said now, not after the first step's work
+            raise DocumentError(f"cannot write in {output.parent}: permission denied")
         self.writer = progress_file.Writer(job.progress_path, fingerprint, fresh=not done)
         return extracted
 
@@ -324,9 +330,14 @@ class _Run:
             finished.append((index, runs))
         return chars, finished
 
-    def _failed_in(self, batch: list[int]) -> int:
-        wanted = set(batch)
-        return sum(1 for i in self.failed if i in wanted)
+    def _record(self, finished: list[tuple[int, list[str]]]) -> None:
+        try:
+            self.writer.append(finished)  # type: ignore[union-attr]
+        except OSError as exc:
+            raise DocumentError(
+                f"cannot write in {self.job.output.parent}: {exc.strerror or exc} (the result and the progress "
+                "file go there)"
+            ) from exc
 
     def _failure(self, index: int, reason: str) -> None:
         self.failed.append(index)
@@ -346,7 +357,10 @@ class _Run:
         except Exception as exc:  # a format's bug must not lose the work: the progress file stays
             raise DocumentError(f"{job.source.name}: cannot write the translated document ({exc})") from exc
         _check_paths(job.source, job.output, job.options.overwrite)  # again: the output may have appeared since
-        write_atomic(job.output, data)
+        try:
+            write_atomic(job.output, data)
+        except OSError as exc:
+            raise DocumentError(f"cannot write {job.output}: {exc.strerror or exc}") from exc
         if self.writer is not None:
             self.writer.remove()
         self.finish(output=job.output)
@@ -400,17 +414,17 @@ def _sentences(text: str) -> int:
     return max(1, len(_SENTENCE_END.findall(text)))
 
 
-def _next_step(units: Sequence[Unit], todo: Sequence[int], max_units: int, max_sentences: int) -> list[int]:
-    """The next units to translate in one call: up to `max_units` units and about `max_sentences` sentences (the
-    unit texts and the runs translated alone); always at least one unit, however long."""
+def _next_step(units: Sequence[Unit], todo: Sequence[int], at: int, max_units: int, max_sentences: int) -> list[int]:
+    """The units to translate in the next call, from `todo[at]` on: up to `max_units` units and about
+    `max_sentences` sentences (the unit texts and the runs translated alone); at least one unit, however long."""
     batch: list[int] = []
     sentences = 0
-    for index in todo:
-        unit = units[index]
+    for k in range(at, len(todo)):
+        unit = units[todo[k]]
         cost = _sentences(unit.source) + sum(_sentences(unit.runs[r].text) for r in _runs_alone(unit))
         if batch and (len(batch) >= max_units or sentences + cost > max_sentences):
             break
-        batch.append(index)
+        batch.append(todo[k])
         sentences += cost
     return batch
 
@@ -452,6 +466,13 @@ def _check_paths(source: Path, output: Path, overwrite: bool) -> None:
 def _read(source: Path) -> bytes:
     """The input's bytes, refused before reading when over MAX_BYTES."""
     limit_mb = MAX_BYTES // 2**20
+    try:
+        return _read_within(source, limit_mb)
+    except OSError as exc:
+        raise DocumentError(f"cannot read {source}: {exc.strerror or exc}") from exc
+
+
+def _read_within(source: Path, limit_mb: int) -> bytes:
     with open(source, "rb") as stream:
         size = os.fstat(stream.fileno()).st_size
         if size > MAX_BYTES:
@@ -459,10 +480,26 @@ def _read(source: Path) -> bytes:
                 f"{source.name} is {size / 2**20:,.0f} MB; Qiao translates documents of up to {limit_mb} MB. "
                 "Split it into smaller files"
             )
-        data = stream.read(MAX_BYTES + 1)
+        # read(n) allocates n bytes up front: ask for the size there is (and one more byte, to see it grew), never
+        # for the limit. A file that reports no size (a pipe, /proc) is read in pieces up to the limit.
+        data = stream.read(size + 1) if size else _read_pieces(stream)
+        if len(data) > size and size and len(data) <= MAX_BYTES:
+            data += _read_pieces(stream, MAX_BYTES + 1 - len(data))
     if len(data) > MAX_BYTES:  # it grew while being read
         raise DocumentError(f"{source.name} is over {limit_mb} MB; Qiao translates documents of up to {limit_mb} MB")
     return data
+
+
+def _read_pieces(stream, limit: int = MAX_BYTES + 1) -> bytes:
+    """At most `limit` bytes of `stream`, read a megabyte at a time."""
+    parts = []
+    while limit > 0:
+        chunk = stream.read(min(limit, 2**20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        limit -= len(chunk)
+    return b"".join(parts)
 
 
 def _extract(fmt: DocumentFormat, source: Path, data: bytes) -> Extracted:

@@ -5,6 +5,7 @@ the job knows nothing of any format, so what holds here holds for every real one
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import signal
@@ -454,3 +455,61 @@ def test_progress_file_lines_are_json(tmp_path, monkeypatch):
     header, entry = (json.loads(line) for line in job.progress_path.read_bytes().splitlines())
     assert header["fingerprint"]["format"] == "lines" and header["fingerprint"]["model_key"] == "m1"
     assert entry == {"i": 0, "runs": [translated("Ünïcode line\u2028with a separator")]}
+
+
+def test_a_folder_that_cannot_be_written_stops_at_once(tmp_path, monkeypatch):
+    source = write_doc(tmp_path / "a.lines", 3)
+
+    def read_only(self, finished):
+        raise OSError(30, "Read-only file system", str(self.path))
+
+    monkeypatch.setattr(progress_file.Writer, "append", read_only)
+    spy = SpyTranslator()
+    result = make_job(source).run(spy)
+    assert result.error.startswith(f"cannot write in {tmp_path}: Read-only file system")
+    assert len(spy.calls) == 1 and result.output is None
+
+
+def test_a_failed_replace_keeps_the_previous_result(tmp_path, monkeypatch):
+    source = write_doc(tmp_path / "a.lines", 2)
+    (tmp_path / "a.zh.lines").write_text("previous\n", encoding="utf-8")
+    monkeypatch.setattr(job_module.os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError(5, "I/O error")))
+    result = make_job(source, overwrite=True).run(SpyTranslator())
+    assert result.error == f"cannot write {tmp_path / 'a.zh.lines'}: I/O error"
+    assert (tmp_path / "a.zh.lines").read_text(encoding="utf-8") == "previous\n"
+    assert leftovers(tmp_path) == [".a.zh.lines.qiao-partial"]
+
+
+def test_a_folder_given_as_the_input_is_refused(tmp_path):
+    (tmp_path / "dir.lines").mkdir()
+    result = make_job(tmp_path / "dir.lines").run(SpyTranslator())
+    assert result.error == f"{tmp_path / 'dir.lines'}: not a file"
+
+
+def test_a_document_at_the_size_limit_is_read_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(job_module, "MAX_BYTES", 700)
+    source = tmp_path / "a.lines"
+    source.write_bytes(b"Hello.\n" * 100)  # exactly 700 bytes
+    result = make_job(source).run(SpyTranslator())
+    assert result.error is None and result.units == 100
+    source.write_bytes(b"Hello.\n" * 100 + b"x")
+    assert "up to 0 MB" in make_job(source, overwrite=True).run(SpyTranslator()).error
+
+
+def test_an_empty_document_gives_an_empty_result(tmp_path):
+    source = tmp_path / "empty.lines"
+    source.write_bytes(b"")
+    spy = SpyTranslator()
+    result = make_job(source).run(spy)
+    assert (result.units, result.error, spy.calls) == (0, None, [])
+    assert result.output.read_bytes() == b""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
+def test_a_file_without_a_size_is_read_to_its_end(tmp_path):
+    """/proc files and the like report size 0: they are read in pieces, still up to the limit."""
+    source = tmp_path / "status.lines"
+    source.symlink_to("/proc/self/status")
+    result = make_job(source).run(SpyTranslator())
+    assert result.error is None and result.units > 5
+    assert job_module._read_pieces(io.BytesIO(b"x" * 5000), 3000) == b"x" * 3000
