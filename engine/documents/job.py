@@ -212,9 +212,7 @@ class _Run:
         extracted = self._prepare()
         yield self._progress(None)
         step_units, step_sentences = STEP_UNITS, STEP_SENTENCES  # read now: a test may make them small
-        began = time.perf_counter()
-        run_chars = 0
-        steps = 0
+        pace = _Pace(self.total_chars)
         at = 0  # self.todo[at:] is still to do
         while at < len(self.todo):
             if self._cancelled():
@@ -225,13 +223,12 @@ class _Run:
             failed_before = len(self.failed)
             chars, finished = self._translate(batch)
             self._record(finished)
-            run_chars += chars
-            steps += 1
+            pace.step(chars)
             unfinished = len(batch) - len(finished) - (len(self.failed) - failed_before)
             if self._cancelled() and (at < len(self.todo) or unfinished):
                 self.finish(cancelled=True)
                 return
-            yield self._progress(_eta(self.total_chars - self.done_chars, run_chars, self.total_chars, steps, began))
+            yield self._progress(pace.eta(self.total_chars - self.done_chars))
         self._write(extracted)
 
     def _prepare(self) -> Extracted:
@@ -429,16 +426,36 @@ def _next_step(units: Sequence[Unit], todo: Sequence[int], at: int, max_units: i
     return batch
 
 
-def _eta(remaining_chars: int, run_chars: int, total_chars: int, steps: int, began: float) -> float | None:
-    """Seconds left at this run's pace, by characters; None until two steps or 5% of the work are behind it."""
-    if remaining_chars <= 0:
-        return 0.0
-    if steps < 2 and run_chars < 0.05 * total_chars:
-        return None
-    elapsed = time.perf_counter() - began
-    if run_chars <= 0 or elapsed <= 0:
-        return None
-    return remaining_chars * elapsed / run_chars
+class _Pace:
+    """Seconds left at this run's pace, by source characters. The first step also pays for the engine's warm-up
+    (sessions, caches), so once there are two steps it is left out of the rate; before two steps, an estimate
+    needs 5% of the characters behind it."""
+
+    def __init__(self, total_chars: int) -> None:
+        self.total_chars = total_chars
+        self.began = time.perf_counter()
+        self.steps = 0
+        self.chars = 0
+        self.first: tuple[float, int] | None = None  # (when the first step ended, its characters)
+
+    def step(self, chars: int) -> None:
+        self.steps += 1
+        self.chars += chars
+        if self.first is None:
+            self.first = (time.perf_counter(), chars)
+
+    def eta(self, remaining_chars: int) -> float | None:
+        if remaining_chars <= 0:
+            return 0.0
+        if self.steps < 2 and self.chars < 0.05 * self.total_chars:
+            return None
+        since, chars = self.began, self.chars
+        if self.steps >= 2 and self.first is not None and self.chars > self.first[1]:
+            since, chars = self.first[0], self.chars - self.first[1]
+        elapsed = time.perf_counter() - since
+        if chars <= 0 or elapsed <= 0:
+            return None
+        return remaining_chars * elapsed / chars
 
 
 def _check_paths(source: Path, output: Path, overwrite: bool) -> None:

@@ -513,3 +513,19 @@ def test_a_file_without_a_size_is_read_to_its_end(tmp_path):
     result = make_job(source).run(SpyTranslator())
     assert result.error is None and result.units > 5
     assert job_module._read_pieces(io.BytesIO(b"x" * 5000), 3000) == b"x" * 3000
+
+
+def test_eta_leaves_the_first_steps_warm_up_out(tmp_path, monkeypatch):
+    monkeypatch.setattr(job_module, "STEP_UNITS", 10)
+    clock = [0.0]
+    monkeypatch.setattr(job_module.time, "perf_counter", lambda: clock[0])
+
+    class WarmingUp(SpyTranslator):
+        def translate_segments(self, segments, options=None, *, cancel=None):
+            clock[0] += 30.0 if not self.calls else 1.0  # the first call loads sessions: 30 s; then 1 s a step
+            return super().translate_segments(segments, options, cancel=cancel)
+
+    progress = list(make_job(write_doc(tmp_path / "a.lines", 100)).steps(WarmingUp()))
+    assert progress[1].eta_s == pytest.approx(9 * 30.0)  # one step (10%): all there is to go by
+    assert progress[2].eta_s == pytest.approx(8 * 1.0)  # then the pace of the steps after it
+    assert progress[5].eta_s == pytest.approx(5 * 1.0)
