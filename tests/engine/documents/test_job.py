@@ -525,7 +525,9 @@ def test_eta_leaves_the_first_steps_warm_up_out(tmp_path, monkeypatch):
             clock[0] += 30.0 if not self.calls else 1.0  # the first call loads sessions: 30 s; then 1 s a step
             return super().translate_segments(segments, options, cancel=cancel)
 
-    progress = list(make_job(write_doc(tmp_path / "a.lines", 100)).steps(WarmingUp()))
+    source = tmp_path / "a.lines"
+    source.write_text("".join(f"Sentence {i:03d}.\n" for i in range(100)), encoding="utf-8")  # all one length
+    progress = list(make_job(source).steps(WarmingUp()))
     assert progress[1].eta_s == pytest.approx(9 * 30.0)  # one step (10%): all there is to go by
     assert progress[2].eta_s == pytest.approx(8 * 1.0)  # then the pace of the steps after it
     assert progress[5].eta_s == pytest.approx(5 * 1.0)
