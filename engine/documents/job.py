@@ -150,6 +150,7 @@ class DocumentJob:
         The first item comes after reading the document (nothing translated yet, or what a progress file gave).
         A DocumentError (or another error about the files) ends the job with `result.error`; closing the
         generator early counts as a cancel."""
+        self._result = None  # a job may be run again (after a failure, say): each run has its own result
         run = _Run(self, translator, cancel)
         try:
             yield from run.work()
@@ -225,7 +226,7 @@ class _Run:
             self._record(finished)
             pace.step(chars)
             unfinished = len(batch) - len(finished) - (len(self.failed) - failed_before)
-            if self._cancelled() and (at < len(self.todo) or unfinished):
+            if unfinished or (self._cancelled() and at < len(self.todo)):  # what was not done stays to do
                 self.finish(cancelled=True)
                 return
             yield self._progress(pace.eta(self.total_chars - self.done_chars))
@@ -308,18 +309,19 @@ class _Run:
         finished: list[tuple[int, list[str]]] = []
         for index, at, alone in plan:
             mine = answers[at : at + 1 + len(alone)]
-            if len(mine) < 1 + len(alone) or any(t.cancelled for t in mine):
+            complete = len(mine) == 1 + len(alone)
+            if any(t.cancelled for t in mine) or (not complete and self._cancelled()):
                 continue  # cancelled before this unit was done: it stays to do
             unit = self.units[index]
-            whole = mine[0]
             self.done_units += 1
             self.done_chars += len(unit.source)
             chars += len(unit.source)
-            if whole.error is not None:
-                self._failure(index, whole.error)
+            if not mine or mine[0].error is not None:
+                self._failure(index, mine[0].error if mine else "the engine gave no translation for it")
                 continue
+            whole = mine[0]
             run_texts: list[str | None] = [None] * len(unit.runs)
-            for r, answer in zip(alone, mine[1:], strict=True):
+            for r, answer in zip(alone, mine[1:], strict=False):
                 run_texts[r] = answer.text if answer.error is None else None
             runs = distribute(unit, whole.text, run_texts if alone else None)
             self.translations[index] = runs

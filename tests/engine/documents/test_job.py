@@ -531,3 +531,38 @@ def test_eta_leaves_the_first_steps_warm_up_out(tmp_path, monkeypatch):
     assert progress[1].eta_s == pytest.approx(9 * 30.0)  # one step (10%): all there is to go by
     assert progress[2].eta_s == pytest.approx(8 * 1.0)  # then the pace of the steps after it
     assert progress[5].eta_s == pytest.approx(5 * 1.0)
+
+
+def test_answers_missing_without_a_cancel_are_failures_not_silence(tmp_path):
+    class Short(SpyTranslator):
+        def translate_segments(self, segments, options=None, *, cancel=None):
+            yield from list(super().translate_segments(segments, options, cancel=cancel))[:-1]
+
+    source = write_doc(tmp_path / "a.lines", 3)
+    result = make_job(source).run(Short())
+    assert (result.translated, result.failed_units) == (2, 1)
+    assert "no translation" in result.warnings[0]
+
+
+def test_a_translation_cancelled_by_the_engine_is_not_written(tmp_path):
+    """The engine may end a request cancelled on its own: those units stay to do, and nothing partial is written."""
+
+    class Stopping(SpyTranslator):
+        def translate_segments(self, segments, options=None, *, cancel=None):
+            answers = list(super().translate_segments(segments, options, cancel=cancel))
+            yield from [*answers[:1], *(dataclasses.replace(a, cancelled=True) for a in answers[1:])]
+
+    source = write_doc(tmp_path / "a.lines", 3)
+    job = make_job(source)
+    result = job.run(Stopping())
+    assert result.cancelled and result.output is None and result.translated == 1
+    assert make_job(source).run(SpyTranslator()).resumed == 1
+
+
+def test_a_job_can_run_again(tmp_path):
+    source = write_doc(tmp_path / "a.lines", 2)
+    (tmp_path / "a.zh.lines").write_text("old\n", encoding="utf-8")
+    job = make_job(source)
+    assert job.run(SpyTranslator()).error is not None
+    (tmp_path / "a.zh.lines").unlink()
+    assert job.run(SpyTranslator()).error is None and job.result.output == job.output
