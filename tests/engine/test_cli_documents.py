@@ -77,6 +77,19 @@ def test_end_to_end_with_the_tiny_model(capsys, tmp_path, bundle_dir):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["talk.lines", "talk.zh.lines"]
 
 
+def test_a_sentence_over_several_runs_is_translated_as_one(capsys, tmp_path, bundle_dir):
+    from engine.translator import Translator
+
+    source = doc(tmp_path / "styled.lines", ["Please open |the window|.", "I like {green} tea."])
+    code, _, err = run(capsys, ["translate-file", "--model", str(bundle_dir), str(source)])
+    assert code == 0, err
+    first, second = (tmp_path / "styled.zh.lines").read_text(encoding="utf-8").splitlines()
+    translator = Translator(bundle_dir)
+    assert first.count("|") == 2  # three runs still
+    assert first.replace("|", "") == translator.translate("Please open the window.").text
+    assert second == translator.translate("I like {green} tea.").text  # one run: braces only mark a whole run
+
+
 def test_folders_out_dir_and_name(capsys, tmp_path, bundle_dir, fake_engine):
     doc(tmp_path / "in" / "a.lines")
     doc(tmp_path / "in" / "sub" / "b.lines")

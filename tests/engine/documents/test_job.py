@@ -307,7 +307,7 @@ job.run(fakes.SpyTranslator(delay_s=0.3))
 
 
 def test_resume_after_kill_9(tmp_path):
-    source = write_doc(tmp_path / "a.lines", 60)
+    source = write_doc(tmp_path / "a.lines", 150)  # 50 steps of 0.3 s: ample time to kill it mid-job
     partial = progress_file.path_for(tmp_path / "a.zh.lines")
     script = textwrap.dedent(KILLED_RUN.format(repo=str(REPO), source=str(source)))
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=REPO)
@@ -323,12 +323,12 @@ def test_resume_after_kill_9(tmp_path):
         proc.wait(timeout=30)
     assert not (tmp_path / "a.zh.lines").exists()
     with open(partial, "ab") as stream:
-        stream.write(b'{"i":59,"ru')  # and as if the kill had landed mid-line
+        stream.write(b'{"i":149,"ru')  # and as if the kill had landed mid-line
     done = partial.read_bytes().count(b"\n") - 1
     spy = SpyTranslator()
     result = make_job(source).run(spy)
     assert result.resumed == done >= 6
-    assert len(spy.texts) == 60 - done  # nothing finished before the kill is translated again
+    assert len(spy.texts) == 150 - done  # nothing finished before the kill is translated again
     assert not set(spy.texts) & {f"Sentence number {i}." for i in range(done)}
     assert (tmp_path / "a.zh.lines").read_text(encoding="utf-8") == expected_lines(source)
     assert not partial.exists()
