@@ -18,7 +18,14 @@ from pathlib import Path
 from engine.cli_io import Output, say
 from engine.config import MAX_BEAMS, EngineConfig
 from engine.documents import discover, registry
-from engine.documents.job import DocumentJob, DocumentOptions, DocumentProgress, DocumentResult, result_name
+from engine.documents.job import (
+    DocumentJob,
+    DocumentOptions,
+    DocumentProgress,
+    DocumentResult,
+    model_key,
+    result_name,
+)
 from engine.documents.model import DocumentError
 
 EXIT_CANCELLED = 130
@@ -53,13 +60,13 @@ def translate_file_command(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         resume=not args.no_resume,
     )
-    model_key = f"{translator.manifest.model_id}:{pair.key}:{translator.precision}"
+    key = model_key(translator)
     out = Output(sys.stdout)
     cancel = threading.Event()
     failed = 0
     with _ctrl_c_cancels(cancel):
         for file in files:
-            job = DocumentJob(file, doc_options, options, target_lang=lang, model_key=model_key)
+            job = DocumentJob(file, doc_options, options, target_lang=lang, model_key=key)
             result = _run_one(job, translator, cancel)
             out.write(_line(file, result) + "\n", flush=True)
             for warning in result.warnings:

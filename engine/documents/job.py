@@ -92,6 +92,13 @@ class DocumentResult:
     warnings: tuple[str, ...] = ()
 
 
+def model_key(translator: object) -> str:
+    """The `model_key` for a job run with `translator` (an engine.translator.Translator): its model, direction
+    and precision. The window and the CLI both use this, so a job cancelled in one continues in the other."""
+    manifest = translator.manifest  # type: ignore[attr-defined]
+    return f"{manifest.model_id}:{manifest.pair.key}:{translator.precision}"  # type: ignore[attr-defined]
+
+
 def result_name(source: Path, template: str, lang: str) -> str:
     """The result's file name for `source` (DocumentError for a template that does not make a plain name)."""
     try:

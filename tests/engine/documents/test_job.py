@@ -566,3 +566,11 @@ def test_a_job_can_run_again(tmp_path):
     assert job.run(SpyTranslator()).error is not None
     (tmp_path / "a.zh.lines").unlink()
     assert job.run(SpyTranslator()).error is None and job.result.output == job.output
+
+
+def test_model_key_names_model_direction_and_precision(bundle_dir):
+    from engine.translator import Translator
+
+    translator = Translator(bundle_dir)
+    key = job_module.model_key(translator)
+    assert key == f"{translator.manifest.model_id}:en-zh:int8"
