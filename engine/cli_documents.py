@@ -38,7 +38,8 @@ def translate_file_command(args: argparse.Namespace) -> int:
     from engine.locate import find_bundle
     from engine.translator import Translator
 
-    discover.check_inputs(args.inputs)  # a mistyped path is said before the model loads
+    discover.check_inputs(args.inputs)  # mistakes on the command line are said before the model loads
+    result_name(Path("document.txt"), args.name, "xx")  # a bad template: one error, not one per file
     if args.format != "auto":
         registry.get(args.format)
     options = _options(args)
@@ -48,7 +49,6 @@ def translate_file_command(args: argparse.Namespace) -> int:
     _check_variant(pair, options.variant)
     options.validate(pair.variant_keys, MAX_BEAMS)
     lang = pair.target.code
-    result_name(Path("document.txt"), args.name, lang)  # a bad template is one error, not one per file
     files = discover.expand(args.inputs, lang, args.name, args.format)
     if not files:
         where = ", ".join(str(p) for p in args.inputs)

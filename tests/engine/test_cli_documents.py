@@ -148,6 +148,7 @@ def test_clear_errors_for_paths_and_templates(capsys, tmp_path, bundle_dir, fake
     source = doc(tmp_path / "a.lines")
     code, _, err = run(capsys, ["translate-file", "--model", str(bundle_dir), str(source), "--name", "{nope}"])
     assert code == 1 and "not a valid template" in err
+    assert len(fake_engine.instances) == 1  # the empty folder's run loaded it; the bad template's did not
     with pytest.raises(SystemExit) as exc:
         main(["translate-file", "--from", "en", str(source)])
     assert exc.value.code == 2 and "--from and --to go together" in capsys.readouterr().err
