@@ -574,3 +574,16 @@ def test_model_key_names_model_direction_and_precision(bundle_dir):
     translator = Translator(bundle_dir)
     key = job_module.model_key(translator)
     assert key == f"{translator.manifest.model_id}:en-zh:int8"
+
+
+def test_resume_twice_keeps_every_earlier_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(job_module, "STEP_UNITS", 2)
+    source = write_doc(tmp_path / "a.lines", 9)
+    assert cancel_after_steps(make_job(source), SpyTranslator(), 1).translated == 2
+    second = cancel_after_steps(make_job(source), SpyTranslator(), 2)
+    assert (second.resumed, second.translated) == (2, 4)
+    third = SpyTranslator()
+    result = make_job(source).run(third)
+    assert (result.resumed, result.translated) == (6, 3)
+    assert third.texts == [f"Sentence number {i}." for i in range(6, 9)]
+    assert (tmp_path / "a.zh.lines").read_text(encoding="utf-8") == expected_lines(source)

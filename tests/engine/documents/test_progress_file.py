@@ -99,3 +99,13 @@ def test_remove(tmp_path):
     progress_file.remove(path)
     assert not path.exists()
     progress_file.remove(path)  # already gone: fine
+
+
+def test_a_last_record_without_its_line_end_is_torn_too(tmp_path):
+    """The record may be whole and only its "\\n" missing: it is still cut off, so the next append starts a line."""
+    path = written(tmp_path, [(0, ["a", "b"])])
+    with open(path, "ab") as stream:
+        stream.write(b'{"i":2,"runs":["c"]}')
+    assert progress_file.load(path, FINGERPRINT, UNITS) == {0: ["a", "b"]}
+    progress_file.Writer(path, FINGERPRINT, fresh=False).append([(2, ["d"])])
+    assert progress_file.load(path, FINGERPRINT, UNITS) == {0: ["a", "b"], 2: ["d"]}
