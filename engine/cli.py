@@ -1,5 +1,5 @@
-"""The engine's commands of `qiao` (model list/import/remove/download/build/verify, tokenize, translate, bench,
---self-test).
+"""The engine's commands of `qiao` (model list/import/remove/download/build/verify, tokenize, translate,
+translate-file, bench, --self-test).
 
 The command line itself, and the window it opens without a command, belong to the composition root `qiao.cli`:
 the engine never imports the GUI. `python -m engine.cli` runs the commands alone.
@@ -153,11 +153,50 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     tr.add_argument("--stream", action="store_true", help="print the translation as it is decoded")
     tr.add_argument("--json", action="store_true", help="one request per input line; one JSON object per line")
 
+    _add_translate_file(sub)
+
     # The frozen app has no benchmark: `qiao bench` there only says where it runs, and --help does not list it
     # (a sub-parser added without help= is left out of the command list).
     bench_help = {} if getattr(sys, "frozen", False) else {"help": _BENCH_HELP}
     sub.add_parser("bench", add_help=False, **bench_help)
     return parser
+
+
+def _add_translate_file(sub) -> None:
+    """`qiao translate-file`: documents in, translated documents beside them (engine.cli_documents)."""
+    from engine.documents import registry
+
+    tf = sub.add_parser(
+        "translate-file",
+        help="translate documents (text, Markdown, HTML, subtitles, Word, …) keeping their layout",
+        description="Each document is written translated, beside it (or in --out) as NAME.LANG.EXT, only its text "
+        "changed. One line per file on stdout. Ctrl+C stops cleanly: the finished part is kept and the same "
+        "command continues from it. Exit status 1 when a file failed or some of its text was left untranslated, "
+        "130 when cancelled.",
+    )
+    tf.add_argument("inputs", nargs="+", type=Path, metavar="IN", help="document files or folders (searched)")
+    _add_model_arg(tf)
+    tf.add_argument("--out", type=Path, metavar="DIR", help="folder for the results (default: beside each input)")
+    tf.add_argument(
+        "--format", choices=("auto", *registry.names()), default="auto", help="read every input as this format"
+    )
+    tf.add_argument(
+        "--name",
+        metavar="TEMPLATE",
+        default="{stem}.{lang}{suffix}",
+        help="result name from {stem}, {lang} and {suffix} (default: {stem}.{lang}{suffix})",
+    )
+    tf.add_argument("--overwrite", action="store_true", help="replace existing results (never an input)")
+    tf.add_argument("--no-resume", action="store_true", help="start over even where an earlier run left progress")
+    tf.add_argument("--precision", choices=PRECISIONS, default=DEFAULT_PRECISION)
+    tf.add_argument("--beams", type=_beam_count, help="1 = greedy (fastest) … 8; default from the model")
+    tf.add_argument("--variant", metavar="KEY", help="target variant the model offers, e.g. hans or hant")
+    tf.add_argument("--from", dest="source_lang", metavar="LANG", help="source language, e.g. en (with --to)")
+    tf.add_argument("--to", dest="target_lang", metavar="LANG", help="target language, e.g. zh (with --from)")
+    tf.add_argument("--direction", type=_direction, metavar="PAIR", help="language pair, e.g. zh-en")
+    tf.add_argument("--threads", type=_thread_count, help="intra-op threads, 1 … CPUs (default or 0: automatic)")
+    tf.add_argument("--no-join-lines", action="store_true", help="translate hard-wrapped lines one by one")
+    tf.add_argument("--raw-punctuation", action="store_true", help="keep the model's half-width ! ? , : ;")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,7 +248,7 @@ def parse_args(argv: list[str] | None, description: str = ENGINE_DESCRIPTION) ->
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.self_test and args.command is not None:
         parser.error("--self-test takes no command")
-    if args.command == "translate":
+    if args.command in ("translate", "translate-file"):
         _check_direction(parser, args)
     return args
 
@@ -239,7 +278,7 @@ def is_command(args: argparse.Namespace) -> bool:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the engine command `args` names: --self-test, model, tokenize, translate or bench."""
+    """Run the engine command `args` names: --self-test, model, tokenize, translate, translate-file or bench."""
     if args.command == "bench":
         return _bench(args.rest)
     if args.self_test:
@@ -258,6 +297,10 @@ def run_command(args: argparse.Namespace) -> int:
         from engine.cli_translate import translate_command
 
         return translate_command(args)
+    if args.command == "translate-file":
+        from engine.cli_documents import translate_file_command
+
+        return translate_file_command(args)
     return 2
 
 

@@ -1,24 +1,41 @@
 """Translating one document file: read, translate unit by unit in bounded steps, write the result atomically.
 
-CONTRACT (the runner's implementation is being written; the names and types below are what the CLI and the window
-use). The steps are small so the window's worker can interleave a document with the user's typing: each `steps()`
-item is one bounded chunk of work (about STEP_UNITS units or STEP_SENTENCES sentences) and comes back before the
-next is started; nothing holds the model between items.
+The steps are small so the window's worker can interleave a document with the user's typing: each `steps()` item
+is one bounded chunk of work (about STEP_UNITS units or STEP_SENTENCES sentences, one `translate_segments` call
+consumed to its end) and comes back before the next is started; nothing holds the model between items.
+
+Each finished step is appended to a progress file beside the result (engine.documents.progress_file), so a
+cancelled or crashed run continues where it stopped; the result itself is written only when every unit is done,
+through a temporary file in the result's folder renamed over it, never over the input.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import os
+import re
+import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from engine import __version__
+from engine.documents import progress_file, registry
+from engine.documents.inline import distribute
+from engine.documents.model import DocumentError, DocumentFormat, Extracted, Unit
+from engine.errors import QiaoError
 from engine.options import TranslationOptions
 from engine.results import Translation
 
 STEP_UNITS = 64
 STEP_SENTENCES = 256
+MAX_BYTES = 512 * 2**20  # larger inputs are refused before they are read
+MAX_WARNINGS = 20  # unit failures named one by one; the rest are counted
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|[。！？]+")
 
 
 class SegmentTranslator(Protocol):
@@ -56,7 +73,11 @@ class DocumentProgress:
 
 @dataclass(frozen=True)
 class DocumentResult:
-    """How a job ended. `output` is None unless the result file was written (never a partial file)."""
+    """How a job ended. `output` is None unless the result file was written (never a partial file).
+
+    `units` counts the translatable units (those `units_total` counts); `failed_units` of them the engine refused
+    (left as they were in the result, each named in `warnings`, which also says when a progress file was not used).
+    """
 
     source: Path
     output: Path | None
@@ -67,6 +88,29 @@ class DocumentResult:
     seconds: float
     cancelled: bool = False
     error: str | None = None  # a DocumentError's message, for a person
+    failed_units: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+def model_key(translator: object) -> str:
+    """The `model_key` for a job run with `translator` (an engine.translator.Translator): its model, direction
+    and precision. The window and the CLI both use this, so a job cancelled in one continues in the other."""
+    manifest = translator.manifest  # type: ignore[attr-defined]
+    return f"{manifest.model_id}:{manifest.pair.key}:{translator.precision}"  # type: ignore[attr-defined]
+
+
+def result_name(source: Path, template: str, lang: str) -> str:
+    """The result's file name for `source` (DocumentError for a template that does not make a plain name)."""
+    try:
+        name = template.format(stem=source.stem, lang=lang, suffix=source.suffix)
+    except (KeyError, IndexError, ValueError, AttributeError) as exc:
+        raise DocumentError(
+            f"the result name {template!r} is not a valid template: use {{stem}}, {{lang}} and {{suffix}}, "
+            "e.g. {stem}.{lang}{suffix}"
+        ) from exc
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\x00" in name:
+        raise DocumentError(f"the result name {template!r} gives {name!r}, which is not a file name")
+    return name
 
 
 class DocumentJob:
@@ -81,21 +125,56 @@ class DocumentJob:
         target_lang: str,
         model_key: str = "",  # names the model and settings in the progress file: resume only with the same
     ) -> None:
-        raise NotImplementedError("engine.documents.job is being written")
+        """Raises DocumentError at once for a result name the template cannot make; everything about the file
+        itself (missing, unreadable, unsupported) is found by the first step and ends up in `result.error`."""
+        self.source = Path(source)
+        self.options = options
+        self.translation = translation
+        self.target_lang = target_lang
+        self.model_key = model_key
+        folder = options.out_dir if options.out_dir is not None else self.source.parent
+        self._output = Path(folder) / result_name(self.source, options.name_template, target_lang)
+        self._result: DocumentResult | None = None
 
     @property
     def output(self) -> Path:
         """Where the result will be written (known before any work)."""
-        raise NotImplementedError
+        return self._output
+
+    @property
+    def progress_path(self) -> Path:
+        """The progress file kept while the job is unfinished."""
+        return progress_file.path_for(self._output)
 
     @property
     def result(self) -> DocumentResult | None:
         """Set once the last step has run (or the job failed or was cancelled)."""
-        raise NotImplementedError
+        return self._result
 
     def steps(self, translator: SegmentTranslator, cancel: threading.Event | None = None) -> Iterator[DocumentProgress]:
-        """Do the work in bounded chunks, one DocumentProgress per chunk; `result` is set when it ends."""
-        raise NotImplementedError
+        """Do the work in bounded chunks, one DocumentProgress per chunk; `result` is set when it ends.
+
+        The first item comes after reading the document (nothing translated yet, or what a progress file gave).
+        A DocumentError (or another error about the files) ends the job with `result.error`; closing the
+        generator early counts as a cancel."""
+        self._result = None  # a job may be run again (after a failure, say): each run has its own result
+        run = _Run(self, translator, cancel)
+        try:
+            yield from run.work()
+        except (GeneratorExit, KeyboardInterrupt):
+            run.finish(cancelled=True)  # the progress file holds every finished step
+            raise
+        except DocumentError as exc:
+            run.finish(error=str(exc))
+        except QiaoError as exc:  # e.g. options the engine refuses
+            run.finish(error=str(exc))
+        except OSError as exc:
+            where = exc.filename or self.source
+            run.finish(error=f"{where}: {exc.strerror or exc}")
+        finally:
+            if self._result is None:  # an unexpected exception: the caller sees it, the job still has an end
+                run.finish(error="the job stopped unexpectedly")
+        return
 
     def run(
         self,
@@ -104,4 +183,388 @@ class DocumentJob:
         on_progress: Callable[[DocumentProgress], None] | None = None,
     ) -> DocumentResult:
         """All steps at once (the CLI)."""
-        raise NotImplementedError
+        for progress in self.steps(translator, cancel):
+            if on_progress is not None:
+                on_progress(progress)
+        assert self._result is not None
+        return self._result
+
+    def _set_result(self, result: DocumentResult) -> None:
+        self._result = result
+
+
+class _Run:
+    """The state of one `steps()` pass: the document, the run texts done so far, and the figures."""
+
+    def __init__(self, job: DocumentJob, translator: SegmentTranslator, cancel: threading.Event | None) -> None:
+        self.job = job
+        self.translator = translator
+        self.cancel = cancel
+        self.start = time.perf_counter()
+        self.format_name = job.options.format
+        self.units: Sequence[Unit] = ()
+        self.todo: list[int] = []  # translatable units not done yet, in order
+        self.translations: list[list[str] | None] = []
+        self.total_units = 0
+        self.total_chars = 0
+        self.done_units = 0
+        self.done_chars = 0
+        self.resumed = 0
+        self.translated = 0
+        self.failed: list[int] = []
+        self.warnings: list[str] = []
+        self.writer: progress_file.Writer | None = None
+
+    # -- the work ---------------------------------------------------------------------------------------------------
+    def work(self) -> Iterator[DocumentProgress]:
+        extracted = self._prepare()
+        yield self._progress(None)
+        step_units, step_sentences = STEP_UNITS, STEP_SENTENCES  # read now: a test may make them small
+        pace = _Pace(self.total_chars)
+        at = 0  # self.todo[at:] is still to do
+        while at < len(self.todo):
+            if self._cancelled():
+                self.finish(cancelled=True)
+                return
+            batch = _next_step(self.units, self.todo, at, step_units, step_sentences)
+            at += len(batch)
+            failed_before = len(self.failed)
+            chars, finished = self._translate(batch)
+            self._record(finished)
+            pace.step(chars)
+            unfinished = len(batch) - len(finished) - (len(self.failed) - failed_before)
+            if unfinished or (self._cancelled() and at < len(self.todo)):  # what was not done stays to do
+                self.finish(cancelled=True)
+                return
+            yield self._progress(pace.eta(self.total_chars - self.done_chars))
+        self._write(extracted)
+
+    def _prepare(self) -> Extracted:
+        job = self.job
+        source, output = job.source, job.output
+        fmt = registry.for_path(source, job.options.format)
+        self.format_name = fmt.name
+        _check_paths(source, output, job.options.overwrite)
+        data = _read(source)
+        fingerprint_sha = hashlib.sha256(data).hexdigest()
+        extracted = _extract(fmt, source, data)
+        del data  # the format keeps what it needs to render; the job keeps no second copy
+        self.units = extracted.units
+        self.translations = [None] * len(self.units)
+        translatable = [i for i, unit in enumerate(self.units) if unit.translatable]
+        self.total_units = len(translatable)
+        self.total_chars = sum(len(self.units[i].source) for i in translatable)
+        fingerprint = {
+            "sha256": fingerprint_sha,
+            "format": fmt.name,
+            "options": dataclasses.asdict(job.translation),
+            "target_lang": job.target_lang,
+            "model_key": job.model_key,
+            "qiao": __version__,
+            "units": len(self.units),
+        }
+        done = self._resume(fingerprint)
+        for index, runs in done.items():
+            if self.units[index].translatable:
+                self.translations[index] = runs
+                self.done_units += 1
+                self.done_chars += len(self.units[index].source)
+        self.resumed = self.done_units
+        self.todo = [i for i in translatable if self.translations[i] is None]
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DocumentError(f"cannot make the folder {output.parent}: {exc.strerror or exc}") from exc
+        if not os.access(output.parent, os.W_OK):  # said now, not after the first step's work
+            raise DocumentError(f"cannot write in {output.parent}: permission denied")
+        self.writer = progress_file.Writer(job.progress_path, fingerprint, fresh=not done)
+        return extracted
+
+    def _resume(self, fingerprint: dict) -> dict[int, list[str]]:
+        path = self.job.progress_path
+        if not path.exists():
+            return {}
+        if not self.job.options.resume:
+            self.warnings.append(f"{path.name}: an earlier run's progress was not used (resume is off); starting over")
+            progress_file.remove(path)
+            return {}
+        try:
+            done = progress_file.load(path, fingerprint, self.units)
+        except OSError as exc:
+            done = None
+            self.warnings.append(f"{path.name}: cannot read it ({exc.strerror or exc}); starting over")
+        if done is None:
+            self.warnings.append(
+                f"{path.name} is from another input, format, model or settings (or damaged); starting over"
+            )
+            progress_file.remove(path)
+            return {}
+        return done
+
+    def _translate(self, batch: list[int]) -> tuple[int, list[tuple[int, list[str]]]]:
+        """Translate the units `batch` in one call; (source characters done, [(index, run texts)] finished)."""
+        texts: list[str] = []
+        plan: list[tuple[int, int, list[int]]] = []  # (unit index, position of its text, runs translated alone)
+        for index in batch:
+            unit = self.units[index]
+            alone = _runs_alone(unit)
+            plan.append((index, len(texts), alone))
+            texts.append(unit.source)
+            texts.extend(unit.runs[r].text for r in alone)
+        answers = list(self.translator.translate_segments(texts, self.job.translation, cancel=self.cancel))
+        chars = 0
+        finished: list[tuple[int, list[str]]] = []
+        for index, at, alone in plan:
+            mine = answers[at : at + 1 + len(alone)]
+            complete = len(mine) == 1 + len(alone)
+            if any(t.cancelled for t in mine) or (not complete and self._cancelled()):
+                continue  # cancelled before this unit was done: it stays to do
+            unit = self.units[index]
+            self.done_units += 1
+            self.done_chars += len(unit.source)
+            chars += len(unit.source)
+            if not mine or mine[0].error is not None:
+                self._failure(index, mine[0].error if mine else "the engine gave no translation for it")
+                continue
+            whole = mine[0]
+            run_texts: list[str | None] = [None] * len(unit.runs)
+            for r, answer in zip(alone, mine[1:], strict=False):
+                run_texts[r] = answer.text if answer.error is None else None
+            runs = distribute(unit, whole.text, run_texts if alone else None)
+            self.translations[index] = runs
+            self.translated += 1
+            finished.append((index, runs))
+        return chars, finished
+
+    def _record(self, finished: list[tuple[int, list[str]]]) -> None:
+        try:
+            self.writer.append(finished)  # type: ignore[union-attr]
+        except OSError as exc:
+            raise DocumentError(
+                f"cannot write in {self.job.output.parent}: {exc.strerror or exc} (the result and the progress "
+                "file go there)"
+            ) from exc
+
+    def _failure(self, index: int, reason: str) -> None:
+        self.failed.append(index)
+        if len(self.failed) <= MAX_WARNINGS:
+            text = " ".join(self.units[index].source.split())
+            excerpt = text if len(text) <= 40 else text[:39] + "…"
+            self.warnings.append(f"unit {index + 1} (“{excerpt}”) was left untranslated: {reason}")
+
+    def _write(self, extracted: Extracted) -> None:
+        job = self.job
+        if len(self.failed) > MAX_WARNINGS:
+            self.warnings.append(f"… and {len(self.failed) - MAX_WARNINGS} more units were left untranslated")
+        try:
+            data = extracted.render(self.translations, target=job.target_lang)
+        except DocumentError:
+            raise
+        except Exception as exc:  # a format's bug must not lose the work: the progress file stays
+            raise DocumentError(f"{job.source.name}: cannot write the translated document ({exc})") from exc
+        _check_paths(job.source, job.output, job.options.overwrite)  # again: the output may have appeared since
+        try:
+            write_atomic(job.output, data)
+        except OSError as exc:
+            raise DocumentError(f"cannot write {job.output}: {exc.strerror or exc}") from exc
+        if self.writer is not None:
+            self.writer.remove()
+        self.finish(output=job.output)
+
+    # -- figures and the end --------------------------------------------------------------------------------------
+    def _cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def _progress(self, eta: float | None) -> DocumentProgress:
+        return DocumentProgress(
+            source=self.job.source,
+            units_done=self.done_units,
+            units_total=self.total_units,
+            chars_done=self.done_chars,
+            chars_total=self.total_chars,
+            elapsed_s=time.perf_counter() - self.start,
+            eta_s=eta,
+        )
+
+    def finish(self, *, output: Path | None = None, cancelled: bool = False, error: str | None = None) -> None:
+        if self.job.result is not None:
+            return
+        self.job._set_result(
+            DocumentResult(
+                source=self.job.source,
+                output=output,
+                format=self.format_name,
+                units=self.total_units,
+                translated=self.translated,
+                resumed=self.resumed,
+                seconds=time.perf_counter() - self.start,
+                cancelled=cancelled,
+                error=error,
+                failed_units=len(self.failed),
+                warnings=tuple(self.warnings),
+            )
+        )
+
+
+def _runs_alone(unit: Unit) -> list[int]:
+    """The runs of an "align" unit translated on their own too (so inline markup lands on the right words): its
+    runs with letters that are not fixed, when there are two or more of them; none otherwise."""
+    if unit.split != "align":
+        return []
+    alone = [i for i, run in enumerate(unit.runs) if not run.fixed and any(ch.isalpha() for ch in run.text)]
+    return alone if len(alone) >= 2 else []
+
+
+def _sentences(text: str) -> int:
+    """About how many sentences `text` holds (for bounding a step; the engine splits them properly)."""
+    return max(1, len(_SENTENCE_END.findall(text)))
+
+
+def _next_step(units: Sequence[Unit], todo: Sequence[int], at: int, max_units: int, max_sentences: int) -> list[int]:
+    """The units to translate in the next call, from `todo[at]` on: up to `max_units` units and about
+    `max_sentences` sentences (the unit texts and the runs translated alone); at least one unit, however long."""
+    batch: list[int] = []
+    sentences = 0
+    for k in range(at, len(todo)):
+        unit = units[todo[k]]
+        cost = _sentences(unit.source) + sum(_sentences(unit.runs[r].text) for r in _runs_alone(unit))
+        if batch and (len(batch) >= max_units or sentences + cost > max_sentences):
+            break
+        batch.append(todo[k])
+        sentences += cost
+    return batch
+
+
+class _Pace:
+    """Seconds left at this run's pace, by source characters. The first step also pays for the engine's warm-up
+    (sessions, caches), so once there are two steps it is left out of the rate; before two steps, an estimate
+    needs 5% of the characters behind it."""
+
+    def __init__(self, total_chars: int) -> None:
+        self.total_chars = total_chars
+        self.began = time.perf_counter()
+        self.steps = 0
+        self.chars = 0
+        self.first: tuple[float, int] | None = None  # (when the first step ended, its characters)
+
+    def step(self, chars: int) -> None:
+        self.steps += 1
+        self.chars += chars
+        if self.first is None:
+            self.first = (time.perf_counter(), chars)
+
+    def eta(self, remaining_chars: int) -> float | None:
+        if remaining_chars <= 0:
+            return 0.0
+        if self.steps < 2 and self.chars < 0.05 * self.total_chars:
+            return None
+        since, chars = self.began, self.chars
+        if self.steps >= 2 and self.first is not None and self.chars > self.first[1]:
+            since, chars = self.first[0], self.chars - self.first[1]
+        elapsed = time.perf_counter() - since
+        if chars <= 0 or elapsed <= 0:
+            return None
+        return remaining_chars * elapsed / chars
+
+
+def _check_paths(source: Path, output: Path, overwrite: bool) -> None:
+    """The result is never the input, and replaces an existing file only when asked to."""
+    if not source.exists():
+        raise DocumentError(f"{source}: no such file")
+    if not source.is_file():
+        raise DocumentError(f"{source}: not a file")
+    same = output.resolve() == source.resolve()
+    if not same and output.exists():
+        try:
+            same = os.path.samefile(output, source)
+        except OSError:
+            same = False
+    if same:
+        raise DocumentError(
+            f"{output}: the result would replace the input itself; choose another result name or folder"
+        )
+    if output.exists() and not overwrite:
+        raise DocumentError(f"{output} exists already; choose to overwrite it (--overwrite) or another name")
+    if output.exists() and not output.is_file():
+        raise DocumentError(f"{output} exists and is not a file")
+
+
+def _read(source: Path) -> bytes:
+    """The input's bytes, refused before reading when over MAX_BYTES."""
+    limit_mb = MAX_BYTES // 2**20
+    try:
+        return _read_within(source, limit_mb)
+    except OSError as exc:
+        raise DocumentError(f"cannot read {source}: {exc.strerror or exc}") from exc
+
+
+def _read_within(source: Path, limit_mb: int) -> bytes:
+    with open(source, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > MAX_BYTES:
+            raise DocumentError(
+                f"{source.name} is {size / 2**20:,.0f} MB; Qiao translates documents of up to {limit_mb} MB. "
+                "Split it into smaller files"
+            )
+        # read(n) allocates n bytes up front: ask for the size there is (and one more byte, to see it grew), never
+        # for the limit. A file that reports no size (a pipe, /proc) is read in pieces up to the limit.
+        data = stream.read(size + 1) if size else _read_pieces(stream)
+        if len(data) > size and size and len(data) <= MAX_BYTES:
+            data += _read_pieces(stream, MAX_BYTES + 1 - len(data))
+    if len(data) > MAX_BYTES:  # it grew while being read
+        raise DocumentError(f"{source.name} is over {limit_mb} MB; Qiao translates documents of up to {limit_mb} MB")
+    return data
+
+
+def _read_pieces(stream, limit: int = MAX_BYTES + 1) -> bytes:
+    """At most `limit` bytes of `stream`, read a megabyte at a time."""
+    parts = []
+    while limit > 0:
+        chunk = stream.read(min(limit, 2**20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        limit -= len(chunk)
+    return b"".join(parts)
+
+
+def _extract(fmt: DocumentFormat, source: Path, data: bytes) -> Extracted:
+    """The format's reading of `data`; a format's unexpected exception becomes a DocumentError, for a person."""
+    try:
+        return fmt.read(data)
+    except DocumentError as exc:
+        message = str(exc)
+        raise DocumentError(message if source.name in message else f"{source.name}: {message}") from exc
+    except Exception as exc:
+        raise DocumentError(f"{source.name}: cannot read this {fmt.label} ({type(exc).__name__}: {exc})") from exc
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `path` whole or not at all: a temporary file in its folder, fsynced, then renamed over it."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable where the system allows it (POSIX); best effort."""
+    if os.name == "nt":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
