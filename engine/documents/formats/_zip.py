@@ -76,7 +76,10 @@ class ZipArchive:
             infos = self._zip.infolist()
             start_dir = self._zip.start_dir
         except Exception as exc:  # zipfile raises many kinds (struct.error, ValueError, …) for damaged input
-            raise DocumentError(f"this {kind} is damaged or not a {kind} at all (not a readable zip: {exc})") from exc
+            article = "an" if kind[:1].lower() in "aeiou" else "a"
+            raise DocumentError(
+                f"this {kind} is damaged or not {article} {kind} at all (not a readable zip: {exc})"
+            ) from exc
         self._members = self._check(infos, start_dir)
         self._by_name = {member.info.filename: member for member in self._members}
 
