@@ -3,8 +3,10 @@
 Reading refuses what a document never is and what would hurt us: not a zip, truncated, password-protected members,
 absolute or `..` names, duplicate names, too many members, and decompression bombs (by the sizes the archive
 declares: zipfile never inflates a member past its declared size and checks its CRC, so the declared sizes bound
-memory). Writing copies every untouched member byte for byte (local header, data, data descriptor: its compression,
-timestamps and extra fields as they were), in the original order; changed members are deflated anew.
+memory). A format may set its own member and size caps and its own message for encrypted members (EPUB: DRM).
+Writing copies every untouched member byte for byte (local header, data, data descriptor: its compression,
+timestamps and extra fields as they were), in the original order; changed and added members are deflated anew, and
+the members a container format wants stored (ODF's and EPUB's mimetype) are written uncompressed with no extra field.
 """
 
 from __future__ import annotations
@@ -46,11 +48,24 @@ class _Member:
 
 
 class ZipArchive:
-    """A zip read from bytes, checked (see the module docstring). `kind` names the document for messages."""
+    """A zip read from bytes, checked (see the module docstring). `kind` names the document for messages;
+    `max_members` and `max_total_bytes` default to this module's caps; `encrypted`, when given, is the message for a
+    member whose zip encryption flag is set (by default: remove the password)."""
 
-    def __init__(self, data: bytes, kind: str = "document") -> None:
+    def __init__(
+        self,
+        data: bytes,
+        kind: str = "document",
+        *,
+        max_members: int | None = None,
+        max_total_bytes: int | None = None,
+        encrypted: str | None = None,
+    ) -> None:
         self.kind = kind
         self._data = data
+        self._max_members = MAX_MEMBERS if max_members is None else max_members
+        self._max_total = MAX_TOTAL_BYTES if max_total_bytes is None else max_total_bytes
+        self._encrypted = encrypted
         if data[:8] == _OLE_MAGIC:
             raise DocumentError(
                 f"this {kind} is password-protected (encrypted) or in an old binary Office format; remove the "
@@ -61,14 +76,17 @@ class ZipArchive:
             infos = self._zip.infolist()
             start_dir = self._zip.start_dir
         except Exception as exc:  # zipfile raises many kinds (struct.error, ValueError, …) for damaged input
-            raise DocumentError(f"this {kind} is damaged or not a {kind} at all (not a readable zip: {exc})") from exc
+            article = "an" if kind[:1].lower() in "aeiou" else "a"
+            raise DocumentError(
+                f"this {kind} is damaged or not {article} {kind} at all (not a readable zip: {exc})"
+            ) from exc
         self._members = self._check(infos, start_dir)
         self._by_name = {member.info.filename: member for member in self._members}
 
     def _check(self, infos: list[zipfile.ZipInfo], start_dir: int) -> list[_Member]:
-        kind = self.kind
-        if len(infos) > MAX_MEMBERS:
-            raise DocumentError(f"this {kind} has {len(infos):,} files inside; Qiao reads at most {MAX_MEMBERS:,}")
+        kind, max_members, max_total = self.kind, self._max_members, self._max_total
+        if len(infos) > max_members:
+            raise DocumentError(f"this {kind} has {len(infos):,} files inside; Qiao reads at most {max_members:,}")
         seen: set[str] = set()
         total = 0
         for info in infos:
@@ -81,12 +99,14 @@ class ZipArchive:
             seen.add(name)
             if info.flag_bits & 0x1:
                 raise DocumentError(
-                    f"this {kind} is password-protected ({name} is encrypted); remove the password and try again"
+                    self._encrypted
+                    or f"this {kind} is password-protected ({name} is encrypted); remove the password and try again"
                 )
             total += info.file_size
-            if total > MAX_TOTAL_BYTES:
+            if total > max_total:
                 raise DocumentError(
-                    f"this {kind} would unpack to more than {MAX_TOTAL_BYTES >> 20:,} MB; Qiao does not open it"
+                    f"this {kind} would unpack to more than {max_total >> 20:,} MB (it may be a zip bomb); "
+                    "Qiao does not open it"
                 )
             if info.file_size > BOMB_MIN_BYTES and info.file_size > BOMB_RATIO * max(info.compress_size, 1):
                 raise DocumentError(
@@ -149,26 +169,50 @@ class ZipArchive:
         except Exception as exc:  # BadZipFile (CRC), zlib.error, EOFError, NotImplementedError (method), …
             raise DocumentError(f"this {self.kind} is damaged: {name} cannot be unpacked ({exc})") from exc
 
+    def verify(self) -> None:
+        """Unpack every member once, a megabyte at a time, checking its CRC: a damaged member the format does not
+        read itself (an image) then fails the read instead of being copied damaged into the translation."""
+        for member in self._members:
+            name = member.info.filename
+            try:
+                with self._zip.open(member.info) as stream:
+                    while stream.read(1 << 20):
+                        pass
+            except Exception as exc:  # as in read()
+                raise DocumentError(f"this {self.kind} is damaged: {name} cannot be unpacked ({exc})") from exc
+
     def rewrite(
-        self, replacements: Mapping[str, bytes], *, stored: Collection[str] = (), first: str | None = None
+        self,
+        replacements: Mapping[str, bytes],
+        *,
+        stored: Collection[str] = (),
+        first: str | None = None,
+        added: Mapping[str, bytes] | None = None,
     ) -> bytes:
         """The archive with `replacements` (name -> new bytes) deflated in place of those members, every other
-        member copied byte for byte, in the original order. Members named in `stored` are written uncompressed
-        (rewritten if they were not); `first` is moved to the front (ODF's mimetype)."""
+        member copied byte for byte, in the original order, then the `added` members (name -> bytes, dated
+        1980-01-01). Members named in `stored` are written uncompressed with no extra field and no data descriptor
+        (rewritten if they were not, as ODF and EPUB require of their mimetype); `first` is moved to the front."""
         unknown = set(replacements) - set(self._by_name)
         if unknown:
             raise DocumentError(f"cannot replace {', '.join(sorted(unknown))}: not in this {self.kind}")
-        members = list(self._members)
-        if first is not None and first in self._by_name:
+        added = added or {}
+        clash = set(added) & set(self._by_name)
+        if clash:
+            raise DocumentError(f"cannot add {', '.join(sorted(clash))}: already in this {self.kind}")
+        members = [*self._members, *(_blank_member(name) for name in added)]
+        if first is not None:
             members.sort(key=lambda member: member.info.filename != first)
         out = io.BytesIO()
         centrals = []
         for member in members:
             name = member.info.filename
             offset = out.tell()
-            must_store = name in stored and member.info.compress_type != zipfile.ZIP_STORED
-            if name in replacements or must_store:
-                content = replacements[name] if name in replacements else self.read(name)
+            must_store = name in stored and not self._bare(member)
+            if name in replacements or name in added or must_store:
+                content = replacements.get(name, added.get(name))
+                if content is None:
+                    content = self.read(name)
                 local, central = _new_member(member, content, store=name in stored, offset=offset)
                 out.write(local)
             else:
@@ -185,6 +229,14 @@ class ZipArchive:
         out.write(_END.pack(_END_SIG, 0, 0, len(centrals), len(centrals), size_dir, start_dir, len(comment)))
         out.write(comment)
         return out.getvalue()
+
+    def _bare(self, member: _Member) -> bool:
+        """Whether `member` is stored uncompressed with no extra field in its local header and no data descriptor
+        (what OCF and ODF ask of a mimetype, so its bytes sit at a fixed offset from the start of the file)."""
+        if member.raw_end <= member.raw_start:  # an added member
+            return False
+        extra_len = _LOCAL.unpack_from(self._data, member.raw_start)[10]
+        return member.info.compress_type == zipfile.ZIP_STORED and extra_len == 0 and not member.info.flag_bits & 0x8
 
 
 def _strip_zip64(extra: bytes) -> bytes:
@@ -231,6 +283,14 @@ def _central_record(
     if max(fields[8], fields[9], offset) > 0xFFFFFFFF:
         raise DocumentError("the translated document would be too large to write")
     return _CENTRAL.pack(*fields) + name + extra + comment
+
+
+def _blank_member(name: str) -> _Member:
+    """A member that is not in the archive yet: a central record with the name and 1980-01-01, nothing else."""
+    encoded = name.encode()
+    flags = 0 if encoded.isascii() else 0x0800
+    central = _CENTRAL.pack(_CENTRAL_SIG, 20, 20, flags, 0, 0, 0x21, 0, 0, 0, len(encoded), 0, 0, 0, 0, 0, 0)
+    return _Member(zipfile.ZipInfo(name), 0, 0, central + encoded)
 
 
 def _new_member(member: _Member, content: bytes, *, store: bool, offset: int) -> tuple[bytes, bytes]:

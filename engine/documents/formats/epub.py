@@ -3,31 +3,31 @@ book's title and the labels of an EPUB 2 table of contents (toc.ncx); every othe
 other metadata) is copied unchanged.
 
 An EPUB is a zip whose first member is an uncompressed `mimetype`; META-INF/container.xml names the package (OPF)
-file, whose manifest lists the content documents. Books with DRM (encrypted members) are refused, and so are
-archives that could exhaust memory (too many members, too much uncompressed data) or that name members outside the
-archive (absolute or `..` paths). The zip handling is a handful of small functions so it can share code with the
-other zip-based formats later.
+file, whose manifest lists the content documents. Books with DRM (encrypted members, an encryption.xml that
+declares more than font obfuscation, a rights.xml) are refused. The zip is read and written by
+engine.documents.formats._zip, as the Office formats' are: its checks (names outside the archive, duplicates, zip
+bombs) apply, with this module's caps on members and uncompressed size; untouched members are copied byte for byte,
+and `mimetype` is written first, uncompressed and without an extra field, as the OCF specification requires.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import posixpath
 import re
-import zipfile
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from html import escape, unescape
 from typing import Protocol
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
 from engine.documents.formats import html
+from engine.documents.formats._zip import ZipArchive
 from engine.documents.model import DocumentError, DocumentFormat, Run, Unit
 
+# A book's own caps, stricter on members than _zip's defaults (a book of 10,000 files is already unusual); both are
+# checked against the sizes the archive declares, which zipfile enforces while inflating.
 MAX_MEMBERS = 10_000
-MAX_UNCOMPRESSED = 1024 * 1024 * 1024  # all members together, as the archive declares them (zipfile enforces it)
+MAX_UNCOMPRESSED = 1024 * 1024 * 1024  # all members together
 MIMETYPE = b"application/epub+zip"
 CONTENT_TYPES = frozenset(("application/xhtml+xml", "text/html"))
 # Font obfuscation (IDPF, Adobe) is declared in encryption.xml without making the book unreadable; anything else is DRM.
@@ -36,6 +36,7 @@ NCX_TYPE = "application/x-dtbncx+xml"
 _TITLE = re.compile(r"<(?:[\w.-]+:)?title\b[^>]*>([^<]*)</(?:[\w.-]+:)?title\s*>")
 _NCX_TEXT = re.compile(r"<(?:[\w.-]+:)?text\b[^>]*>([^<]*)</(?:[\w.-]+:)?text\s*>")
 _LANGUAGE = re.compile(r"(<(?:[\w.-]+:)?language\b[^>]*>)([^<]*)(</)")
+_DRM = "this book is encrypted (DRM); Qiao can only translate DRM-free EPUB books"
 
 
 class _Part(Protocol):
@@ -51,9 +52,8 @@ class EpubDocument:
     """A read book: the package's title, then the units of its content documents and EPUB 2 table of contents, in
     manifest order."""
 
-    def __init__(self, data: bytes, members: list[zipfile.ZipInfo], parts: list[tuple[str, _Part]], opf: str) -> None:
-        self._data = data
-        self._members = members
+    def __init__(self, archive: ZipArchive, parts: list[tuple[str, _Part]], opf: str) -> None:
+        self._archive = archive
         self._parts = parts
         self._opf = opf
         self._units = [unit for _, part in parts for unit in part.units]
@@ -67,18 +67,19 @@ class EpubDocument:
         to `target` when anything was translated."""
         if len(translations) != len(self._units):
             raise DocumentError(f"{len(translations)} translations for a book of {len(self._units)} units")
-        with _open_zip(self._data) as archive:
-            replaced: dict[str, bytes] = {}
-            at = 0
-            for name, part in self._parts:
-                mine = translations[at : at + len(part.units)]
-                at += len(part.units)
-                if any(item is not None for item in mine):
-                    replaced[name] = part.render(mine, target=target)
-            if any(item is not None for item in translations):
-                package = replaced.get(self._opf) or _read_member(archive, archive.getinfo(self._opf))
-                replaced[self._opf] = _set_language(package, target)
-            return _write_zip(archive, self._members, replaced)
+        archive = self._archive
+        replaced: dict[str, bytes] = {}
+        at = 0
+        for name, part in self._parts:
+            mine = translations[at : at + len(part.units)]
+            at += len(part.units)
+            if any(item is not None for item in mine):
+                replaced[name] = part.render(mine, target=target)
+        if any(item is not None for item in translations):
+            package = replaced.get(self._opf) or archive.read(self._opf)
+            replaced[self._opf] = _set_language(package, target)
+        added = {} if "mimetype" in archive else {"mimetype": MIMETYPE}
+        return archive.rewrite(replaced, stored=("mimetype",), first="mimetype", added=added)
 
 
 class _Labels:
@@ -116,114 +117,28 @@ class _Labels:
 
 def read(data: bytes) -> EpubDocument:
     """The book's units (DocumentError for anything that is not a readable, DRM-free EPUB)."""
-    with _open_zip(data) as archive:
-        members = _checked_members(archive)
-        _verify_members(archive, members)
-        names = {info.filename for info in members}
-        _refuse_drm(archive, names)
-        if "mimetype" in names and _read_member(archive, archive.getinfo("mimetype")).strip() != MIMETYPE:
-            raise DocumentError("this zip file is not an EPUB book (its mimetype member says otherwise)")
-        opf = _package_path(archive, names)
-        package = _read_member(archive, archive.getinfo(opf))
-        parts: list[tuple[str, _Part]] = []
-        for name, kind in [(opf, "package"), *_manifest(package, opf)]:
-            if name not in names:
-                continue  # a manifest entry without its file: nothing to translate, readers skip it too
-            try:
-                member = _read_member(archive, archive.getinfo(name))
-                if kind == "package":
-                    parts.append((name, _Labels(member, _TITLE)))
-                elif kind == "ncx":
-                    parts.append((name, _Labels(member, _NCX_TEXT)))
-                else:
-                    parts.append((name, html.read(member)))
-            except DocumentError as exc:
-                raise DocumentError(f"{name} in this book: {exc}") from exc
-    return EpubDocument(data, members, parts, opf)
-
-
-# -- zip --------------------------------------------------------------------------------------------------------
-
-
-def _open_zip(data: bytes) -> zipfile.ZipFile:
-    try:
-        return zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise DocumentError(f"this is not a readable EPUB (zip) file: it is damaged or truncated ({exc})") from exc
-
-
-def _checked_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
-    """The archive's members, refusing zip bombs, encrypted members and names that point outside the archive."""
-    members = archive.infolist()
-    if len(members) > MAX_MEMBERS:
-        raise DocumentError(f"this book has {len(members)} files inside; Qiao reads books of up to {MAX_MEMBERS}")
-    total = sum(info.file_size for info in members)
-    if total > MAX_UNCOMPRESSED:
-        raise DocumentError(
-            f"this book unpacks to {total // (1024 * 1024)} MB; Qiao reads books of up to "
-            f"{MAX_UNCOMPRESSED // (1024 * 1024)} MB (it may be a zip bomb)"
-        )
-    seen = set()
-    for info in members:
-        name = info.filename
-        parts = name.replace("\\", "/").split("/")
-        if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in parts:
-            raise DocumentError(f"this book names a file outside itself ({name!r}); it is damaged or malicious")
-        if name in seen:
-            raise DocumentError(f"this book contains two files named {name!r}; it is damaged")
-        seen.add(name)
-        if info.flag_bits & 0x1:
-            raise DocumentError("this book is encrypted (DRM); Qiao can only translate DRM-free EPUB books")
-    return members
-
-
-def _verify_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]) -> None:
-    """Unpack every member once (checking its CRC), so a damaged image fails the read, not the write."""
-    for info in members:
-        with _member_errors(info), archive.open(info) as stream:
-            while stream.read(1024 * 1024):
-                pass
-
-
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    with _member_errors(info):
-        return archive.read(info)
-
-
-@contextlib.contextmanager
-def _member_errors(info: zipfile.ZipInfo) -> Iterator[None]:
-    """zipfile's and zlib's many exceptions for a damaged member, as one DocumentError."""
-    try:
-        yield
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
-        raise DocumentError(f"{info.filename} in this book cannot be unpacked: it is damaged ({exc})") from exc
-
-
-def _write_zip(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], replaced: dict[str, bytes]) -> bytes:
-    """A new archive: `mimetype` first and stored (as EPUB requires), then every member in its original order and
-    with its original name, time and compression, its data from `replaced` or copied from `archive`."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as writer:
-        mimetype = next((info for info in members if info.filename == "mimetype"), None)
-        head = zipfile.ZipInfo("mimetype", mimetype.date_time if mimetype else (1980, 1, 1, 0, 0, 0))
-        head.compress_type = zipfile.ZIP_STORED
-        writer.writestr(head, _read_member(archive, mimetype) if mimetype else MIMETYPE)
-        for info in members:
-            if info.filename == "mimetype":
-                continue
-            data = replaced[info.filename] if info.filename in replaced else _read_member(archive, info)
-            writer.writestr(_copy_info(info), data)
-    return out.getvalue()
-
-
-def _copy_info(info: zipfile.ZipInfo) -> zipfile.ZipInfo:
-    """A header for writing `info` again: same name, time, compression, permissions and comment."""
-    copy = zipfile.ZipInfo(info.filename, info.date_time)
-    copy.compress_type = info.compress_type
-    copy.external_attr = info.external_attr
-    copy.create_system = info.create_system
-    copy.comment = info.comment
-    return copy
+    archive = ZipArchive(data, "EPUB book", max_members=MAX_MEMBERS, max_total_bytes=MAX_UNCOMPRESSED, encrypted=_DRM)
+    archive.verify()  # a damaged image fails here, not as a damaged copy in the translation
+    _refuse_drm(archive)
+    if "mimetype" in archive and archive.read("mimetype").strip() != MIMETYPE:
+        raise DocumentError("this zip file is not an EPUB book (its mimetype member says otherwise)")
+    opf = _package_path(archive)
+    package = archive.read(opf)
+    parts: list[tuple[str, _Part]] = []
+    for name, kind in [(opf, "package"), *_manifest(package, opf)]:
+        if name not in archive:
+            continue  # a manifest entry without its file: nothing to translate, readers skip it too
+        member = archive.read(name)
+        try:
+            if kind == "package":
+                parts.append((name, _Labels(member, _TITLE)))
+            elif kind == "ncx":
+                parts.append((name, _Labels(member, _NCX_TEXT)))
+            else:
+                parts.append((name, html.read(member)))
+        except DocumentError as exc:
+            raise DocumentError(f"{name} in this book: {exc}") from exc
+    return EpubDocument(archive, parts, opf)
 
 
 # -- package ----------------------------------------------------------------------------------------------------
@@ -240,15 +155,15 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _package_path(archive: zipfile.ZipFile, names: set[str]) -> str:
+def _package_path(archive: ZipArchive) -> str:
     """The package (OPF) file that META-INF/container.xml names."""
-    if "META-INF/container.xml" not in names:
+    if "META-INF/container.xml" not in archive:
         raise DocumentError("this zip file is not an EPUB book (it has no META-INF/container.xml)")
-    container = _xml(_read_member(archive, archive.getinfo("META-INF/container.xml")), "META-INF/container.xml")
+    container = _xml(archive.read("META-INF/container.xml"), "META-INF/container.xml")
     for element in container.iter():
         if _local(element.tag) == "rootfile":
             path = element.get("full-path", "")
-            if path in names:
+            if path in archive:
                 return path
     raise DocumentError("this EPUB's container.xml names no package file that the book contains; it is damaged")
 
@@ -272,17 +187,17 @@ def _manifest(package: bytes, opf: str) -> list[tuple[str, str]]:
     return found
 
 
-def _refuse_drm(archive: zipfile.ZipFile, names: set[str]) -> None:
+def _refuse_drm(archive: ZipArchive) -> None:
     """DocumentError when the book's content is encrypted (Adobe/Readium/Apple DRM), not merely its fonts
     obfuscated."""
-    if "META-INF/rights.xml" in names:
+    if "META-INF/rights.xml" in archive:
         raise DocumentError("this book is protected by DRM (it has a rights file); Qiao translates DRM-free books only")
-    if "META-INF/encryption.xml" not in names:
+    if "META-INF/encryption.xml" not in archive:
         return
-    encryption = _xml(_read_member(archive, archive.getinfo("META-INF/encryption.xml")), "META-INF/encryption.xml")
+    encryption = _xml(archive.read("META-INF/encryption.xml"), "META-INF/encryption.xml")
     for element in encryption.iter():
         if _local(element.tag) == "EncryptionMethod" and element.get("Algorithm", "") not in FONT_OBFUSCATION:
-            raise DocumentError("this book is encrypted (DRM); Qiao can only translate DRM-free EPUB books")
+            raise DocumentError(_DRM)
 
 
 def _set_language(package: bytes, target: str) -> bytes:

@@ -6,6 +6,7 @@ import io
 import random
 import struct
 import zipfile
+import zlib
 
 import pytest
 from lxml import etree  # test oracle only: the app never imports lxml
@@ -87,6 +88,7 @@ NCX = b"""<?xml version="1.0" encoding="UTF-8"?>
 """
 
 COVER = bytes(range(256)) * 40  # stands for a JPEG: binary, must come back byte for byte
+MIMETYPE_BYTES = b"application/epub+zip"
 CONTENT = ("OEBPS/nav.xhtml", "OEBPS/text/chapter 1.xhtml", "OEBPS/text/chapter2.xhtml")
 
 
@@ -343,3 +345,77 @@ def test_directory_entries_are_kept():
     book = epub.read(out.getvalue())
     with zipfile.ZipFile(io.BytesIO(book.render(made_up(book), target="zh"))) as archive:
         assert archive.getinfo("OEBPS/fonts/").is_dir()
+
+
+# -- the zip: untouched members copied as they were -------------------------------------------------------------
+
+
+def _local_record(data: bytes, name: str) -> tuple[int, bytes]:
+    """(extra field length in the local header, compressed bytes) of member `name`, as they lie in `data`."""
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(name)
+    name_len, extra_len = struct.unpack_from("<HH", data, info.header_offset + 26)
+    start = info.header_offset + 30 + name_len + extra_len
+    return extra_len, data[start : start + info.compress_size]
+
+
+def test_untouched_members_keep_their_compressed_bytes():
+    style = "".join(f".c{i} {{ margin: {i}px; color: #{i * 7919 % 0xFFFFFF:06x}; }}\n" for i in range(400)).encode()
+    files = members({"OEBPS/style.css": style})
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in files.items():
+            stored = name in ("mimetype", "OEBPS/images/cover.jpg")
+            method = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+            # level 1: compressing the member again (at zlib's default level) would give other bytes
+            archive.writestr(name, data, compress_type=method, compresslevel=1)
+    data = out.getvalue()
+    _, original_css = _local_record(data, "OEBPS/style.css")
+    compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+    assert compressor.compress(style) + compressor.flush() != original_css  # so the check below can fail
+
+    book = epub.read(data)
+    result = book.render(made_up(book), target="zh")
+    assert unpack(result)["OEBPS/style.css"] == style
+    for name in ("mimetype", "META-INF/container.xml", "OEBPS/style.css", "OEBPS/images/cover.jpg"):
+        assert _local_record(result, name) == _local_record(data, name), name
+    for name in (*CONTENT, "OEBPS/content.opf", "OEBPS/toc.ncx"):
+        assert _local_record(result, name) != _local_record(data, name), name
+
+
+def test_mimetype_is_written_first_stored_and_without_an_extra_field():
+    timestamp = struct.pack("<HHBI", 0x5455, 5, 1, 1_700_000_000)  # an "extended timestamp" extra field
+    for method in (zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED):
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            for name, data in members().items():
+                if name != "mimetype":
+                    archive.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
+            info = zipfile.ZipInfo("mimetype", (2024, 5, 6, 7, 8, 10))
+            info.extra = timestamp
+            archive.writestr(info, MIMETYPE_BYTES, compress_type=method)  # last, compressed or with an extra field
+        data = out.getvalue()
+        assert _local_record(data, "mimetype")[0] == len(timestamp)
+        book = epub.read(data)
+        result = book.render([None] * len(book.units), target="zh")
+        with zipfile.ZipFile(io.BytesIO(result)) as archive:
+            first = archive.infolist()[0]
+            assert first.filename == "mimetype" and first.compress_type == zipfile.ZIP_STORED
+            assert first.date_time == (2024, 5, 6, 7, 8, 10)
+            assert archive.testzip() is None
+        assert _local_record(result, "mimetype") == (0, MIMETYPE_BYTES)
+        assert result[30:38] == b"mimetype" and result[38:58] == MIMETYPE_BYTES
+        assert unpack(result) == members()
+
+
+def test_a_damaged_image_fails_the_read():
+    data = bytearray(build())
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("OEBPS/images/cover.jpg")
+    at = info.header_offset + 30 + len(info.filename) + 100
+    data[at : at + 4] = bytes(4) if data[at : at + 4] != bytes(4) else b"\xff" * 4
+    with pytest.raises(DocumentError, match=r"cover\.jpg"):
+        epub.read(bytes(data))
+
+
+def test_a_truncated_book_says_so():
+    with pytest.raises(DocumentError, match="damaged or not an EPUB book at all"):
+        epub.read(build()[:-30])

@@ -130,3 +130,71 @@ def test_scan_reports_offsets_and_refuses_dtds():
     assert _xml.scan(doctype, _xml.Handler(), "page.xhtml", allow_doctype=True) == "utf-8"
     with pytest.raises(DocumentError, match="DTD"):
         _xml.scan(b'<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>', _xml.Handler(), "a.xml", allow_doctype=True)
+
+
+def test_rewrite_adds_members_and_can_put_one_first():
+    data = _sample()
+    archive = ZipArchive(data)
+    out = archive.rewrite({}, added={"extra.txt": b"added"})
+    with zipfile.ZipFile(io.BytesIO(out)) as result:
+        assert result.testzip() is None
+        assert result.namelist() == [*archive.names, "extra.txt"]
+        assert result.read("extra.txt") == b"added"
+        assert result.getinfo("extra.txt").date_time == (1980, 1, 1, 0, 0, 0)
+    assert out.startswith(data[: zipfile.ZipFile(io.BytesIO(data)).start_dir])  # the old members, byte for byte
+    out = archive.rewrite({}, added={"中.txt": b"x"}, stored=("中.txt",), first="中.txt")
+    with zipfile.ZipFile(io.BytesIO(out)) as result:
+        assert result.namelist() == ["中.txt", *archive.names]
+        assert result.getinfo("中.txt").compress_type == zipfile.ZIP_STORED
+        assert result.read("中.txt") == b"x"
+    with pytest.raises(DocumentError, match="already in"):
+        archive.rewrite({}, added={"mimetype": b"x"})
+
+
+def test_a_stored_member_loses_its_extra_field_and_data_descriptor():
+    extra = b"\x55\x54\x05\x00\x01\x00\x00\x00\x00"  # an "extended timestamp" field
+    for stream in (False, True):  # written to a stream, a member gets a data descriptor
+        target = _Unseekable() if stream else io.BytesIO()
+        with zipfile.ZipFile(target, "w") as archive:
+            info = zipfile.ZipInfo("mimetype", (2020, 1, 2, 3, 4, 6))
+            info.extra = extra
+            archive.writestr(info, b"application/x-test", compress_type=zipfile.ZIP_STORED)
+            archive.writestr("part.xml", b"<a/>")
+        data = bytes(target.buffer) if stream else target.getvalue()
+        assert data[28:30] == b"\x09\x00" and bool(data[6] & 0x8) == stream  # the extra field, the descriptor
+        out = ZipArchive(data).rewrite({}, stored=("mimetype",), first="mimetype")
+        assert out[26:30] == b"\x08\x00\x00\x00"  # name length 8, no extra field
+        assert out[30:38] == b"mimetype" and out[38:56] == b"application/x-test"
+        with zipfile.ZipFile(io.BytesIO(out)) as result:
+            assert result.testzip() is None
+            info = result.getinfo("mimetype")
+            assert info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 0x8
+            assert info.date_time == (2020, 1, 2, 3, 4, 6)
+    bare = _sample()  # its mimetype is already bare: copied as it was
+    assert ZipArchive(bare).rewrite({}, stored=("mimetype",), first="mimetype") == bare
+
+
+def test_caps_and_the_encrypted_message_can_be_set_per_archive():
+    data = _sample()
+    with pytest.raises(DocumentError, match="at most 3"):
+        ZipArchive(data, max_members=3)
+    with pytest.raises(DocumentError, match="zip bomb"):
+        ZipArchive(data, max_total_bytes=1000)
+    encrypted = bytearray(data)
+    at = encrypted.find(b"PK\x01\x02")
+    encrypted[at + 8] |= 0x1
+    with pytest.raises(DocumentError, match="password"):
+        ZipArchive(bytes(encrypted))
+    with pytest.raises(DocumentError, match="DRM"):
+        ZipArchive(bytes(encrypted), encrypted="DRM")
+
+
+def test_verify_names_a_damaged_member():
+    data = bytearray(_sample())
+    ZipArchive(bytes(data)).verify()
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("image.png")
+    at = info.header_offset + 30 + len(info.filename) + len(info.extra) + 10
+    data[at] ^= 0xFF
+    archive = ZipArchive(bytes(data))  # reading the directory does not inflate anything
+    with pytest.raises(DocumentError, match=r"image\.png"):
+        archive.verify()
