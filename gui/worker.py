@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from engine.config import PRECISIONS
-from engine.documents.job import DocumentOptions, DocumentProgress, DocumentResult
+from engine.documents.job import DocumentOptions, DocumentProgress, DocumentResult, key_of
 from engine.errors import BundleError, FileProblem, ModelNotFoundError, QiaoError
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
@@ -626,7 +626,7 @@ class TranslationWorker(QObject):
                 doc.options,
                 doc.translation,
                 target_lang=target,
-                model_key=f"{model_id}|{loaded.key if loaded else doc.pair or ''}|{tr.precision}",
+                model_key=key_of(model_id, loaded.key if loaded else doc.pair or "", tr.precision),
             )
             self.document_started.emit(doc.id, doc.job.output)
             doc.steps = iter(doc.job.steps(_LoadedTranslator(self), doc.cancel))

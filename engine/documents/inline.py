@@ -143,8 +143,30 @@ def _align(text: str, members: list[int], unit: Unit, hints: Sequence[str | None
     for k in range(1, len(members) + 1):  # keep the cuts monotone whatever rounding did
         starts[k] = min(max(starts[k], starts[k - 1]), len(text))
     starts[len(members)] = len(text)
+    _fill_empty(text, starts, [runs[i].text for i in members])
     for k, i in enumerate(members):
         out[i] = text[starts[k] : starts[k + 1]]
+
+
+def _fill_empty(text: str, starts: list[int], sources: list[str]) -> None:
+    """A run whose source has words never comes back empty while a neighbour has text to share: it and that
+    neighbour share their text by source length instead (cuts `starts` in place; order and text unchanged).
+
+    Without this a link or a bold phrase whose own translation is found nowhere (an idiom, a name the model
+    renders differently) would vanish from the document — a Markdown link with its URL, an HTML <a> left empty.
+    Formatting on about the right words is the lesser harm."""
+    for k, source in enumerate(sources):
+        if starts[k] < starts[k + 1] or not any(ch.isalpha() for ch in source):
+            continue
+        if k > 0 and starts[k] - starts[k - 1] >= 2:
+            a = k - 1
+        elif k + 1 < len(sources) and starts[k + 2] - starts[k + 1] >= 2:
+            a = k
+        else:
+            continue
+        segment = text[starts[a] : starts[a + 2]]
+        cut = _length_cuts(segment, [len(sources[a].strip()), len(sources[a + 1].strip())])[0]
+        starts[a + 1] = starts[a] + min(max(cut, 1), len(segment) - 1)
 
 
 def _filler_cut(text: str, end: int, begin: int, neighbours: tuple[int, int], runs: Sequence[Run]) -> int:
@@ -280,6 +302,7 @@ def _share(text: str, members: list[int], unit: Unit, out: list[str]) -> None:
     """Give `text` to the runs `members` (translatable, consecutive in reading order) by source length."""
     cuts = _length_cuts(text, [len(unit.runs[i].text.strip()) for i in members])
     bounds = [0, *cuts, len(text)]
+    _fill_empty(text, bounds, [unit.runs[i].text for i in members])
     for k, i in enumerate(members):
         out[i] = text[bounds[k] : bounds[k + 1]]
 

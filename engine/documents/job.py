@@ -96,7 +96,12 @@ def model_key(translator: object) -> str:
     """The `model_key` for a job run with `translator` (an engine.translator.Translator): its model, direction
     and precision. The window and the CLI both use this, so a job cancelled in one continues in the other."""
     manifest = translator.manifest  # type: ignore[attr-defined]
-    return f"{manifest.model_id}:{manifest.pair.key}:{translator.precision}"  # type: ignore[attr-defined]
+    return key_of(manifest.model_id, manifest.pair.key, translator.precision)  # type: ignore[attr-defined]
+
+
+def key_of(model_id: str, pair: str, precision: str) -> str:
+    """`model_key` from its parts (the window's worker knows them without a Translator at hand)."""
+    return f"{model_id}:{pair}:{precision}"
 
 
 def result_name(source: Path, template: str, lang: str) -> str:

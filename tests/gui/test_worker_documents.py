@@ -104,7 +104,7 @@ def test_documents_run_in_order_on_the_worker_thread_with_progress_after_every_s
     assert result_b.output == tmp_path / "b.zh.txt"
     job = jobs.built[0]
     assert job.translation == options and job.target_lang == "zh"
-    assert job.model_key.endswith("|en-zh|int8"), job.model_key
+    assert job.model_key.endswith(":en-zh:int8"), job.model_key  # engine.documents.job.model_key's wording
     assert threading.get_ident() not in {j.thread for j in jobs.built}
     assert rec.threads == {threading.get_ident()}
 

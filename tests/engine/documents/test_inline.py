@@ -229,3 +229,21 @@ def test_cost_is_bounded_for_a_long_paragraph():
     elapsed = time.perf_counter() - started
     assert_guarantees(u, translation, shares)
     assert elapsed < 1.0, f"distribute took {elapsed:.2f}s"
+
+
+def test_a_run_with_words_never_comes_back_empty():
+    """The tiny model's own translation of a link's words is found nowhere: the link still gets text (it and its
+    neighbour share by length), so the link — and, in Markdown, its URL — does not vanish from the document."""
+    u = unit("The weather is ", "very nice", ". We are going to ", "Beijing", " next week.")
+    translation = "天气很好。我们下周去北京。"
+    hints = ["天气是", "非常好", "。我们要去", "乒乓球", "下周。"]  # 'Beijing' alone: garbage, found nowhere
+    shares = distribute(u, translation, hints)
+    assert_guarantees(u, translation, shares)
+    assert all(shares), shares
+    by_length = distribute(unit("The weather is ", "very nice", " next week.", split="length"), "天气很好下周")
+    assert all(by_length), by_length
+
+
+def test_an_empty_share_is_kept_when_there_is_nothing_to_share():
+    u = unit("Hello ", "world")
+    assert distribute(u, "你", [None, None]) in (["你", ""], ["", "你"])
