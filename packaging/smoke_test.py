@@ -6,7 +6,8 @@
    fixture [--model fixture-zh-en] --dist OUT/dist: the zh→en one once it is committed), leaving dist/ alone.
 2. Checks the folder (packaging/check_dist.py): no build-only package inside; installed size without models.
 3. Measures the zstd-compressed tarball of the app without models.
-4. Runs `qiao --self-test` (which tests every embedded bundle; each must appear in its report) in an isolated
+4. Runs `qiao --self-test` (which tests every embedded bundle; each must appear in its report) and then
+   `qiao translate-file` on one small document per format (packaging/smoke_documents.py) in an isolated
    environment:
    - network: a new network namespace (`unshare --net`) holding only a loopback interface that is down, so no
      connection can be made at all; the script records /proc/net/dev and a refused TCP connect as proof;
@@ -53,6 +54,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import check_dist  # noqa: E402
+import smoke_documents  # noqa: E402
 from offline_trace import OPTED_IN, WATCH_S, audit, strace_problem, traced  # noqa: E402
 
 BUDGETS = {  # Linux release budgets (issue #5)
@@ -580,6 +582,21 @@ def main(argv: list[str] | None = None) -> int:
         report["failures"].append(f"the self-test tested {tested}, but the app embeds {embedded}")
     if not report["self_test"]["isolated"]:
         report["failures"].append("the self-test did not run fully isolated (see isolation proof)")
+
+    # -- every document format, through the frozen translate-file, offline and without Python --
+    start = time.perf_counter()
+    docs_in, docs_out = iso.work / "documents", iso.work / "documents-out"
+    names = smoke_documents.make_documents(docs_in)
+    cmd, env, _proof, _stamp = iso.command(
+        [str(app), "translate-file", str(docs_in), "--out", str(docs_out)], "documents"
+    )
+    run = subprocess.run(cmd, env={**os.environ, **env, "APP_ENV": ""}, capture_output=True, text=True, timeout=120)
+    verdicts = smoke_documents.check_results(names, docs_out)
+    report["documents"] = {"exit_code": run.returncode, "output": run.stdout + run.stderr, "verdicts": verdicts}
+    timings["documents_s"] = round(time.perf_counter() - start, 1)
+    if run.returncode != 0 or any(v != "ok" for v in verdicts.values()):
+        bad = {k: v for k, v in verdicts.items() if v != "ok"}
+        report["failures"].append(f"frozen translate-file: exit {run.returncode}, {bad or 'every result ok'}")
 
     # -- the GUI under Xvfb, offline and without Python --
     start = time.perf_counter()

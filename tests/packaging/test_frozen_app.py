@@ -69,6 +69,14 @@ def test_self_test_passes_for_the_zh_en_bundle_too(report):
     assert "result:    en-zh passed" in st["output"]
 
 
+def test_the_frozen_app_translates_every_document_format(report):
+    """Each format module is imported by name, with its own library: one left out of the app would show only
+    when a user opens such a file."""
+    docs = report["documents"]
+    assert docs["exit_code"] == 0, docs["output"]
+    assert docs["verdicts"] == dict.fromkeys(docs["verdicts"], "ok") and len(docs["verdicts"]) == 8, docs
+
+
 def test_no_build_only_packages_inside(report):
     check = report["check_dist"]
     assert check["forbidden"] == []
@@ -87,6 +95,11 @@ def test_archive_holds_the_app_and_nothing_build_only(report):
         "gui.app",
         "gui.main_window",
         "onnxruntime",
+        "engine.documents.formats.docx",
+        "engine.documents.formats.markdown",
+        "markdown_it",
+        "srt",
+        "charset_normalizer",
     } <= modules
     assert [m for m in modules if _forbidden_name(m)] == []
     assert not any(m.startswith("engine.convert") for m in modules)
