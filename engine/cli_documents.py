@@ -104,7 +104,8 @@ def _line(file: Path, result: DocumentResult) -> str:
         extra += f", {result.resumed} from the earlier run"
     if result.failed_units:
         extra += f", {result.failed_units} left untranslated"
-    return f"{file} -> {result.output} ({result.units} units{extra}, {result.seconds:.1f} s)"
+    units = "1 unit" if result.units == 1 else f"{result.units} units"
+    return f"{file} -> {result.output} ({units}{extra}, {result.seconds:.1f} s)"
 
 
 @contextmanager
