@@ -144,6 +144,7 @@ def _align(text: str, members: list[int], unit: Unit, hints: Sequence[str | None
         starts[k] = min(max(starts[k], starts[k - 1]), len(text))
     starts[len(members)] = len(text)
     _fill_empty(text, starts, [runs[i].text for i in members])
+    _tidy_edges(text, starts, [runs[i].text for i in members])
     for k, i in enumerate(members):
         out[i] = text[starts[k] : starts[k + 1]]
 
@@ -167,6 +168,38 @@ def _fill_empty(text: str, starts: list[int], sources: list[str]) -> None:
         segment = text[starts[a] : starts[a + 2]]
         cut = _length_cuts(segment, [len(sources[a].strip()), len(sources[a + 1].strip())])[0]
         starts[a + 1] = starts[a] + min(max(cut, 1), len(segment) - 1)
+
+
+def _is_mark(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("P")
+
+
+def _tidy_edges(text: str, starts: list[int], sources: list[str]) -> None:
+    """Punctuation at a cut goes to the side whose source has punctuation there (or, when neither or both do, to
+    the longer source): "The weather <b>is very nice</b>. We…" gives 天气<b>很好</b>。我们…, not <b>很好。</b>我们 —
+    a bold full stop looks wrong, and Markdown would not even see `**很好。**我们` as bold (CommonMark's flanking
+    rules). Cuts only move across marks, so the text and its order are unchanged; no share loses its last letter."""
+    for k in range(1, len(sources)):
+        left, right = sources[k - 1].strip(), sources[k].strip()
+        if not left or not right:
+            continue
+        left_marked, right_marked = _is_mark(left[-1]), _is_mark(right[0])
+        cut = starts[k]
+        if not left_marked and (right_marked or len(right) > len(left)):
+            # The left share's trailing marks move right, if a character that is not a mark stays on the left.
+            moved = cut
+            while moved > starts[k - 1] and _is_mark(text[moved - 1]):
+                moved -= 1
+            if moved > starts[k - 1]:
+                cut = moved
+        elif not right_marked and (left_marked or len(left) > len(right)):
+            # The right share's leading marks move left, if a character that is not a mark stays on the right.
+            moved = cut
+            while moved < starts[k + 1] and _is_mark(text[moved]):
+                moved += 1
+            if moved < starts[k + 1]:
+                cut = moved
+        starts[k] = cut
 
 
 def _filler_cut(text: str, end: int, begin: int, neighbours: tuple[int, int], runs: Sequence[Run]) -> int:
@@ -303,6 +336,7 @@ def _share(text: str, members: list[int], unit: Unit, out: list[str]) -> None:
     cuts = _length_cuts(text, [len(unit.runs[i].text.strip()) for i in members])
     bounds = [0, *cuts, len(text)]
     _fill_empty(text, bounds, [unit.runs[i].text for i in members])
+    _tidy_edges(text, bounds, [unit.runs[i].text for i in members])
     for k, i in enumerate(members):
         out[i] = text[bounds[k] : bounds[k + 1]]
 

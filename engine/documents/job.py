@@ -548,6 +548,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write `path` whole or not at all: a temporary file in its folder, fsynced, then renamed over it."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        if os.name != "nt":  # mkstemp makes it 0600: a result is an ordinary file, as the user's umask says
+            os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
             stream.flush()
@@ -557,6 +559,20 @@ def write_atomic(path: Path, data: bytes) -> None:
         Path(temp).unlink(missing_ok=True)
         raise
     _sync_folder(path.parent)
+
+
+def _umask() -> int:
+    """This process' umask, read without changing it where Linux tells it (os.umask would set it for a moment for
+    every thread); elsewhere set and restored at once."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _sync_folder(folder: Path) -> None:

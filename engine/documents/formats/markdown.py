@@ -19,6 +19,7 @@ back empty are dropped (they would show as `**` or an empty link). A block whose
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -202,20 +203,41 @@ def _locate_lines(lines: list[Line], contents: list[str], *, one_line: bool) -> 
 
 
 def _without_empty_markup(unit: Unit, new: Sequence[str]) -> list[str]:
-    """`new` with the markup around a word whose share came back empty taken out: `**` `**` would show as
-    asterisks, `[` `](url)` as an invisible link."""
+    """`new` with the markup made to work around its new words.
+
+    Emphasis: marks and spaces at the edges of its share move outside the delimiters, because CommonMark only
+    sees `**` as emphasis when it touches a word on its inner side (`**很好。**我们` shows its asterisks; `**很好**。
+    我们` is bold); a share with no letter or digit left loses its delimiters. Links: `[` `](url)` around an empty
+    share are taken out (an invisible link)."""
     parts = list(new)
     runs = unit.runs
     for i in range(1, len(runs) - 1):
         before, run, after = runs[i - 1], runs[i], runs[i + 1]
-        if run.fixed or parts[i].strip() or not run.text.strip() or not (before.fixed and after.fixed):
+        if run.fixed or not run.text.strip() or not (before.fixed and after.fixed):
             continue
-        pair = (_DELIMITERS.fullmatch(before.text) and after.text == before.text) or (
-            before.text == "[" and after.text[:2] in ("](", "][")
-        )
-        if pair:
+        if _DELIMITERS.fullmatch(before.text) and after.text == before.text:
+            share = parts[i]
+            start, end = 0, len(share)
+            while start < end and _edge(share[start]):
+                start += 1
+            while end > start and _edge(share[end - 1]):
+                end -= 1
+            if not any(ch.isalnum() for ch in share[start:end]):
+                parts[i - 1] = parts[i + 1] = ""
+                continue
+            parts[i - 1], parts[i], parts[i + 1] = (
+                share[:start] + before.text,
+                share[start:end],
+                after.text + share[end:],
+            )
+        elif before.text == "[" and after.text[:2] in ("](", "][") and not parts[i].strip():
             parts[i - 1] = parts[i + 1] = ""
     return parts
+
+
+def _edge(ch: str) -> bool:
+    """What may not touch an emphasis delimiter's inner side: whitespace and punctuation (ASCII, CJK, full-width)."""
+    return ch.isspace() or unicodedata.category(ch).startswith("P")
 
 
 def _continuation(prefix: str) -> str:

@@ -247,3 +247,16 @@ def test_a_run_with_words_never_comes_back_empty():
 def test_an_empty_share_is_kept_when_there_is_nothing_to_share():
     u = unit("Hello ", "world")
     assert distribute(u, "你", [None, None]) in (["你", ""], ["", "你"])
+
+
+def test_punctuation_at_a_cut_goes_where_the_source_had_it():
+    """'<b>is very nice</b>. We…': the full stop belongs to the plain run, not inside the bold."""
+    u = unit("The weather ", "is very nice", ". We are going.")
+    translation = "天气很好。我们走了。"
+    shares = distribute(u, translation, ["天气", "很好。", "我们走了。"])
+    assert_guarantees(u, translation, shares)
+    assert shares == ["天气", "很好", "。我们走了。"]
+    # and the other way: a run whose source starts with no mark does not start with one
+    u = unit("Hello, ", "my friend", " is here.")
+    shares = distribute(u, "你好，我的朋友在这里。", ["你好，", "，我的朋友", "在这里。"])
+    assert shares[1][0] != "，" and "".join(shares) == "你好，我的朋友在这里。"

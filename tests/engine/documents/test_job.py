@@ -153,6 +153,17 @@ def test_a_failed_write_leaves_no_output_and_no_temporary_file(tmp_path, monkeyp
     assert leftovers(tmp_path) == [job.progress_path.name]
 
 
+@pytest.mark.skipif(os.name == "nt", reason="POSIX file modes")
+def test_the_result_has_the_mode_the_umask_gives_an_ordinary_file(tmp_path):
+    """The temporary file is private (0600) while it is written; the result a user opens, shares or mails is not."""
+    previous = os.umask(0o027)
+    try:
+        result = make_job(write_doc(tmp_path / "a.lines", 2)).run(SpyTranslator())
+    finally:
+        os.umask(previous)
+    assert result.output is not None and (result.output.stat().st_mode & 0o777) == 0o640
+
+
 def test_never_over_the_input(tmp_path):
     source = write_doc(tmp_path / "a.lines", 2)
     before = source.read_bytes()

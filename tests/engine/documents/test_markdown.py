@@ -349,3 +349,35 @@ def test_end_to_end_with_the_tiny_model(en_zh):
         "```\nThank you very much.\n```\n\n"
         f"| {c['Thank you very much.']} |\n|---|\n| {c['See you tomorrow.']} |\n"
     )
+
+
+def _strong_texts(text: str) -> list[str]:
+    """The text inside every strong emphasis markdown-it sees in `text` (what a Markdown viewer would make bold)."""
+    from markdown_it import MarkdownIt
+
+    found, inside = [], False
+    for block in MarkdownIt("commonmark").parse(text):
+        for token in block.children or []:
+            if token.type == "strong_open":
+                inside, found = True, [*found, ""]
+            elif token.type == "strong_close":
+                inside = False
+            elif inside and token.type == "text":
+                found[-1] += token.content
+    return found
+
+
+@pytest.mark.parametrize(
+    ("share", "bold"),
+    [("很好。", "很好"), ("，很好", "很好"), (" 很好 ", "很好"), ("。", None), ("", None)],
+)
+def test_emphasis_stays_emphasis_whatever_its_share_starts_or_ends_with(share, bold):
+    """CommonMark sees `**很好。**我们` as text with asterisks: the marks go outside the delimiters; a share with no
+    word left loses them (never literal `**` on the page)."""
+    doc = markdown.read(b"The weather is **very nice** today. We are going.\n")
+    (unit,) = doc.units
+    assert [r.text for r in unit.runs] == ["The weather is ", "**", "very nice", "**", " today. We are going."]
+    out = doc.render([["天气", "**", share, "**", "我们走了。"]], target="zh").decode()
+    assert "**" not in out.replace("**" + (bold or "\0") + "**", "")
+    assert _strong_texts(out) == ([bold] if bold else [])
+    assert out.replace("**", "").replace("\n", "") == "天气" + share + "我们走了。"
