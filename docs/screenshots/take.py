@@ -88,6 +88,27 @@ def direction_shots(models: list[str]) -> list[Path]:
     return shots
 
 
+def documents_shot(model: str) -> Path:
+    """The Documents panel after two files were opened with File → Open document… (Ctrl+O, names typed into the
+    file dialog) and translated."""
+    docs = Path(tempfile.mkdtemp(prefix="qiao-shot-docs-"))
+    (docs / "Travel notes.md").write_text("# Good morning, everyone!\n\n" + "\n".join(TEXT) + "\n", encoding="utf-8")
+    (docs / "letter.txt").write_text("\n\n".join(line for line in TEXT * 40 if line) + "\n", encoding="utf-8")
+    ini = "[interface]\ntheme=light\nlanguage=en\n[editor]\nfont_size=14\n"
+    with running_app("documents", ini, ["--model", model]) as wid:
+        _type_source(TEXT[:1])
+        sh("xdotool", "key", "ctrl+Return")
+        time.sleep(1.0)
+        sh("xdotool", "key", "ctrl+o")
+        time.sleep(1.5)
+        sh("xdotool", "type", "--delay", "4", f'"{docs / "Travel notes.md"}" "{docs / "letter.txt"}"')
+        sh("xdotool", "key", "Return")
+        time.sleep(6.0)
+        out = _grab(wid, "documents")
+    shutil.rmtree(docs, ignore_errors=True)
+    return out
+
+
 def _env(home: Path) -> dict[str, str]:
     env = dict(
         os.environ,
@@ -141,16 +162,20 @@ def main() -> int:
     parser.add_argument("--model", required=True, help="the en→zh bundle")
     parser.add_argument("--reverse", help="a zh→en bundle: also take the en-zh, swap and zh-en shots")
     parser.add_argument("--only-directions", action="store_true", help="take only the direction shots")
+    parser.add_argument("--only-documents", action="store_true", help="take only the Documents panel shot")
     args = parser.parse_args()
     model = str(Path(args.model).resolve())
     paths: list[Path] = []
-    if not args.only_directions:
+    if args.only_documents:
+        paths.append(documents_shot(model))
+    elif not args.only_directions:
         paths += [
             shot("light", model, "light", "en", type_text=True),
             shot("dark", model, "dark", "zh_CN", type_text=True),
             shot("no-model", None, "light", "en", type_text=True),
         ]
-    if args.reverse:
+        paths.append(documents_shot(model))
+    if args.reverse and not args.only_documents:
         paths += direction_shots([model, str(Path(args.reverse).resolve())])
     for path in paths:
         print(path, path.stat().st_size, "bytes")
