@@ -21,6 +21,8 @@ from gui.quick.clipboard_text import copy_as_qiao
 from gui.quick.placement import available_at, place
 
 SOURCE_CHARS = 160  # the source line is a reminder of what was read, not a second text box
+WIDTH = 420
+MIN_LINES, MAX_LINES = 2, 14  # the result grows with the translation up to this, then scrolls
 
 
 def elide(text: str, limit: int = SOURCE_CHARS) -> str:
@@ -44,7 +46,7 @@ class QuickPopup(QWidget):
         self.source_text = ""
         self.translation = ""
         self.state = "idle"  # idle | translating | done | failed | problem
-        frame = QFrame(self)
+        frame = self._frame = QFrame(self)
         frame.setObjectName("quickFrame")
         frame.setFrameShape(QFrame.Shape.StyledPanel)
         frame.setAutoFillBackground(True)
@@ -62,6 +64,10 @@ class QuickPopup(QWidget):
         self.result.setFrameShape(QFrame.Shape.NoFrame)
         self.result.setBackgroundRole(QPalette.ColorRole.Window)
         self.result.viewport().setAutoFillBackground(False)
+        self.result.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        font = self.result.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)  # the translation is what the user came for
+        self.result.setFont(font)
         self.status = QLabel(frame)
         self.status.setObjectName("quickStatus")
         self.status.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -90,7 +96,8 @@ class QuickPopup(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.result, 1)
         layout.addLayout(buttons)
-        self.resize(420, 200)
+        self.setFixedWidth(WIDTH)
+        self._fit()
         self._retranslate()
         self._update_buttons()
 
@@ -111,6 +118,7 @@ class QuickPopup(QWidget):
         self.result.clear()
         self._set_status()
         self._update_buttons()
+        self._fit()
 
     def append(self, delta: str) -> None:
         if self.state != "translating":
@@ -118,6 +126,7 @@ class QuickPopup(QWidget):
         self.translation += delta
         self.result.setPlainText(self.translation)
         self.result.moveCursor(self.result.textCursor().MoveOperation.End)
+        self._fit(grow_only=True)
 
     def finish(self, text: str) -> None:
         """The whole translation (the engine's final text wins over the streamed pieces)."""
@@ -125,12 +134,14 @@ class QuickPopup(QWidget):
         self.result.setPlainText(text)
         self._set_status()
         self._update_buttons()
+        self._fit(grow_only=True)
 
     def fail(self, message: str) -> None:
         self.state = "failed"
         self.result.setPlainText(message)
         self._set_status()
         self._update_buttons()
+        self._fit(grow_only=True)
 
     def show_problem(self, message: str, source: str = "") -> None:
         """Nothing to translate (empty, not text, too long): say why; "Open in window" still takes a long text."""
@@ -139,6 +150,7 @@ class QuickPopup(QWidget):
         self.result.setPlainText(message)
         self._set_status()
         self._update_buttons()
+        self._fit()
 
     # -- actions ---------------------------------------------------------------------------------------------------
 
@@ -162,13 +174,31 @@ class QuickPopup(QWidget):
     def popup_at(self, cursor: QPoint | None = None) -> None:
         """Show near `cursor` (the mouse by default), on that screen, and take focus so Esc works."""
         cursor = QCursor.pos() if cursor is None else cursor
-        self.adjustSize()
-        self.resize(max(self.width(), 420), max(self.height(), 200))
+        self._fit()
         if not (self.isVisible() and self.pinned):  # a pinned popup stays where the user left it
             self.move(place(cursor, self.size(), available_at(cursor)))
         self.show()
         self.raise_()
         self.activateWindow()
+
+    def _fit(self, grow_only: bool = False) -> None:
+        """Height for the text (MIN_LINES to MAX_LINES lines), and still on screen when it grew while shown."""
+        fm = self.result.fontMetrics()
+        inner = WIDTH - 2 * 10 - 2 * int(self.result.document().documentMargin()) - 4
+        text = self.result.toPlainText() or " "
+        needed = fm.boundingRect(0, 0, inner, 100_000, int(Qt.TextFlag.TextWordWrap), text).height()
+        lines = max(MIN_LINES, min(MAX_LINES, -(-needed // max(1, fm.lineSpacing()))))
+        height = lines * fm.lineSpacing() + 2 * int(self.result.document().documentMargin()) + 4
+        if grow_only and height <= self.result.height():
+            return
+        self.result.setFixedHeight(height)
+        self._frame.layout().activate()  # hidden widgets' layouts are otherwise only computed on show
+        self.layout().activate()
+        self.resize(WIDTH, self.sizeHint().height())
+        if self.isVisible():
+            screen = available_at(self.geometry().center())
+            if self.geometry().bottom() > screen.bottom():
+                self.move(self.x(), max(screen.top(), screen.bottom() + 1 - self.height()))
 
     # -- Qt --------------------------------------------------------------------------------------------------------
 

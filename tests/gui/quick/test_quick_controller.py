@@ -178,3 +178,24 @@ def test_shutdown_frees_the_shortcut(quick):
     q, _, _ = quick(backend=backend)
     q.shutdown()
     assert backend.unregistered == 1
+
+
+def test_reports_from_the_worker_thread_are_handled_on_the_gui_thread(quick, qtbot):
+    import threading
+
+    q, worker, _ = quick()
+    q.show_text("Thank you very much.")
+    rid = worker.last[0]
+    seen: list[int] = []
+    original = q.popup.append
+    q.popup.append = lambda delta: (seen.append(threading.get_ident()), original(delta))
+    emitter = threading.Thread(
+        target=lambda: (
+            worker.translation_progress.emit(rid, "非常", 0, 1),
+            worker.translation_finished.emit(rid, Translation(text="非常感谢。")),
+        )
+    )
+    emitter.start()
+    emitter.join()
+    qtbot.waitUntil(lambda: q.popup.state == "done", timeout=2000)
+    assert seen == [threading.get_ident()] and q.popup.result.toPlainText() == "非常感谢。"

@@ -166,3 +166,28 @@ def test_retranslates_on_language_change(popup, qapp):
         qapp.removeTranslator(t)
         qapp.processEvents()
     assert popup.copy_button.text() == "&Copy"
+
+
+def test_height_follows_the_text_up_to_a_limit(popup):
+    popup.begin("short")
+    popup.finish("好。")
+    short = popup.height()
+    popup.begin("long")
+    for _ in range(50):
+        popup.append("这是一个很长的翻译，它会换行好几次。")
+    grown = popup.height()
+    popup.append("更多" * 500)
+    assert short < grown <= popup.height()
+    spacing = popup.result.fontMetrics().lineSpacing()
+    assert popup.result.height() <= 15 * spacing, "past the limit the text scrolls instead"
+    popup.begin("again short")
+    assert popup.height() == short
+
+
+def test_a_growing_popup_stays_on_screen(popup):
+    geo = QGuiApplication.primaryScreen().availableGeometry()
+    popup.begin("x")
+    popup.popup_at(QPoint(geo.width() // 2, geo.bottom() - 5))
+    for _ in range(40):
+        popup.append("一段会让弹窗变高的翻译。")
+    assert geo.contains(popup.frameGeometry())
