@@ -72,11 +72,12 @@ _NAMED = {
 
 def parse_keys(sequence: str) -> Keys | ShortcutResult:
     """ "Ctrl+Alt+T" → Keys; a ShortcutResult ("invalid") for anything a global shortcut cannot be."""
-    tr = QCoreApplication.translate
     seq = QKeySequence(sequence or "")
     if seq.count() != 1 or seq[0].key() == Qt.Key.Key_unknown:
         return invalid(
-            tr("QuickShortcut", "“{sequence}” is not a single shortcut such as Ctrl+Alt+T.").format(sequence=sequence)
+            QCoreApplication.translate(
+                "QuickShortcut", "“{sequence}” is not a single shortcut such as Ctrl+Alt+T."
+            ).format(sequence=sequence)
         )
     combo = seq[0]
     key, mods = combo.key(), combo.keyboardModifiers()
@@ -97,13 +98,15 @@ def parse_keys(sequence: str) -> Keys | ShortcutResult:
         name = _NAMED[key]
     else:
         return invalid(
-            tr("QuickShortcut", "“{sequence}” uses a key a global shortcut cannot use.").format(sequence=sequence)
+            QCoreApplication.translate("QuickShortcut", "“{sequence}” uses a key a global shortcut cannot use.").format(
+                sequence=sequence
+            )
         )
     if not names - {"shift"} and not name.startswith("F"):
         return invalid(
-            tr("QuickShortcut", "“{sequence}” needs Ctrl, Alt or Meta, or it would take a key used for typing.").format(
-                sequence=sequence
-            )
+            QCoreApplication.translate(
+                "QuickShortcut", "“{sequence}” needs Ctrl, Alt or Meta, or it would take a key used for typing."
+            ).format(sequence=sequence)
         )
     return Keys(frozenset(names), name)
 

@@ -91,7 +91,6 @@ class MacShortcut(ShortcutBackend):
 
     def register(self, sequence: str) -> ShortcutResult:
         self.unregister()
-        tr = QCoreApplication.translate
         keys = parse_keys(sequence)
         if isinstance(keys, ShortcutResult):
             return keys
@@ -100,7 +99,9 @@ class MacShortcut(ShortcutBackend):
         codes = mac_codes(keys)
         if codes is None:
             return unsupported(
-                tr("QuickShortcut", "This keyboard has no key for “{sequence}”.").format(sequence=sequence)
+                QCoreApplication.translate("QuickShortcut", "This keyboard has no key for “{sequence}”.").format(
+                    sequence=sequence
+                )
             )
         if self._carbon is None:
             self._carbon = self._install()
@@ -111,11 +112,15 @@ class MacShortcut(ShortcutBackend):
         )  # fmt: skip
         if status == EVENT_HOT_KEY_EXISTS:
             return conflict(
-                tr("QuickShortcut", "{sequence} is already taken by another application.").format(sequence=sequence)
+                QCoreApplication.translate(
+                    "QuickShortcut", "{sequence} is already taken by another application."
+                ).format(sequence=sequence)
             )
         if status != 0:
             return unsupported(
-                tr("QuickShortcut", "macOS refused {sequence} (error {code}).").format(sequence=sequence, code=status)
+                QCoreApplication.translate("QuickShortcut", "macOS refused {sequence} (error {code}).").format(
+                    sequence=sequence, code=status
+                )
             )
         self.sequence = sequence
         return ok()

@@ -81,13 +81,16 @@ class WindowsShortcut(ShortcutBackend):
         mods, vk = win_codes(keys)
         if not user32.RegisterHotKey(None, HOTKEY_ID, mods, vk):
             err = ctypes.get_last_error()  # type: ignore[attr-defined]
-            tr = QCoreApplication.translate
             if err == ERROR_HOTKEY_ALREADY_REGISTERED:
                 return conflict(
-                    tr("QuickShortcut", "{sequence} is already taken by another application.").format(sequence=sequence)
+                    QCoreApplication.translate(
+                        "QuickShortcut", "{sequence} is already taken by another application."
+                    ).format(sequence=sequence)
                 )
             return unsupported(
-                tr("QuickShortcut", "Windows refused {sequence} (error {code}).").format(sequence=sequence, code=err)
+                QCoreApplication.translate("QuickShortcut", "Windows refused {sequence} (error {code}).").format(
+                    sequence=sequence, code=err
+                )
             )
         self._registered = True
         self.sequence = sequence

@@ -134,17 +134,22 @@ class X11Shortcut(ShortcutBackend):
 
     def register(self, sequence: str) -> ShortcutResult:
         self.unregister()
-        tr = QCoreApplication.translate
         keys = parse_keys(sequence)
         if isinstance(keys, ShortcutResult):
             return keys
         lib = libx11()
         if lib is None:
-            return unsupported(tr("QuickShortcut", "libX11 is not installed, so no X11 shortcut can be registered."))
+            return unsupported(
+                QCoreApplication.translate(
+                    "QuickShortcut", "libX11 is not installed, so no X11 shortcut can be registered."
+                )
+            )
         name = self._display_name or os.environ.get("DISPLAY", "")
         dpy = lib.XOpenDisplay(name.encode() if name else None)
         if not dpy:
-            return unsupported(tr("QuickShortcut", "Cannot reach the X display “{name}”.").format(name=name))
+            return unsupported(
+                QCoreApplication.translate("QuickShortcut", "Cannot reach the X display “{name}”.").format(name=name)
+            )
         result = self._grab(lib, dpy, keys, sequence)
         if not result.ok:
             lib.XCloseDisplay(dpy)
@@ -157,14 +162,15 @@ class X11Shortcut(ShortcutBackend):
         return result
 
     def _grab(self, lib: Any, dpy: int, keys: Keys, sequence: str) -> ShortcutResult:
-        tr = QCoreApplication.translate
         keysym = lib.XStringToKeysym(
             _KEYSYMS.get(keys.key, keys.key.lower() if len(keys.key) == 1 else keys.key).encode()
         )
         keycode = lib.XKeysymToKeycode(dpy, keysym) if keysym else 0
         if not keycode:
             return unsupported(
-                tr("QuickShortcut", "This keyboard has no key for “{sequence}”.").format(sequence=sequence)
+                QCoreApplication.translate("QuickShortcut", "This keyboard has no key for “{sequence}”.").format(
+                    sequence=sequence
+                )
             )
         mask = 0
         for m in keys.modifiers:
@@ -192,10 +198,12 @@ class X11Shortcut(ShortcutBackend):
             lib.XSync(dpy, 0)
             if BAD_ACCESS in errors:
                 return conflict(
-                    tr("QuickShortcut", "{sequence} is already taken by another application.").format(sequence=sequence)
+                    QCoreApplication.translate(
+                        "QuickShortcut", "{sequence} is already taken by another application."
+                    ).format(sequence=sequence)
                 )
             return unsupported(
-                tr("QuickShortcut", "The X server refused {sequence} (error {code}).").format(
+                QCoreApplication.translate("QuickShortcut", "The X server refused {sequence} (error {code}).").format(
                     sequence=sequence, code=errors[0]
                 )
             )

@@ -20,6 +20,9 @@ from PySide6.QtWidgets import QApplication
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from proposed_zh import PROPOSED_ZH  # noqa: E402
 
 from engine.options import TranslationOptions  # noqa: E402
 from gui.i18n import install_translators  # noqa: E402
@@ -28,30 +31,6 @@ from gui.theme import apply_theme  # noqa: E402
 from gui.worker import WorkerThread  # noqa: E402
 
 BUNDLE = ROOT / "tests" / "fixtures" / "tiny_marian" / "bundle"
-
-PROPOSED_ZH = {
-    ("QuickPopup", "Quick translate"): "快速翻译",
-    ("QuickPopup", "&Copy"): "复制(&C)",
-    ("QuickPopup", "Open in &window"): "在窗口中打开(&W)",
-    ("QuickPopup", "Pin"): "固定",
-    ("QuickPopup", "Pinned: stays open until you close it"): "已固定：保持打开，直到你关闭它",
-    ("QuickPopup", "Pin: keep the popup open"): "固定：让弹窗保持打开",
-    ("QuickPopup", "Close (Esc)"): "关闭 (Esc)",
-    ("QuickPopup", "Close"): "关闭",
-    ("QuickPopup", "Translating…"): "正在翻译…",
-    ("QuickPopup", "Translation failed"): "翻译失败",
-    ("QuickPopup", "Copied"): "已复制",
-    ("QuickPopup", "The clipboard holds no text (an image or files?)."): "剪贴板里没有文字（是图片或文件？）。",
-    (
-        "QuickPopup",
-        "Nothing selected or copied: select some text, then try again.",
-    ): "没有选中或复制的内容：请先选中一些文字，再试一次。",
-    (
-        "QuickPopup",
-        "The text is too long for the popup ({count:,} characters; at most {limit:,}).",
-    ): "文字太长，弹窗放不下（{count:,} 个字符；最多 {limit:,} 个）。",
-    ("QuickPopup", "The clipboard holds a password; not translated."): "剪贴板里是密码，不翻译。",
-}
 
 
 class ProposedChinese(QTranslator):
