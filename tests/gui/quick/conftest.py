@@ -1,24 +1,15 @@
-"""Quick-translate fixtures: this folder's fakes (as `quick_fakes`, apart from tests/gui/fakes.py), a clean
-clipboard, and a real X server with a window manager for the X11 shortcut test."""
+"""Quick-translate fixtures: a clean clipboard, and a real X server with a window manager for the X11 shortcut
+test."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-_spec = importlib.util.spec_from_file_location("quick_fakes", Path(__file__).with_name("fakes.py"))
-assert _spec is not None and _spec.loader is not None
-quick_fakes = importlib.util.module_from_spec(_spec)
-sys.modules["quick_fakes"] = quick_fakes
-_spec.loader.exec_module(quick_fakes)
 
 
 @pytest.fixture

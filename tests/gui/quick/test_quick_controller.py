@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QMimeData
-from quick_fakes import FakeBackend, FakeClock, FakePopupWorker
 
 from engine.options import TranslationOptions
 from engine.results import Translation
 from gui.quick.clipboard_text import MAX_CHARS
 from gui.quick.controller import CHANNEL, QuickSettings, QuickTranslate
 from gui.quick.shortcut import ShortcutResult
+
+from .fakes import FakeBackend, FakeClock, FakePopupWorker
 
 OPTIONS = TranslationOptions(beams=2, variant="hant")
 

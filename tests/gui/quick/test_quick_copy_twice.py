@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QMimeData
-from quick_fakes import FakeClock
 
 from gui.quick.clipboard_text import copy_as_qiao
 from gui.quick.copy_twice import CopyTwice
+
+from .fakes import FakeClock
 
 
 @pytest.fixture

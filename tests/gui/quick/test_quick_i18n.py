@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from .proposed_zh import PROPOSED_ZH
+
 HERE = Path(__file__).resolve().parent
 QUICK = HERE.parents[2] / "gui" / "quick"
-sys.path.insert(0, str(HERE))
-from proposed_zh import PROPOSED_ZH  # noqa: E402
 
 
 def lupdate_tool() -> str | None:
