@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import time
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QSocketNotifier
@@ -121,6 +122,18 @@ def numlock_mask(lib: Any, dpy: int) -> int:
     return 16
 
 
+def open_display(lib: Any, name: str, attempts: int = 3) -> int | None:
+    """XOpenDisplay, tried again briefly: a server busy with other clients now and then refuses one connection
+    (measured under Xvfb: about 1 in 75 rapid connects), and registering happens once, at start or on a change."""
+    for attempt in range(attempts):
+        dpy = lib.XOpenDisplay(name.encode() if name else None)
+        if dpy:
+            return dpy
+        if attempt + 1 < attempts:
+            time.sleep(0.02)
+    return None
+
+
 class X11Shortcut(ShortcutBackend):
     """One grabbed key combination on one X display (`display` defaults to $DISPLAY)."""
 
@@ -145,7 +158,7 @@ class X11Shortcut(ShortcutBackend):
                 )
             )
         name = self._display_name or os.environ.get("DISPLAY", "")
-        dpy = lib.XOpenDisplay(name.encode() if name else None)
+        dpy = open_display(lib, name)
         if not dpy:
             return unsupported(
                 QCoreApplication.translate("QuickShortcut", "Cannot reach the X display “{name}”.").format(name=name)
