@@ -129,7 +129,7 @@ def test_clipboard_watching_translates_new_text_and_pauses(quick, clipboard, qtb
     qtbot.waitUntil(lambda: len(worker.requests) == 1, timeout=2000)
     q.set_watch_paused(True)
     clipboard.setText("Not while paused")
-    qtbot.wait(60)
+    qtbot.wait(150)
     assert [r[1] for r in worker.requests] == ["Hello world"]
     q.set_watch_paused(False)
     clipboard.setText("Resumed text")
@@ -142,7 +142,7 @@ def test_watching_and_copy_twice_together_open_one_request(quick, clipboard, qtb
     clipboard.setText("Thank you")
     clock.advance(0.1)
     clipboard.setText("Thank you")
-    qtbot.wait(60)
+    qtbot.wait(150)
     assert [r[1] for r in worker.requests] == ["Thank you"]
 
 

@@ -20,24 +20,29 @@ def watcher(clipboard):
     return w, offered, skipped
 
 
-def settle(qtbot, ms: int = 80) -> None:
-    qtbot.wait(ms)
+def settle(qtbot, *lists: list, count: int = 1) -> None:
+    """Until the watcher has reported `count` outcomes (offered or skipped) in total; a bare wait without lists."""
+    if not lists:
+        qtbot.wait(150)  # for "nothing happens": well past the 20 ms debounce
+        return
+    qtbot.waitUntil(lambda: sum(len(x) for x in lists) >= count, timeout=3000)
+    qtbot.wait(40)  # and nothing more arrives
 
 
 def test_new_english_text_is_offered_once(watcher, clipboard, qtbot):
     _w, offered, skipped = watcher
     clipboard.setText("Thank you very much.")
-    settle(qtbot)
+    settle(qtbot, offered, skipped)
     clipboard.setText("Thank you very much.")
-    settle(qtbot)
+    settle(qtbot, offered, skipped, count=2)
     assert offered == ["Thank you very much."] and skipped == ["unchanged"]
 
 
 def test_a_burst_of_changes_is_read_once_at_the_end(watcher, clipboard, qtbot):
-    _w, offered, _skipped = watcher
+    _w, offered, skipped = watcher
     for text in ("Hello", "Hello wor", "Hello world"):
         clipboard.setText(text)
-    settle(qtbot)
+    settle(qtbot, offered, skipped)
     assert offered == ["Hello world"]
 
 
@@ -53,7 +58,7 @@ def test_a_burst_of_changes_is_read_once_at_the_end(watcher, clipboard, qtbot):
 def test_skipped(watcher, clipboard, qtbot, setup, reason):
     _w, offered, skipped = watcher
     setup(clipboard)
-    settle(qtbot)
+    settle(qtbot, offered, skipped)
     assert offered == [] and skipped == [reason]
 
 
@@ -72,7 +77,7 @@ def test_password_manager_content_is_never_offered(watcher, clipboard, qtbot, fm
     m.setText("correct horse battery staple")
     m.setData(fmt, data)
     clipboard.setMimeData(m)
-    settle(qtbot)
+    settle(qtbot, offered, skipped)
     assert offered == [] and skipped == ["password manager"]
 
 
@@ -81,7 +86,7 @@ def test_non_text_is_skipped(watcher, clipboard, qtbot):
     m = QMimeData()
     m.setData("image/png", b"\x89PNG")
     clipboard.setMimeData(m)
-    settle(qtbot)
+    settle(qtbot, offered, skipped)
     assert offered == [] and skipped == ["not text"]
 
 
@@ -97,7 +102,7 @@ def test_paused_and_disabled_watchers_read_nothing(watcher, clipboard, qtbot):
     assert offered == [] and skipped == []
     w.set_enabled(True)
     clipboard.setText("Back on")
-    settle(qtbot)
+    settle(qtbot, offered, skipped)
     assert offered == ["Back on"]
 
 
@@ -107,5 +112,5 @@ def test_any_language_when_not_english_only(clipboard, qtbot):
     offered: list[str] = []
     w.text_ready.connect(offered.append)
     clipboard.setText("谢谢你")
-    settle(qtbot)
+    settle(qtbot, offered)
     assert offered == ["谢谢你"]
