@@ -71,7 +71,7 @@ class MacShortcut(ShortcutBackend):
         carbon = ctypes.CDLL("/System/Library/Frameworks/Carbon.framework/Carbon")
         carbon.GetApplicationEventTarget.restype = ctypes.c_void_p
         carbon.InstallEventHandler.argtypes = [
-            ctypes.c_void_p, HANDLER, ctypes.c_uint32, ctypes.POINTER(EventTypeSpec), ctypes.c_void_p,
+            ctypes.c_void_p, HANDLER, ctypes.c_ulong, ctypes.POINTER(EventTypeSpec), ctypes.c_void_p,
             ctypes.POINTER(ctypes.c_void_p),
         ]  # fmt: skip
         carbon.RegisterEventHotKey.argtypes = [
