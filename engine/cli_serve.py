@@ -162,6 +162,9 @@ def _sigterm_stops():
 
 
 def _log_to_stderr() -> None:
+    # Requests waiting for a waitress thread are expected (they then wait in the engine's FIFO queue): waitress's
+    # "Task queue depth is N" warning, once per queued request under load, would flood the terminal.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     logger = logging.getLogger("qiao.api")
     if not logger.handlers:
         handler = logging.StreamHandler(sys.stderr)

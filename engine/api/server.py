@@ -3,7 +3,9 @@ allowed it: binding elsewhere lets other machines on the network translate throu
 
 from __future__ import annotations
 
+import dataclasses
 import errno
+import threading
 
 from engine.api import guard
 from engine.api.body import MAX_FILE_BYTES
@@ -68,4 +70,34 @@ def bound_address(server) -> tuple[str, int]:
     return name[0], name[1]
 
 
-__all__ = ["ApiError", "ServeError", "bound_address", "check_bind", "make_server"]
+class BackgroundServer:
+    """The API served from a thread of its own (the window's setting): `start()` binds (ServeError when it cannot),
+    `stop()` finishes the requests being handled and closes the socket. The caller closes its service."""
+
+    def __init__(self, app, host: str = guard.DEFAULT_HOST, port: int = guard.DEFAULT_PORT, **kwargs) -> None:
+        self._args = (app, host, port)
+        self._kwargs = kwargs
+        self.server = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> tuple[str, int]:
+        """Listen and serve; (host, port) of the listening socket."""
+        app, host, port = self._args
+        self.server = make_server(app, host, port, **self._kwargs)
+        if hasattr(app, "access"):  # port 0: the one the system chose, for the Host check
+            app.access = dataclasses.replace(app.access, port=int(self.server.effective_port))
+        self._thread = threading.Thread(target=self.server.run, name="qiao-api-server", daemon=True)
+        self._thread.start()
+        return bound_address(self.server)
+
+    def stop(self, timeout: float = 10) -> None:
+        if self.server is None:
+            return
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)
+        self.server.close()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.server = None
+
+
+__all__ = ["ApiError", "BackgroundServer", "ServeError", "bound_address", "check_bind", "make_server"]
