@@ -43,6 +43,7 @@ from engine.errors import InputError, QiaoError
 log = logging.getLogger("qiao.api")
 
 MAX_CHARS = 100_000  # characters of text in one request (all q items together)
+MAX_ITEMS = 1000  # q items in one request
 MAX_ALTERNATIVES = 3
 DOWNLOAD_TTL_S = 30 * 60
 MAX_DOWNLOADS = 16
@@ -204,6 +205,8 @@ class ApiApp:
         texts = q if batch else [q]
         if not all(isinstance(t, str) for t in texts):
             raise ApiError("Invalid request: q must be a string or a list of strings")
+        if len(texts) > MAX_ITEMS:
+            raise ApiError(f"Invalid request: request ({len(texts)}) exceeds batch limit ({MAX_ITEMS})")
         source, target = _required(fields, "source"), _required(fields, "target")
         fmt = fields.get("format") or "text"
         if fmt not in ("text", "html"):
@@ -357,10 +360,17 @@ class ApiApp:
 
     # -- helpers ----------------------------------------------------------------------------------------------------
     def _check_chars(self, texts: list[str], limit: int | None = None) -> int:
+        """The request's characters (400 over the limit, or for a lone surrogate, which no model can read)."""
         limit = self.max_chars if limit is None else limit
         total = sum(len(t) for t in texts)
         if total > limit:
             raise ApiError(f"Invalid request: request ({total}) exceeds text limit ({limit})")
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                code = ord(text[exc.start])
+                raise ApiError(f"Invalid request: the text holds a lone surrogate (\\u{code:04x}), not text") from None
         return total
 
 

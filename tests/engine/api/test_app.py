@@ -413,3 +413,15 @@ def test_malformed_multipart_is_400(app):
     assert reply.status == 400
     nob = call(app, "POST", "/translate_file", body=b"garbage", content_type="multipart/form-data")
     assert nob.status == 400
+
+
+def test_batch_limit_and_lone_surrogates_are_400(app):
+    from engine.api.app import MAX_ITEMS
+
+    many = call(app, "POST", "/translate", json_body={"q": [""] * (MAX_ITEMS + 1), "source": "en", "target": "zh"})
+    assert many.status == 400 and "exceeds batch limit" in many.json()["error"]
+    data = b'{"q": "bad \\ud800 text", "source": "en", "target": "zh"}'
+    lone = call(app, "POST", "/translate", body=data, content_type="application/json")
+    assert lone.status == 400 and "lone surrogate (\\ud800)" in lone.json()["error"]
+    detect = call(app, "POST", "/detect", body=b'{"q": "\\udfff"}', content_type="application/json")
+    assert detect.status == 400
