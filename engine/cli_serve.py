@@ -139,15 +139,25 @@ def _run(server, host: str, port: int, pairs: list[str], keyed: bool) -> int:
     say(f"qiao: listening on {bound}:{port}, models: {', '.join(pairs)}{note}")
     previous = _sigterm_stops()
     try:
-        server.run()
-    except KeyboardInterrupt:
+        server.run()  # returns on Ctrl+C: waitress catches the KeyboardInterrupt and closes its threads
+    except KeyboardInterrupt:  # a second one while it closed them
         pass
     finally:
+        _ignore_interrupts()
         server.close()
-        if previous is not None:
+        if previous is not None and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
             signal.signal(signal.SIGTERM, previous)
     say("qiao: stopped")
     return 0
+
+
+def _ignore_interrupts() -> None:
+    """From the first Ctrl+C / SIGTERM on, more of them are ignored: the server is already stopping, and one
+    arriving while the engine is released (or the interpreter finalises) would end it with a traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "SIGTERM"):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def _sigterm_stops():

@@ -119,6 +119,7 @@ class EngineService:
         self._loaded: OrderedDict[str, Any] = OrderedDict()
         self._queue: queue.Queue[_Job | None] = queue.Queue(maxsize=max(1, queue_size))
         self._closed = threading.Event()
+        self._current: _Job | None = None  # the job on the worker now
         self._thread = threading.Thread(target=self._work, name="qiao-api-engine", daemon=True)
         self._thread.start()
 
@@ -198,7 +199,7 @@ class EngineService:
                 job.done.set()
         with contextlib.suppress(queue.Full):
             self._queue.put(None, timeout=5)
-        self._thread.join(timeout=30)
+        self._thread.join(timeout=10)
         self._loaded.clear()
 
     # -- the queue and the worker ------------------------------------------------------------------------------
@@ -243,9 +244,12 @@ class EngineService:
             job = self._queue.get()
             if job is None:
                 return
-            if job.cancel.is_set():
+            if job.cancel.is_set() or self._closed.is_set():
+                if job.error is None and self._closed.is_set():
+                    job.error = Busy("Qiao's API is shutting down")
                 job.done.set()
                 continue
+            self._current = job
             try:
                 job.result = job.run(self._translator(job.pair), job.cancel)
             except BaseException as exc:  # handed to the waiting request; the worker goes on
@@ -253,6 +257,7 @@ class EngineService:
                 if not isinstance(exc, QiaoError):
                     log.error("engine error on the worker: %s", type(exc).__name__)
             finally:
+                self._current = None
                 job.done.set()
 
     def _translator(self, pair: str) -> Any:

@@ -201,3 +201,20 @@ def test_a_port_in_use_is_a_clear_error(served):
     assert result.returncode == 1
     assert f"port {served.port} on 127.0.0.1 is in use" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("gap_s", [0.0, 0.05, 0.3])
+def test_ctrl_c_twice_still_stops_cleanly(loopback, gap_s):
+    import time
+
+    server = Served([])
+    lt = libretranslatepy.LibreTranslateAPI(server.url)
+    assert lt.translate("Thank you very much.", "en", "zh") == "非常感谢。"
+    server.proc.send_signal(signal.SIGINT)
+    time.sleep(gap_s)
+    if server.proc.poll() is None:
+        server.proc.send_signal(signal.SIGINT)
+    assert server.stop() == 0
+    err = "".join(server.stderr_lines)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert err.rstrip().endswith("qiao: stopped")
