@@ -350,7 +350,7 @@ class ApiApp:
             ("Cache-Control", "no-cache"),
             ("X-Accel-Buffering", "no"),
         ]
-        response = Response(200, _events(deltas), headers)
+        response = Response(200, _Events(deltas), headers)
         response.chars = chars
         return response
 
@@ -374,7 +374,7 @@ class ApiApp:
         return total
 
 
-class _events:
+class _Events:
     """The SSE body: each delta as it comes, then `done` (or `error`); closing it (a client gone) cancels."""
 
     def __init__(self, deltas: Iterator[str]) -> None:

@@ -84,9 +84,10 @@ def parse(environ: dict, *, files: bool = False) -> Body:
         body.files.update(parsed.files)
         return body
     data = read_bytes(environ, MAX_JSON_BYTES)
-    if media == "application/json" or (not media and data.lstrip()[:1] in (b"{", b"[")):
+    sniffed = media in ("", "text/plain") and data.lstrip()[:1] in (b"{", b"[")  # fetch() without a JSON type
+    if media == "application/json" or sniffed:
         body.fields.update(_json(data))
-    elif media in ("application/x-www-form-urlencoded", "") or media.startswith("text/plain"):
+    elif media in ("application/x-www-form-urlencoded", "text/plain", ""):
         body.fields.update(_form(data, "the form body"))
     else:
         raise ApiError(f"Qiao reads JSON or form-encoded bodies, not {media}", status=415)

@@ -425,3 +425,10 @@ def test_batch_limit_and_lone_surrogates_are_400(app):
     assert lone.status == 400 and "lone surrogate (\\ud800)" in lone.json()["error"]
     detect = call(app, "POST", "/detect", body=b'{"q": "\\udfff"}', content_type="application/json")
     assert detect.status == 400
+
+
+def test_json_sent_as_text_plain_or_without_a_type_is_read_as_json(app):
+    data = b'{"q": "x", "source": "en", "target": "zh"}'
+    for ctype in ("text/plain;charset=UTF-8", None):
+        reply = call(app, "POST", "/translate", body=data, content_type=ctype)
+        assert reply.json() == {"translatedText": "zh:x"}, ctype
