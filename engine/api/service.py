@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from engine.api import documents
 from engine.api.errors import ApiError, Busy
-from engine.api.languages import Direction, PairInfo, detect, resolve
+from engine.api.languages import PairInfo, detect, resolve
 from engine.config import EngineConfig
 from engine.errors import InputError, QiaoError
 from engine.options import TranslationOptions
@@ -161,12 +161,6 @@ class EngineService:
             return documents.translate_html(texts, step, direction.pair.target)
         return self._call(key, lambda tr, cancel: _segments(tr, list(texts), options, cancel), timeout)
 
-    def translate_step(self, direction: Direction, timeout: float | None = None) -> Callable[[list[str]], list[str]]:
-        """A "texts → translations" callable for `direction`, one queued job per call (documents)."""
-        assert direction.pair is not None
-        key, options = direction.pair.key, TranslationOptions(variant=direction.variant)
-        return lambda batch: self._call(key, lambda tr, cancel: _segments(tr, batch, options, cancel), timeout)
-
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
         (text,) = _checked_texts([text])
         direction = resolve(self._pairs, [text], source, target)
@@ -176,10 +170,12 @@ class EngineService:
         deltas: queue.Queue[tuple[str, Any]] = queue.Queue()
 
         def run(translator, cancel: threading.Event) -> None:
-            for item in translator.stream(text, options, cancel=cancel):
-                if isinstance(item, StreamEvent) and item.delta:
-                    deltas.put(("delta", item.delta))
-            deltas.put(("end", None))
+            try:
+                for item in translator.stream(text, options, cancel=cancel):
+                    if isinstance(item, StreamEvent) and item.delta:
+                        deltas.put(("delta", item.delta))
+            finally:  # a failure ends the stream at once; the reader raises the job's error
+                deltas.put(("end", None))
 
         job = _Job(direction.pair.key, run)
         self._submit(job)

@@ -279,3 +279,21 @@ def test_installed_pairs_finds_both_fixture_directions(tmp_path, monkeypatch, bu
         assert service.translate(["Thank you very much."], "auto", "zh") == ["非常感谢。"]
     finally:
         service.close()
+
+
+def test_a_stream_that_fails_on_the_worker_raises_at_once():
+    class Failing(FakeTranslator):
+        def stream(self, text, options=None, *, cancel=None):
+            yield StreamEvent("first ", 0, 1)
+            raise RuntimeError("decoder broke")
+
+    service = EngineService(pairs=list(PAIRS), loader=lambda pair: Failing(pair, []))
+    try:
+        it = service.stream("a b", "en", "zh", timeout=30)
+        assert next(it) == "first "
+        began = time.monotonic()
+        with pytest.raises(RuntimeError, match="decoder broke"):
+            next(it)
+        assert time.monotonic() - began < 5
+    finally:
+        service.close()
