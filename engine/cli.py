@@ -1,5 +1,5 @@
 """The engine's commands of `qiao` (model list/import/remove/download/build/verify, tokenize, translate,
-translate-file, bench, --self-test).
+translate-file, serve, bench, --self-test).
 
 The command line itself, and the window it opens without a command, belong to the composition root `qiao.cli`:
 the engine never imports the GUI. `python -m engine.cli` runs the commands alone.
@@ -155,6 +155,10 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
 
     _add_translate_file(sub)
 
+    from engine.cli_serve import add_serve
+
+    add_serve(sub, _add_model_arg, _direction, _thread_count, PRECISIONS, DEFAULT_PRECISION)
+
     # The frozen app has no benchmark: `qiao bench` there only says where it runs, and --help does not list it
     # (a sub-parser added without help= is left out of the command list).
     bench_help = {} if getattr(sys, "frozen", False) else {"help": _BENCH_HELP}
@@ -278,7 +282,7 @@ def is_command(args: argparse.Namespace) -> bool:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the engine command `args` names: --self-test, model, tokenize, translate, translate-file or bench."""
+    """Run the engine command `args` names: --self-test, model, tokenize, translate, translate-file, serve or bench."""
     if args.command == "bench":
         return _bench(args.rest)
     if args.self_test:
@@ -301,6 +305,10 @@ def run_command(args: argparse.Namespace) -> int:
         from engine.cli_documents import translate_file_command
 
         return translate_file_command(args)
+    if args.command == "serve":
+        from engine.cli_serve import serve_command
+
+        return serve_command(args)
     return 2
 
 

@@ -1,0 +1,445 @@
+"""The WSGI application: LibreTranslate's API as its clients expect it, and Qiao's own streaming endpoint.
+
+    POST /translate          q (string or list), source ("auto" allowed), target, format text|html, alternatives,
+                             api_key → {"translatedText": …} (a list for a list), "detectedLanguage" for "auto",
+                             "alternatives" when asked for (always empty: Qiao has no n-best output yet)
+    GET  /languages          [{"code", "name", "targets"}]
+    POST /detect             q → [{"language", "confidence"}]
+    GET  /frontend/settings  what LibreTranslate's clients read first (limits, key required, file formats)
+    POST /translate_file     multipart `file` + source, target → {"translatedFileUrl"}, fetched once from
+    GET  /download_file/NAME (kept in memory for DOWNLOAD_TTL_S)
+    POST /qiao/stream        q, source, target → server-sent events: `data: {"delta": …}` per chunk, then
+                             `event: done` with {"translatedText": …} (or `event: error` with {"error": …})
+    GET  /qiao/health        {"status": "ok", …}
+
+Errors are `{"error": "…"}` with LibreTranslate's statuses (400 bad request, 403 key or origin, 404, 405, 413,
+415, 421 wrong Host, 503 busy with Retry-After). Nothing a request says is logged unless `log_content` is set.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+from urllib.parse import quote
+
+from engine import __version__
+from engine.api import body as bodies
+from engine.api import documents, guard
+from engine.api.errors import ApiError
+from engine.api.languages import AUTO, parse_code, resolve
+from engine.api.service import TranslationService
+from engine.documents import registry
+from engine.documents.model import DocumentError
+from engine.errors import InputError, QiaoError
+
+log = logging.getLogger("qiao.api")
+
+MAX_CHARS = 100_000  # characters of text in one request (all q items together)
+MAX_ITEMS = 1000  # q items in one request
+MAX_ALTERNATIVES = 3
+DOWNLOAD_TTL_S = 30 * 60
+MAX_DOWNLOADS = 16
+_KEYED = {"/translate", "/detect", "/translate_file", "/qiao/stream"}
+_STATUS = {
+    200: "OK",
+    204: "No Content",
+    400: "Bad Request",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    413: "Payload Too Large",
+    415: "Unsupported Media Type",
+    421: "Misdirected Request",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+
+@dataclass
+class Response:
+    status: int
+    body: Iterable[bytes]
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    chars: int = 0  # characters of text the request carried, for the log line
+
+
+def _json(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    data = json.dumps(value, ensure_ascii=False).encode("utf-8")
+    extra = [("Content-Type", "application/json; charset=utf-8"), ("Content-Length", str(len(data)))]
+    return Response(status, [data], extra + list((headers or {}).items()))
+
+
+def _error(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
+    return _json({"error": message}, status, headers)
+
+
+class _Downloads:
+    """Translated files waiting to be fetched: a few, for a while, in memory (never written to disk)."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[str, tuple[float, str, bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, name: str, data: bytes) -> str:
+        token = secrets.token_urlsafe(18)  # the unguessable part of the URL: whoever has it may fetch the file
+        with self._lock:
+            self._expire()
+            while len(self._items) >= MAX_DOWNLOADS:
+                self._items.popitem(last=False)
+            self._items[token] = (time.monotonic() + DOWNLOAD_TTL_S, name, data)
+        return f"{token}.{name}"
+
+    def get(self, path_name: str) -> tuple[str, bytes] | None:
+        token, _, name = path_name.partition(".")
+        with self._lock:
+            self._expire()
+            item = self._items.get(token)
+        if item is None or not secrets.compare_digest(item[1].encode(), name.encode()):
+            return None
+        return item[1], item[2]
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for token in [t for t, (until, _, _) in self._items.items() if until < now]:
+            del self._items[token]
+
+
+class ApiApp:
+    """The WSGI callable. `access` says who may call; `service` does the translating."""
+
+    def __init__(
+        self,
+        service: TranslationService,
+        access: guard.Access,
+        *,
+        log_content: bool = False,
+        max_chars: int = MAX_CHARS,
+        timeout_s: float | None = None,
+    ) -> None:
+        self.service = service
+        self.access = access
+        self.log_content = log_content
+        self.max_chars = max_chars
+        self.timeout_s = timeout_s
+        self._downloads = _Downloads()
+        self._routes: dict[str, dict[str, Callable[[dict, bodies.Body], Response]]] = {
+            "/translate": {"POST": self._translate},
+            "/languages": {"GET": self._languages, "POST": self._languages},
+            "/detect": {"POST": self._detect},
+            "/frontend/settings": {"GET": self._settings},
+            "/translate_file": {"POST": self._translate_file},
+            "/qiao/stream": {"POST": self._stream},
+            "/qiao/health": {"GET": self._health},
+        }
+
+    # -- WSGI -------------------------------------------------------------------------------------------------------
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        began = time.perf_counter()
+        method = environ.get("REQUEST_METHOD", "GET").upper()
+        path = environ.get("PATH_INFO", "") or "/"
+        origin = environ.get("HTTP_ORIGIN")
+        try:
+            response = self._respond(environ, method, path, origin)
+        except ApiError as exc:
+            response = _error(str(exc), exc.status, exc.headers)
+        except (InputError, DocumentError) as exc:
+            response = _error(str(exc), 400)
+        except QiaoError as exc:  # e.g. a model that fails to load: said, the server goes on
+            response = _error(str(exc), 500)
+        except Exception as exc:  # a bug: the client gets a reason-less 500; the log names the exception type
+            log.error("%s %s: unexpected %s", method, _safe(path), type(exc).__name__)
+            response = _error("internal error", 500)
+        if origin is not None and guard.origin_allowed(self.access, origin):
+            response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+        start_response(f"{response.status} {_STATUS.get(response.status, '')}".rstrip(), response.headers)
+        ms = (time.perf_counter() - began) * 1000
+        log.info("%s %s %d %.0f ms%s", method, _safe(path), response.status, ms, self._content_note(response))
+        return response.body
+
+    def _content_note(self, response: Response) -> str:
+        return f" ({response.chars} chars)" if response.chars else ""
+
+    def _respond(self, environ: dict, method: str, path: str, origin: str | None) -> Response:
+        guard.check_host(self.access, environ.get("HTTP_HOST"))
+        guard.check_origin(self.access, origin)
+        if path.startswith("/download_file/"):
+            return self._download(method, path[len("/download_file/") :])
+        methods = self._routes.get(path.rstrip("/") or "/")
+        if methods is None:
+            return _error(f"no such endpoint: {_safe(path)}", 404)
+        if method == "OPTIONS":  # a browser's preflight from an allowed origin (the refused ones got 403 above)
+            allow = ", ".join([*methods, "OPTIONS"])
+            headers = [
+                ("Access-Control-Allow-Methods", allow),
+                ("Access-Control-Allow-Headers", "Content-Type, Authorization"),
+                ("Access-Control-Max-Age", "600"),
+                ("Content-Length", "0"),
+            ]
+            return Response(204, [b""], headers)
+        handler = methods.get(method)
+        if handler is None:
+            allow = ", ".join([*methods, "OPTIONS"])
+            return _error(f"{method} is not allowed here; use {allow}", 405, {"Allow": allow})
+        body = bodies.parse(environ, files=path == "/translate_file")
+        if path in _KEYED:
+            guard.check_key(self.access, body.fields.get("api_key"), environ.get("HTTP_AUTHORIZATION"))
+        if self.log_content:
+            log.info("%s %s fields: %s", method, path, json.dumps(_loggable(body.fields), ensure_ascii=False))
+        return handler(environ, body)
+
+    # -- endpoints --------------------------------------------------------------------------------------------------
+    def _translate(self, environ: dict, body: bodies.Body) -> Response:
+        fields = body.fields
+        q = fields.get("q")
+        if q is None or q == "" or q == []:
+            raise ApiError("Invalid request: missing q parameter")
+        batch = isinstance(q, list)
+        texts = q if batch else [q]
+        if not all(isinstance(t, str) for t in texts):
+            raise ApiError("Invalid request: q must be a string or a list of strings")
+        if len(texts) > MAX_ITEMS:
+            raise ApiError(f"Invalid request: request ({len(texts)}) exceeds batch limit ({MAX_ITEMS})")
+        source, target = _required(fields, "source"), _required(fields, "target")
+        fmt = fields.get("format") or "text"
+        if fmt not in ("text", "html"):
+            raise ApiError(f"{_short(fmt)} format is not supported")
+        alternatives = _alternatives(fields.get("alternatives"))
+        chars = self._check_chars(texts)
+        out: dict[str, Any] = {}
+        src, _ = parse_code(source, "source")
+        if src == AUTO:  # each item's language, as LibreTranslate reports it; items translated by language
+            found = [self.service.detect(t)[0] for t in texts]
+            detected = [{"confidence": conf, "language": lang} for lang, conf in found]
+            out_texts = self._by_language(texts, [lang for lang, _ in found], target, alternatives, fmt)
+            out["detectedLanguage"] = detected if batch else detected[0]
+        else:
+            out_texts = self.service.translate(
+                texts, source, target, alternatives=alternatives, fmt=fmt, timeout=self.timeout_s
+            )
+        out["translatedText"] = out_texts if batch else out_texts[0]
+        if alternatives:
+            out["alternatives"] = [[] for _ in texts] if batch else []
+        response = _json(out)
+        response.chars = chars
+        return response
+
+    def _by_language(self, texts: list[str], langs: list[str], target: Any, alternatives: int, fmt: str) -> list[str]:
+        results: list[str | None] = [None] * len(texts)
+        for lang in dict.fromkeys(langs):
+            idx = [i for i, code in enumerate(langs) if code == lang]
+            done = self.service.translate(
+                [texts[i] for i in idx], lang, target, alternatives=alternatives, fmt=fmt, timeout=self.timeout_s
+            )
+            for i, text in zip(idx, done, strict=True):
+                results[i] = text
+        return [r if r is not None else "" for r in results]
+
+    def _languages(self, environ: dict, body: bodies.Body) -> Response:
+        pairs = self.service.languages()
+        names: dict[str, str] = {}
+        targets: dict[str, list[str]] = {}
+        for p in pairs:
+            names.setdefault(p.source, p.source_name)
+            names.setdefault(p.target, p.target_name)
+            targets.setdefault(p.source, []).append(p.target)
+            targets.setdefault(p.target, [])
+        return _json([{"code": c, "name": n, "targets": targets.get(c, [])} for c, n in names.items()])
+
+    def _detect(self, environ: dict, body: bodies.Body) -> Response:
+        q = body.fields.get("q")
+        if q is None or q == "":
+            raise ApiError("Invalid request: missing q parameter")
+        if not isinstance(q, str):
+            raise ApiError("Invalid request: q must be a string")
+        chars = self._check_chars([q])
+        found = self.service.detect(q)
+        response = _json([{"confidence": conf, "language": lang} for lang, conf in found])
+        response.chars = chars
+        return response
+
+    def _settings(self, environ: dict, body: bodies.Body) -> Response:
+        pairs = self.service.languages()
+        first = pairs[0] if pairs else None
+        language = (
+            {
+                "source": {"code": first.source, "name": first.source_name},
+                "target": {"code": first.target, "name": first.target_name},
+            }
+            if first
+            else {}
+        )
+        keyed = self.access.api_key is not None
+        return _json(
+            {
+                "charLimit": self.max_chars,
+                "frontendTimeout": 500,
+                "apiKeys": keyed,
+                "keyRequired": keyed,
+                "suggestions": False,
+                "filesTranslation": True,
+                "supportedFilesFormat": list(registry.extensions()),
+                "language": language,
+            }
+        )
+
+    def _translate_file(self, environ: dict, body: bodies.Body) -> Response:
+        upload = body.files.get("file")
+        if upload is None:
+            raise ApiError("Invalid request: missing file parameter")
+        source, target = _required(body.fields, "source"), _required(body.fields, "target")
+        name = PurePath(upload.filename.replace("\\", "/")).name or "document.txt"
+        fmt = documents.format_for(name)
+        extracted = documents.read(fmt, upload.data)
+        units = list(extracted.units)
+        sample = [u.source for u in units if u.translatable]
+        self._check_chars(sample, limit=max(self.max_chars, 50 * self.max_chars))
+        direction = resolve(self.service.languages(), sample, source, target, self.service.detect)
+        if direction.pair is None:
+            data = upload.data
+            lang = direction.source
+        else:
+            src, lang = direction.source, direction.pair.target
+
+            def step(texts: list[str]) -> list[str]:
+                return self.service.translate(texts, src, target, timeout=self.timeout_s)  # type: ignore[arg-type]
+
+            data = documents.render(extracted, units, step, lang)
+        stem, suffix = PurePath(name).stem, PurePath(name).suffix
+        token_name = self._downloads.put(f"{stem}.{lang}{suffix}", data)
+        scheme = environ.get("wsgi.url_scheme", "http")
+        url = f"{scheme}://{environ['HTTP_HOST']}/download_file/{quote(token_name)}"
+        response = _json({"translatedFileUrl": url})
+        response.chars = sum(len(s) for s in sample)
+        return response
+
+    def _download(self, method: str, name: str) -> Response:
+        if method not in ("GET", "HEAD"):
+            return _error(f"{method} is not allowed here; use GET", 405, {"Allow": "GET, HEAD"})
+        from urllib.parse import unquote
+
+        found = self._downloads.get(unquote(name))
+        if found is None:
+            return _error("no such file (translated files are kept for 30 minutes)", 404)
+        filename, data = found
+        disposition = f"attachment; filename*=UTF-8''{quote(filename)}"
+        headers = [
+            ("Content-Type", "application/octet-stream"),
+            ("Content-Length", str(len(data))),
+            ("Content-Disposition", disposition),
+        ]
+        return Response(200, [b""] if method == "HEAD" else [data], headers)
+
+    def _stream(self, environ: dict, body: bodies.Body) -> Response:
+        fields = body.fields
+        q = fields.get("q")
+        if not isinstance(q, str) or not q:
+            raise ApiError("Invalid request: q must be one non-empty string")
+        source, target = _required(fields, "source"), _required(fields, "target")
+        chars = self._check_chars([q])
+        deltas = self.service.stream(q, source, target, timeout=self.timeout_s)  # refusals raise here, as JSON
+        headers = [
+            ("Content-Type", "text/event-stream; charset=utf-8"),
+            ("Cache-Control", "no-cache"),
+            ("X-Accel-Buffering", "no"),
+        ]
+        response = Response(200, _Events(deltas), headers)
+        response.chars = chars
+        return response
+
+    def _health(self, environ: dict, body: bodies.Body) -> Response:
+        pairs = [p.key for p in self.service.languages()]
+        return _json({"status": "ok", "version": __version__, "pairs": pairs})
+
+    # -- helpers ----------------------------------------------------------------------------------------------------
+    def _check_chars(self, texts: list[str], limit: int | None = None) -> int:
+        """The request's characters (400 over the limit, or for a lone surrogate, which no model can read)."""
+        limit = self.max_chars if limit is None else limit
+        total = sum(len(t) for t in texts)
+        if total > limit:
+            raise ApiError(f"Invalid request: request ({total}) exceeds text limit ({limit})")
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                code = ord(text[exc.start])
+                raise ApiError(f"Invalid request: the text holds a lone surrogate (\\u{code:04x}), not text") from None
+        return total
+
+
+class _Events:
+    """The SSE body: each delta as it comes, then `done` (or `error`); closing it (a client gone) cancels."""
+
+    def __init__(self, deltas: Iterator[str]) -> None:
+        self._deltas = deltas
+
+    def __iter__(self) -> Iterator[bytes]:
+        parts: list[str] = []
+        try:
+            for delta in self._deltas:
+                parts.append(delta)
+                yield _event(None, {"delta": delta})
+            yield _event("done", {"translatedText": "".join(parts)})
+        except ApiError as exc:
+            yield _event("error", {"error": str(exc)})
+        except QiaoError as exc:
+            yield _event("error", {"error": str(exc)})
+        except Exception as exc:
+            log.error("stream: unexpected %s", type(exc).__name__)
+            yield _event("error", {"error": "internal error"})
+
+    def close(self) -> None:
+        close = getattr(self._deltas, "close", None)
+        if close is not None:
+            close()
+
+
+def _event(name: str | None, data: dict) -> bytes:
+    head = f"event: {name}\n" if name else ""
+    return f"{head}data: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+def _required(fields: dict, name: str) -> str:
+    value = fields.get(name)
+    if value is None or value == "":
+        raise ApiError(f"Invalid request: missing {name} parameter")
+    if not isinstance(value, str):
+        raise ApiError(f"Invalid request: {name} must be a language code such as en")
+    return value
+
+
+def _alternatives(value: Any) -> int:
+    if value is None or value == "":
+        return 0
+    if isinstance(value, bool):
+        raise ApiError("Invalid request: alternatives parameter is not a number")
+    if isinstance(value, str):
+        if not value.strip().isdigit():
+            raise ApiError("Invalid request: alternatives parameter is not a number")
+        value = int(value)
+    if not isinstance(value, int):
+        raise ApiError("Invalid request: alternatives parameter is not a number")
+    return max(0, min(MAX_ALTERNATIVES, value))
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _safe(path: str) -> str:
+    """A path fit for the log: short, printable (a download path's token is cut off)."""
+    if path.startswith("/download_file/"):
+        return "/download_file/…"
+    return "".join(ch if ch.isprintable() else "?" for ch in path[:80])
+
+
+def _loggable(fields: dict) -> dict:
+    return {k: ("***" if k == "api_key" else v) for k, v in fields.items()}

@@ -1,0 +1,99 @@
+"""Documents and HTML fragments translated in memory, for `POST /translate_file` and `format=html`.
+
+The same contract engine.documents.job follows, without its files: a format reads the bytes into units, each unit's
+text (and, for a unit with inline markup, each of its lettered runs alone, so the markup lands on the right words)
+is translated, engine.documents.inline shares the translation back among the runs, and the format renders the
+document with only those texts changed. `translate` is any "texts → translations, in order" callable, so the
+engine's service and the window's both drive it, a bounded step at a time (other requests run in between).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from engine.documents import registry
+from engine.documents.inline import distribute
+from engine.documents.model import DocumentError, DocumentFormat, Extracted, Unit
+
+TranslateTexts = Callable[[list[str]], list[str]]
+STEP_TEXTS = 64  # texts per call of `translate`: a document never holds the queue for long
+
+
+def read(fmt: DocumentFormat, data: bytes) -> Extracted:
+    """`data` read as `fmt`; DocumentError for a document the format cannot read."""
+    try:
+        return fmt.read(data)
+    except DocumentError:
+        raise
+    except Exception as exc:  # a format's unexpected error: said, not a traceback
+        raise DocumentError(f"cannot read this {fmt.label} ({type(exc).__name__})") from exc
+
+
+def render(extracted: Extracted, units: Sequence[Unit], translate: TranslateTexts, target: str) -> bytes:
+    """The document with every translatable unit of `units` (its `extracted.units`) translated."""
+    translations = translate_units(units, translate)
+    try:
+        return extracted.render(translations, target=target)
+    except DocumentError:
+        raise
+    except Exception as exc:
+        raise DocumentError(f"cannot write the translated document ({type(exc).__name__})") from exc
+
+
+def translate_document(fmt: DocumentFormat, data: bytes, translate: TranslateTexts, target: str) -> bytes:
+    """`data` read as `fmt`, translated, rendered; DocumentError for a document the format cannot read or write."""
+    extracted = read(fmt, data)
+    return render(extracted, list(extracted.units), translate, target)
+
+
+def translate_units(units: Sequence[Unit], translate: TranslateTexts) -> list[list[str] | None]:
+    """Run texts for each unit (None for a unit with nothing to translate), STEP_TEXTS texts per call."""
+    plan: list[tuple[int, list[int]]] = []  # (unit index, its runs translated alone)
+    texts: list[str] = []
+    for index, unit in enumerate(units):
+        if not unit.translatable:
+            continue
+        alone = _runs_alone(unit)
+        plan.append((index, alone))
+        texts.append(unit.source)
+        texts.extend(unit.runs[r].text for r in alone)
+    answers: list[str] = []
+    for start in range(0, len(texts), STEP_TEXTS):
+        answers.extend(translate(texts[start : start + STEP_TEXTS]))
+    out: list[list[str] | None] = [None] * len(units)
+    at = 0
+    for index, alone in plan:
+        unit = units[index]
+        whole, parts = answers[at], answers[at + 1 : at + 1 + len(alone)]
+        at += 1 + len(alone)
+        hints: list[str | None] = [None] * len(unit.runs)
+        for r, text in zip(alone, parts, strict=True):
+            hints[r] = text
+        out[index] = distribute(unit, whole, hints if alone else None)
+    return out
+
+
+def _runs_alone(unit: Unit) -> list[int]:
+    """An "align" unit's lettered, not fixed runs when there are two or more (as engine.documents.job does)."""
+    if unit.split != "align":
+        return []
+    alone = [i for i, run in enumerate(unit.runs) if not run.fixed and any(ch.isalpha() for ch in run.text)]
+    return alone if len(alone) >= 2 else []
+
+
+def translate_html(fragments: Sequence[str], translate: TranslateTexts, target: str) -> list[str]:
+    """Each HTML fragment (or page) with its visible text translated and every tag, attribute and entity kept,
+    read by engine.documents.formats.html (the same reader as `qiao translate-file page.html`)."""
+    fmt = registry.get("html")
+    out = []
+    for fragment in fragments:
+        rendered = translate_document(fmt, fragment.encode("utf-8"), translate, target)
+        out.append(rendered.decode("utf-8", errors="replace"))  # a fragment declaring another charset
+    return out
+
+
+def format_for(filename: str) -> DocumentFormat:
+    """The document format of an uploaded file's name (DocumentError names the ones Qiao reads)."""
+    from pathlib import PurePath
+
+    return registry.for_path(PurePath(filename))  # type: ignore[arg-type]

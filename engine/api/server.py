@@ -1,0 +1,103 @@
+"""The API on waitress (a pure-Python WSGI server), bound to loopback unless the user named another address AND
+allowed it: binding elsewhere lets other machines on the network translate through this one."""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import threading
+
+from engine.api import guard
+from engine.api.body import MAX_FILE_BYTES
+from engine.api.errors import ApiError
+from engine.errors import QiaoError
+
+THREADS = 8  # requests handled at once; each waits for the engine's FIFO queue
+CONNECTION_LIMIT = 100  # open connections; beyond it waitress stops accepting until one closes
+
+
+class ServeError(QiaoError):
+    """The server cannot start as asked (a refused address, a port in use), worded for a person."""
+
+
+def check_bind(host: str, allow_remote: bool) -> str:
+    """The address to bind: loopback as given ("localhost" is 127.0.0.1, never what a resolver says); another one
+    only with `allow_remote`."""
+    if host.lower() == "localhost":
+        return guard.DEFAULT_HOST
+    if guard.is_loopback(host):
+        return host.strip("[]")
+    if not allow_remote:
+        raise ServeError(
+            f"refusing to listen on {host}: other machines could then use this translator. Qiao listens on "
+            "127.0.0.1 (this machine only); to listen on another address anyway, add --allow-remote"
+        )
+    return host.strip("[]")
+
+
+def make_server(app, host: str, port: int, *, threads: int = THREADS, connection_limit: int = CONNECTION_LIMIT):
+    """A waitress server for `app` on host:port (port 0: any free one; see `.effective_port`); not yet running.
+
+    ServeError when the port is taken or the address cannot be used."""
+    from waitress.server import create_server
+
+    try:
+        return create_server(
+            app,
+            host=host,
+            port=port,
+            threads=threads,
+            connection_limit=connection_limit,
+            max_request_body_size=MAX_FILE_BYTES + 2**20,  # multipart framing; the app's own limits answer first
+            ident="qiao",
+            expose_tracebacks=False,
+            clear_untrusted_proxy_headers=True,
+            trusted_proxy=None,
+            channel_timeout=60,
+        )
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE or getattr(exc, "winerror", None) == 10048:
+            raise ServeError(
+                f"port {port} on {host} is in use (another program, or another qiao serve); choose another with "
+                "--port N"
+            ) from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def bound_address(server) -> tuple[str, int]:
+    """(host, port) of the listening socket, as the system reports it."""
+    name = server.socket.getsockname()
+    return name[0], name[1]
+
+
+class BackgroundServer:
+    """The API served from a thread of its own (the window's setting): `start()` binds (ServeError when it cannot),
+    `stop()` finishes the requests being handled and closes the socket. The caller closes its service."""
+
+    def __init__(self, app, host: str = guard.DEFAULT_HOST, port: int = guard.DEFAULT_PORT, **kwargs) -> None:
+        self._args = (app, host, port)
+        self._kwargs = kwargs
+        self.server = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> tuple[str, int]:
+        """Listen and serve; (host, port) of the listening socket."""
+        app, host, port = self._args
+        self.server = make_server(app, host, port, **self._kwargs)
+        if hasattr(app, "access"):  # port 0: the one the system chose, for the Host check
+            app.access = dataclasses.replace(app.access, port=int(self.server.effective_port))
+        self._thread = threading.Thread(target=self.server.run, name="qiao-api-server", daemon=True)
+        self._thread.start()
+        return bound_address(self.server)
+
+    def stop(self, timeout: float = 10) -> None:
+        if self.server is None:
+            return
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)
+        self.server.close()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.server = None
+
+
+__all__ = ["ApiError", "BackgroundServer", "ServeError", "bound_address", "check_bind", "make_server"]

@@ -1,0 +1,298 @@
+"""The engine behind the API: one Translator per pair on ONE worker thread, requests served in arrival order.
+
+`TranslationService` is the interface the HTTP app needs; `EngineService` implements it for `qiao serve` (headless),
+and the window implements it through its own worker (gui/api_service.py), so the API and the window share one
+engine there. Requests wait in a bounded FIFO queue: a full queue, or a request that waited past its timeout, is
+`Busy` (503, Retry-After) rather than an unbounded backlog. Switching pairs loads that bundle on the worker thread;
+at most MAX_LOADED Translators are kept (the least recently used is dropped).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.api import documents
+from engine.api.errors import ApiError, Busy
+from engine.api.languages import PairInfo, detect, resolve
+from engine.config import EngineConfig
+from engine.errors import InputError, QiaoError
+from engine.options import TranslationOptions
+from engine.results import StreamEvent, Translation
+
+log = logging.getLogger("qiao.api")
+
+FORMATS = ("text", "html")
+QUEUE_SIZE = 32  # requests waiting for the engine; more → 503
+MAX_LOADED = 2  # Translators kept loaded (one per pair)
+DEFAULT_TIMEOUT_S = 120.0  # from entering the queue to the last translation
+
+
+class TranslationService(Protocol):
+    """What the HTTP app asks of an engine. Every method may be called from many server threads at once."""
+
+    def languages(self) -> list[PairInfo]:
+        """The installed directions."""
+        ...
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        source: str,
+        target: str,
+        *,
+        alternatives: int = 0,
+        fmt: str = "text",
+        timeout: float | None = None,
+    ) -> list[str]:
+        """One translation per text, in order, translated together. `source` may be "auto". `alternatives` is
+        accepted for LibreTranslate's API; Qiao has no n-best output yet, so none are returned. ApiError (400
+        unsupported pair or bad input, 503 Busy) for a refusal."""
+        ...
+
+    def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
+        """The translation's deltas as they are decoded (their concatenation is the translation). Refusals are
+        raised by the call itself, before any delta; closing the iterator early cancels the decoding."""
+        ...
+
+    def detect(self, text: str) -> list[tuple[str, float]]:
+        """[(language, confidence 0…100)], the likelier first."""
+        ...
+
+    def close(self) -> None:
+        """Stop taking requests and release the engine."""
+        ...
+
+
+def installed_pairs(model: str | None = None) -> list[PairInfo]:
+    """Every usable installed direction, once each, in search order (engine.model_store), or just `model`'s."""
+    from engine.model_store import installed_models
+
+    found: dict[str, PairInfo] = {}
+    models = installed_models(model)
+    if model:  # --model is final (engine.locate): only that bundle
+        models = models[:1]
+    for m in models:
+        if m.problem is None and m.pair is not None and m.pair.key not in found:
+            p = m.pair
+            found[p.key] = PairInfo(p.source.code, p.target.code, p.source.name, p.target.name, p.variant_keys)
+    return list(found.values())
+
+
+@dataclass
+class _Job:
+    """One request on the worker: `run(translator, cancel)` with the pair's Translator; the caller waits on `done`."""
+
+    pair: str
+    run: Callable[[Any, threading.Event], Any]
+    cancel: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+class EngineService:
+    """TranslationService on this process's own engine (`qiao serve`)."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        config: EngineConfig | None = None,
+        *,
+        queue_size: int = QUEUE_SIZE,
+        max_loaded: int = MAX_LOADED,
+        pairs: list[PairInfo] | None = None,
+        loader: Callable[[str], Any] | None = None,
+    ) -> None:
+        """`pairs` and `loader` (pair key → Translator) replace the model search, for tests."""
+        self._model = model
+        self._config = config or EngineConfig()
+        self._pairs = pairs if pairs is not None else installed_pairs(model)
+        self._loader = loader or self._load
+        self._max_loaded = max(1, max_loaded)
+        self._loaded: OrderedDict[str, Any] = OrderedDict()
+        self._queue: queue.Queue[_Job | None] = queue.Queue(maxsize=max(1, queue_size))
+        self._closed = threading.Event()
+        self._current: _Job | None = None  # the job on the worker now
+        self._thread = threading.Thread(target=self._work, name="qiao-api-engine", daemon=True)
+        self._thread.start()
+
+    # -- the interface ------------------------------------------------------------------------------------------
+    def languages(self) -> list[PairInfo]:
+        return list(self._pairs)
+
+    def detect(self, text: str) -> list[tuple[str, float]]:
+        return detect(text)
+
+    def preload(self, pair: str, timeout: float | None = None) -> None:
+        """Load `pair`'s model now (on the worker), so the first request is fast and a broken bundle is said at
+        start; raises what loading raised."""
+        self._call(pair, lambda translator, cancel: None, timeout)
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        source: str,
+        target: str,
+        *,
+        alternatives: int = 0,
+        fmt: str = "text",
+        timeout: float | None = None,
+    ) -> list[str]:
+        texts = _checked_texts(texts)
+        if fmt not in FORMATS:
+            raise ApiError(f"{fmt} format is not supported")
+        direction = resolve(self._pairs, texts, source, target)
+        if direction.pair is None or not texts:
+            return list(texts)
+        options = TranslationOptions(variant=direction.variant)
+        key = direction.pair.key
+        if fmt == "html":
+            # each step of the fragments' texts is its own job, so other requests run in between
+            def step(batch: list[str]) -> list[str]:
+                return self._call(key, lambda tr, cancel: _segments(tr, batch, options, cancel), timeout)
+
+            return documents.translate_html(texts, step, direction.pair.target)
+        return self._call(key, lambda tr, cancel: _segments(tr, list(texts), options, cancel), timeout)
+
+    def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
+        (text,) = _checked_texts([text])
+        direction = resolve(self._pairs, [text], source, target)
+        if direction.pair is None:
+            return iter([text])
+        options = TranslationOptions(variant=direction.variant)
+        deltas: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+        def run(translator, cancel: threading.Event) -> None:
+            try:
+                for item in translator.stream(text, options, cancel=cancel):
+                    if isinstance(item, StreamEvent) and item.delta:
+                        deltas.put(("delta", item.delta))
+            finally:  # a failure ends the stream at once; the reader raises the job's error
+                deltas.put(("end", None))
+
+        job = _Job(direction.pair.key, run)
+        self._submit(job)
+        return self._deltas(job, deltas, timeout)
+
+    def close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        while True:  # the waiting requests are answered 503, not left hanging
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if job is not None:
+                job.error = Busy("Qiao's API is shutting down")
+                job.done.set()
+        with contextlib.suppress(queue.Full):
+            self._queue.put(None, timeout=5)
+        self._thread.join(timeout=10)
+        self._loaded.clear()
+
+    # -- the queue and the worker ------------------------------------------------------------------------------
+    def _submit(self, job: _Job) -> None:
+        if self._closed.is_set():
+            raise Busy("Qiao's API is shutting down")
+        try:
+            self._queue.put_nowait(job)
+        except queue.Full:
+            raise Busy(f"Qiao is busy ({self._queue.maxsize} requests are waiting); try again shortly") from None
+
+    def _call(self, pair: str, run: Callable[[Any, threading.Event], Any], timeout: float | None) -> Any:
+        job = _Job(pair, run)
+        self._submit(job)
+        wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        if not job.done.wait(wait):
+            job.cancel.set()  # not started: skipped; running: stops within a decoder step
+            raise Busy(f"the translation took longer than {wait:g} s (Qiao is busy); try again shortly")
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def _deltas(self, job: _Job, deltas: queue.Queue, timeout: float | None) -> Iterator[str]:
+        wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        try:
+            while True:
+                try:
+                    kind, value = deltas.get(timeout=wait)
+                except queue.Empty:
+                    raise Busy(f"no progress for {wait:g} s (Qiao is busy); try again shortly") from None
+                if kind == "end":
+                    break
+                yield value
+            job.done.wait(wait)
+            if job.error is not None:
+                raise job.error
+        finally:
+            job.cancel.set()  # a client that went away stops the decoding
+
+    def _work(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            if job.cancel.is_set() or self._closed.is_set():
+                if job.error is None and self._closed.is_set():
+                    job.error = Busy("Qiao's API is shutting down")
+                job.done.set()
+                continue
+            self._current = job
+            try:
+                job.result = job.run(self._translator(job.pair), job.cancel)
+            except BaseException as exc:  # handed to the waiting request; the worker goes on
+                job.error = exc
+                if not isinstance(exc, QiaoError):
+                    log.error("engine error on the worker: %s", type(exc).__name__)
+            finally:
+                self._current = None
+                job.done.set()
+
+    def _translator(self, pair: str) -> Any:
+        translator = self._loaded.get(pair)
+        if translator is not None:
+            self._loaded.move_to_end(pair)
+            return translator
+        while len(self._loaded) >= self._max_loaded:
+            self._loaded.popitem(last=False)  # its sessions are released with it
+        translator = self._loader(pair)
+        self._loaded[pair] = translator
+        return translator
+
+    def _load(self, pair: str) -> Any:
+        from engine.locate import find_bundle
+        from engine.translator import Translator
+
+        log.info("loading the %s model", pair)
+        return Translator(find_bundle(self._model, pair=pair), self._config)
+
+
+def _checked_texts(texts: object) -> list[str]:
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise ApiError("texts must be a list of strings")
+    if not all(isinstance(t, str) for t in texts):
+        raise ApiError("Invalid request: q must be a string or a list of strings")
+    return list(texts)
+
+
+def _segments(translator, texts: list[str], options: TranslationOptions, cancel: threading.Event) -> list[str]:
+    out: list[str] = []
+    for result in translator.translate_segments(texts, options, cancel=cancel):
+        if not isinstance(result, Translation):
+            continue
+        if result.cancelled:
+            raise Busy("the translation was cancelled (it took too long); try again shortly")
+        if result.error is not None:
+            raise InputError(result.error)
+        out.append(result.text)
+    if len(out) != len(texts):
+        raise ApiError("the engine gave fewer translations than texts", status=500)
+    return out

@@ -1,0 +1,187 @@
+"""`qiao serve`: the local translation API (LibreTranslate's, plus Qiao's streaming endpoint), headless.
+
+It prints the URL and serves until Ctrl+C (or SIGTERM), which stop it cleanly with exit status 0: stopping is the
+only way a server ends, not a failure or an unfinished job. A refused address or a port in use is one line on
+stderr and exit status 1. Requests are logged to stderr without their text unless --log-content is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import os
+import signal
+import stat
+import sys
+import threading
+from pathlib import Path
+
+from engine.api import guard
+from engine.api.server import ServeError, bound_address, check_bind, make_server
+from engine.cli_io import say
+from engine.config import EngineConfig
+from engine.errors import InputError, ModelNotFoundError
+
+MAX_KEY_FILE_BYTES = 4096
+
+
+def port_number(value: str) -> int:
+    """--port: 1 … 65535, or 0 for any free port (the URL printed says which)."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"{n} is out of range: use 1 to 65535 (or 0 for any free port)")
+    return n
+
+
+def web_origin(value: str) -> str:
+    """--allow-origin: one exact web origin, scheme://host[:port]; never "*" or "null" (any page at all)."""
+    text = value.strip().rstrip("/")
+    scheme, sep, rest = text.partition("://")
+    if text in ("*", "null") or not sep or scheme.lower() not in ("http", "https") or not rest or "/" in rest:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not one web origin such as https://example.org or http://localhost:3000"
+        )
+    return text
+
+
+def add_serve(sub, add_model_arg, direction, thread_count, precisions, default_precision) -> None:
+    """The `serve` sub-command's parser (engine.cli passes its shared argument types)."""
+    sv = sub.add_parser(
+        "serve",
+        help="run the local translation API (LibreTranslate-compatible) on 127.0.0.1",
+        description="Serve Qiao's translator over HTTP on this machine only: the LibreTranslate API (/translate, "
+        "/languages, /detect, /translate_file, /frontend/settings) and /qiao/stream (server-sent events). Prints "
+        "the URL; Ctrl+C stops it (exit status 0). Requests from web pages (an Origin header) are refused unless "
+        "allowed with --allow-origin; tools without an Origin and browser extensions are served.",
+    )
+    sv.add_argument("--host", default=guard.DEFAULT_HOST, help="address to listen on (default 127.0.0.1)")
+    sv.add_argument("--port", type=port_number, default=guard.DEFAULT_PORT, help=f"port (default {guard.DEFAULT_PORT})")
+    sv.add_argument("--api-key-file", type=Path, metavar="FILE", help="require the key this file holds")
+    sv.add_argument(
+        "--allow-origin",
+        type=web_origin,
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="serve requests from this web page origin too, e.g. https://example.org (repeatable)",
+    )
+    sv.add_argument(
+        "--allow-remote", action="store_true", help="allow --host to be an address other machines can reach"
+    )
+    sv.add_argument("--log-content", action="store_true", help="log the text of requests (off: only their size)")
+    add_model_arg(sv)
+    sv.add_argument("--direction", type=direction, metavar="PAIR", help="pair to load first, e.g. zh-en")
+    sv.add_argument("--precision", choices=precisions, default=default_precision)
+    sv.add_argument("--threads", type=thread_count, help="intra-op threads, 1 … CPUs (default or 0: automatic)")
+
+
+def read_key(path: Path) -> str:
+    """The API key a file holds (its first line, stripped). InputError for an empty, huge or unreadable one."""
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_KEY_FILE_BYTES + 1)
+            mode = os.fstat(stream.fileno()).st_mode
+    except OSError as exc:
+        raise InputError(f"cannot read the API key file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise InputError(f"{path} is not an API key file (over {MAX_KEY_FILE_BYTES} bytes)")
+    try:
+        lines = data.decode("utf-8").strip().splitlines()
+    except UnicodeDecodeError:
+        raise InputError(f"the API key file {path} is not UTF-8 text") from None
+    key = lines[0].strip() if lines else ""
+    if not key:
+        raise InputError(f"the API key file {path} is empty")
+    if os.name == "posix" and mode & (stat.S_IRGRP | stat.S_IROTH):
+        say(f"qiao: warning: {path} can be read by other users (chmod 600 {path})")
+    return key
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Run the server until Ctrl+C / SIGTERM (0); 1 when it cannot start."""
+    from engine.api.app import ApiApp
+    from engine.api.service import EngineService
+
+    host = check_bind(args.host, args.allow_remote)
+    key = read_key(args.api_key_file) if args.api_key_file is not None else None
+    model = getattr(args, "model", None)
+    service = EngineService(model, EngineConfig(precision=args.precision, threads=args.threads or None).validate())
+    try:
+        pairs = [p.key for p in service.languages()]
+        if not pairs:
+            from engine.locate import bundle_search_paths
+
+            raise ModelNotFoundError("no model bundle found", [str(p) for p in bundle_search_paths(model)])
+        first = args.direction or ("en-zh" if "en-zh" in pairs else pairs[0])
+        if first not in pairs:
+            raise ModelNotFoundError(f"no {first} model installed (installed: {', '.join(pairs)})", pair=first)
+        service.preload(first, timeout=600)  # a broken bundle is said now, and the first request is fast
+        access = guard.Access(host=args.host, port=args.port, api_key=key, allow_origins=tuple(args.allow_origin))
+        app = ApiApp(service, access, log_content=args.log_content)
+        server = make_server(app, host, args.port)
+        port = int(server.effective_port)
+        app.access = dataclasses.replace(access, port=port)  # --port 0: the port the system chose
+        return _run(server, host, port, pairs, key is not None)
+    finally:
+        service.close()
+
+
+def _run(server, host: str, port: int, pairs: list[str], keyed: bool) -> int:
+    _log_to_stderr()
+    shown = f"[{host}]" if ":" in host else host
+    bound, _ = bound_address(server)
+    print(f"Qiao's translation API: http://{shown}:{port}/ (LibreTranslate API; Ctrl+C stops it)", flush=True)
+    note = ", API key required" if keyed else ""
+    say(f"qiao: listening on {bound}:{port}, models: {', '.join(pairs)}{note}")
+    previous = _sigterm_stops()
+    try:
+        server.run()  # returns on Ctrl+C: waitress catches the KeyboardInterrupt and closes its threads
+    except KeyboardInterrupt:  # a second one while it closed them
+        pass
+    finally:
+        _ignore_interrupts()
+        server.close()
+        if previous is not None and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, previous)
+    say("qiao: stopped")
+    return 0
+
+
+def _ignore_interrupts() -> None:
+    """From the first Ctrl+C / SIGTERM on, more of them are ignored: the server is already stopping, and one
+    arriving while the engine is released (or the interpreter finalises) would end it with a traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "SIGTERM"):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _sigterm_stops():
+    """SIGTERM (a service manager, `kill`) stops the server as Ctrl+C does."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        return None
+
+    def handler(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def _log_to_stderr() -> None:
+    # Requests waiting for a waitress thread are expected (they then wait in the engine's FIFO queue): waitress's
+    # "Task queue depth is N" warning, once per queued request under load, would flood the terminal.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    logger = logging.getLogger("qiao.api")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("qiao serve: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+__all__ = ["ServeError", "add_serve", "serve_command"]
