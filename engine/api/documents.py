@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from engine.documents import registry
-from engine.documents.inline import distribute
+from engine.documents.inline import distribute, runs_alone
 from engine.documents.model import DocumentError, DocumentFormat, Extracted, Unit
 
 TranslateTexts = Callable[[list[str]], list[str]]
@@ -53,7 +53,7 @@ def translate_units(units: Sequence[Unit], translate: TranslateTexts) -> list[li
     for index, unit in enumerate(units):
         if not unit.translatable:
             continue
-        alone = _runs_alone(unit)
+        alone = runs_alone(unit)
         plan.append((index, alone))
         texts.append(unit.source)
         texts.extend(unit.runs[r].text for r in alone)
@@ -71,14 +71,6 @@ def translate_units(units: Sequence[Unit], translate: TranslateTexts) -> list[li
             hints[r] = text
         out[index] = distribute(unit, whole, hints if alone else None)
     return out
-
-
-def _runs_alone(unit: Unit) -> list[int]:
-    """An "align" unit's lettered, not fixed runs when there are two or more (as engine.documents.job does)."""
-    if unit.split != "align":
-        return []
-    alone = [i for i, run in enumerate(unit.runs) if not run.fixed and any(ch.isalpha() for ch in run.text)]
-    return alone if len(alone) >= 2 else []
 
 
 def translate_html(fragments: Sequence[str], translate: TranslateTexts, target: str) -> list[str]:

@@ -40,6 +40,15 @@ _COMMON_WORDS = (
 _COMMON = frozenset(_COMMON_WORDS.split())
 
 
+def runs_alone(unit: Unit) -> list[int]:
+    """The runs of an "align" unit to translate on their own as well, for `distribute`'s run_translations: its
+    runs with letters that are not fixed, when there are two or more of them; none otherwise."""
+    if unit.split != "align":
+        return []
+    alone = [i for i, run in enumerate(unit.runs) if not run.fixed and any(ch.isalpha() for ch in run.text)]
+    return alone if len(alone) >= 2 else []
+
+
 def distribute(unit: Unit, translation: str, run_translations: Sequence[str | None] | None = None) -> list[str]:
     """One string per run of `unit` (see the module docstring).
 

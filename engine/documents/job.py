@@ -25,7 +25,7 @@ from typing import Protocol
 
 from engine import __version__
 from engine.documents import progress_file, registry
-from engine.documents.inline import distribute
+from engine.documents.inline import distribute, runs_alone
 from engine.documents.model import DocumentError, DocumentFormat, Extracted, Unit
 from engine.errors import QiaoError
 from engine.options import TranslationOptions
@@ -312,7 +312,7 @@ class _Run:
         plan: list[tuple[int, int, list[int]]] = []  # (unit index, position of its text, runs translated alone)
         for index in batch:
             unit = self.units[index]
-            alone = _runs_alone(unit)
+            alone = runs_alone(unit)
             plan.append((index, len(texts), alone))
             texts.append(unit.source)
             texts.extend(unit.runs[r].text for r in alone)
@@ -411,15 +411,6 @@ class _Run:
         )
 
 
-def _runs_alone(unit: Unit) -> list[int]:
-    """The runs of an "align" unit translated on their own too (so inline markup lands on the right words): its
-    runs with letters that are not fixed, when there are two or more of them; none otherwise."""
-    if unit.split != "align":
-        return []
-    alone = [i for i, run in enumerate(unit.runs) if not run.fixed and any(ch.isalpha() for ch in run.text)]
-    return alone if len(alone) >= 2 else []
-
-
 def _sentences(text: str) -> int:
     """About how many sentences `text` holds (for bounding a step; the engine splits them properly)."""
     return max(1, len(_SENTENCE_END.findall(text)))
@@ -432,7 +423,7 @@ def _next_step(units: Sequence[Unit], todo: Sequence[int], at: int, max_units: i
     sentences = 0
     for k in range(at, len(todo)):
         unit = units[todo[k]]
-        cost = _sentences(unit.source) + sum(_sentences(unit.runs[r].text) for r in _runs_alone(unit))
+        cost = _sentences(unit.source) + sum(_sentences(unit.runs[r].text) for r in runs_alone(unit))
         if batch and (len(batch) >= max_units or sentences + cost > max_sentences):
             break
         batch.append(todo[k])
