@@ -74,12 +74,11 @@ def portal_trigger(keys: Keys) -> str:
     return "+".join([name for mod, name in _MODIFIERS if mod in keys.modifiers] + [key])
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("QuickShortcut", text)
-
-
 def pending(sequence: str) -> ShortcutResult:
-    return ShortcutResult(PENDING, _tr("Asking the desktop to bind {sequence}…").format(sequence=sequence))
+    return ShortcutResult(
+        PENDING,
+        QCoreApplication.translate("QuickShortcut", "Asking the desktop to bind {sequence}…").format(sequence=sequence),
+    )
 
 
 class _Stopped(Exception):
@@ -207,9 +206,9 @@ class PortalClient:
         if SHORTCUT_ID not in bound:
             self._on_result(
                 conflict(
-                    _tr("The desktop did not bind {sequence} (is it taken by another shortcut?).").format(
-                        sequence=self.sequence
-                    )
+                    QCoreApplication.translate(
+                        "QuickShortcut", "The desktop did not bind {sequence} (is it taken by another shortcut?)."
+                    ).format(sequence=self.sequence)
                 )
             )
             return
@@ -217,7 +216,11 @@ class PortalClient:
         self._on_result(
             ShortcutResult(
                 "ok",
-                _tr("The desktop bound the shortcut to {sequence}.").format(sequence=described) if described else "",
+                QCoreApplication.translate("QuickShortcut", "The desktop bound the shortcut to {sequence}.").format(
+                    sequence=described
+                )
+                if described
+                else "",
             )
         )
         while True:  # presses, until stopped
@@ -303,22 +306,24 @@ class PortalClient:
     def _refused(self, code: int) -> ShortcutResult:
         if code == 1:
             return conflict(
-                _tr("The desktop's shortcut dialog was cancelled, so {sequence} is not bound.").format(
-                    sequence=self.sequence
-                )
+                QCoreApplication.translate(
+                    "QuickShortcut", "The desktop's shortcut dialog was cancelled, so {sequence} is not bound."
+                ).format(sequence=self.sequence)
             )
         return unsupported(
-            _tr(
+            QCoreApplication.translate(
+                "QuickShortcut",
                 "The desktop refused {sequence} (error {code}); bind `qiao popup` as a custom shortcut in GNOME/KDE "
-                "settings instead."
+                "settings instead.",
             ).format(sequence=self.sequence, code=code)
         )
 
     def _failed(self, name: str) -> ShortcutResult:
         return unsupported(
-            _tr(
+            QCoreApplication.translate(
+                "QuickShortcut",
                 "The desktop portal failed ({name}); bind `qiao popup` as a custom shortcut in GNOME/KDE settings "
-                "instead."
+                "instead.",
             ).format(name=name)
         )
 
@@ -379,7 +384,9 @@ class PortalShortcut(ShortcutBackend):
             address,
             sequence,
             portal_trigger(keys),
-            _tr("Quick translate: the selection or the clipboard in Qiao's popup"),
+            QCoreApplication.translate(
+                "QuickShortcut", "Quick translate: the selection or the clipboard in Qiao's popup"
+            ),
             lambda result: bridge.result.emit(generation, result),
             lambda: bridge.activated.emit(generation),
             **self._timeouts,
