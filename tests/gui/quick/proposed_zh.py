@@ -43,11 +43,29 @@ PROPOSED_ZH = {
     ("QuickShortcut", "This keyboard has no key for “{sequence}”."): "此键盘上没有“{sequence}”对应的键。",
     ("QuickShortcut", "{sequence} is already taken by another application."): "{sequence} 已被其他应用程序占用。",
     ("QuickShortcut", "macOS refused {sequence} (error {code})."): "macOS 拒绝了 {sequence}（错误 {code}）。",
+    ("QuickShortcut", "Asking the desktop to bind {sequence}…"): "正在请求桌面绑定 {sequence}…",
+    ("QuickShortcut", "The desktop bound the shortcut to {sequence}."): "桌面已将快捷键绑定为 {sequence}。",
     (
         "QuickShortcut",
-        "The desktop offers global shortcuts through its portal, but Qiao cannot use them yet: bind "
-        "`qiao popup` as a custom shortcut in GNOME/KDE settings.",
-    ): "此桌面通过门户提供全局快捷键，但 Qiao 暂时无法使用：请在 GNOME/KDE 设置中把 `qiao popup` 设为自定义快捷键。",
+        "The desktop did not bind {sequence} (is it taken by another shortcut?).",
+    ): "桌面没有绑定 {sequence}（是否已被其他快捷键占用？）。",
+    (
+        "QuickShortcut",
+        "The desktop's shortcut dialog was cancelled, so {sequence} is not bound.",
+    ): "桌面的快捷键对话框已被取消，{sequence} 未绑定。",
+    (
+        "QuickShortcut",
+        "The desktop refused {sequence} (error {code}); bind `qiao popup` as a custom shortcut in GNOME/KDE "
+        "settings instead.",
+    ): "桌面拒绝了 {sequence}（错误 {code}）；请改在 GNOME/KDE 设置中把 `qiao popup` 设为自定义快捷键。",
+    (
+        "QuickShortcut",
+        "The desktop portal failed ({name}); bind `qiao popup` as a custom shortcut in GNOME/KDE settings instead.",
+    ): "桌面门户出错（{name}）；请改在 GNOME/KDE 设置中把 `qiao popup` 设为自定义快捷键。",
+    (
+        "QuickShortcut",
+        "Quick translate: the selection or the clipboard in Qiao's popup",
+    ): "快速翻译：在 Qiao 的弹窗中翻译选中的文字或剪贴板",
     ("QuickShortcut", "Windows refused {sequence} (error {code})."): "Windows 拒绝了 {sequence}（错误 {code}）。",
     (
         "QuickShortcut",

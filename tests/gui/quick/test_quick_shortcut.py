@@ -131,20 +131,7 @@ def test_x11_other_keys_do_not_fire(qtbot, xserver):
         grab.unregister()
 
 
-def test_wayland_portal_backend_answers_unsupported_with_the_custom_shortcut_hint(qapp, monkeypatch):
+def test_wayland_portal_backend_rejects_invalid_keys_before_the_bus(qapp):
     from gui.quick import shortcut_portal
 
-    monkeypatch.setattr(shortcut_portal, "portal_version", lambda: None)
-    result = shortcut_portal.PortalShortcut().register("Ctrl+Alt+T")
-    assert result.status == "unsupported" and "qiao popup" in result.reason
-    monkeypatch.setattr(shortcut_portal, "portal_version", lambda: 1)
-    result = shortcut_portal.PortalShortcut().register("Ctrl+Alt+T")
-    assert result.status == "unsupported" and "portal" in result.reason and "qiao popup" in result.reason
-    assert shortcut_portal.PortalShortcut().register("T").status == "invalid"
-
-
-def test_portal_probe_without_a_session_bus_is_none(qapp, monkeypatch):
-    from gui.quick import shortcut_portal
-
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
-    assert shortcut_portal.portal_version() is None
+    assert shortcut_portal.PortalShortcut().register("T").status == "invalid"  # the rest: test_shortcut_portal.py
