@@ -94,8 +94,17 @@ class FakePortal:
     `bind_code` are the Response codes it answers with; `bind_omits` leaves the shortcut out of the bound list.
     It records every call's body."""
 
-    def __init__(self, address: str, *, create_code: int = 0, bind_code: int = 0, bind_omits: bool = False) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        create_code: int = 0,
+        bind_code: int = 0,
+        bind_omits: bool = False,
+        bind_results: dict | None = None,
+    ) -> None:
         self.create_code, self.bind_code, self.bind_omits = create_code, bind_code, bind_omits
+        self.bind_results = bind_results  # answered instead of the bound list (a misbehaving portal)
         self.calls: list[tuple[str, tuple]] = []
         self.closed: list[str] = []
         self.sessions: list[str] = []
@@ -142,7 +151,8 @@ class FakePortal:
                     for sid, props in shortcuts
                 ]
             )
-            self._respond(request, self.bind_code, {"shortcuts": ("a(sa{sv})", bound)} if self.bind_code == 0 else {})
+            results = {"shortcuts": ("a(sa{sv})", bound)} if self.bind_code == 0 else {}
+            self._respond(request, self.bind_code, results if self.bind_results is None else self.bind_results)
         elif interface == "org.freedesktop.portal.Session" and member == "Close":
             self.closed.append(msg.header.fields[HeaderFields.path])
             self.router.send(new_method_return(msg))
@@ -346,3 +356,41 @@ def test_register_never_blocks_on_a_silent_portal(qtbot, bus, new_backend):
             assert time.monotonic() - start < 0.1
         assert blocker.args[0].status == "unsupported" and "qiao popup" in blocker.args[0].reason
     conn.close()
+
+
+@pytest.mark.parametrize(
+    "results",
+    [
+        {"shortcuts": ("s", "garbage")},
+        {"shortcuts": ("a(sa{sv})", [(SHORTCUT_ID, {"trigger_description": ("u", 7)})])},
+        {"shortcuts": ("as", ["quick-translate"])},
+    ],
+)
+def test_a_misbehaving_portal_gets_an_answer_not_a_crash(qtbot, bus, portal_factory, new_backend, results):
+    portal_factory(bind_results=results)
+    result = _register(qtbot, new_backend())
+    assert result.status in {"ok", "unsupported", "conflict"} and isinstance(result.reason, str)
+    if result.status == "unsupported":
+        assert "qiao popup" in result.reason
+
+
+def test_the_portal_shortcut_opens_the_quick_popup(qtbot, bus, portal_factory, new_backend, clipboard):
+    """End to end through QuickTranslate: the portal's Activated → the clipboard's text to the popup channel."""
+    from gui.quick.controller import CHANNEL, QuickSettings, QuickTranslate
+
+    from .fakes import FakePopupWorker
+
+    portal = portal_factory()
+    backend = new_backend()
+    worker = FakePopupWorker()
+    with qtbot.waitSignal(backend.result_ready, timeout=5000) as blocker:
+        quick = QuickTranslate(worker, lambda: None, QuickSettings(shortcut="Ctrl+Alt+T"), backend=backend)
+    qtbot.addWidget(quick.popup)
+    assert quick.shortcut_result.status == PENDING and blocker.args[0].ok
+    clipboard.setText("Thank you very much.")
+    portal.activate(portal.sessions[0])
+    qtbot.waitUntil(lambda: len(worker.requests) == 1, timeout=3000)
+    assert worker.requests[0][1:] == ("Thank you very much.", None, CHANNEL)
+    assert quick.popup.isVisible()
+    quick.shutdown()
+    qtbot.waitUntil(lambda: portal.closed == portal.sessions, timeout=3000)
