@@ -13,6 +13,7 @@ custom shortcut in GNOME/KDE settings.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import itertools
 import os
 import queue
@@ -370,9 +371,7 @@ class PortalShortcut(ShortcutBackend):
         if isinstance(keys, ShortcutResult):
             return keys
         address = self._address or session_bus_address()
-        try:
-            import jeepney  # noqa: F401
-        except ImportError:
+        if importlib.util.find_spec("jeepney") is None:  # looked up, not imported: register() stays quick
             address = None
         if address is None:
             self.result = unsupported(wayland_hint())

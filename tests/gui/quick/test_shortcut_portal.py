@@ -394,3 +394,12 @@ def test_the_portal_shortcut_opens_the_quick_popup(qtbot, bus, portal_factory, n
     assert quick.popup.isVisible()
     quick.shutdown()
     qtbot.waitUntil(lambda: portal.closed == portal.sessions, timeout=3000)
+
+
+def test_without_jeepney_the_answer_is_the_hint(qtbot, monkeypatch, tmp_path):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jeepney" else real(name, *a))
+    result = PortalShortcut(address=f"unix:path={tmp_path / 'bus'}").register("Ctrl+Alt+T")
+    assert result.status == "unsupported" and "qiao popup" in result.reason
