@@ -86,6 +86,28 @@ class _Stopped(Exception):
     pass
 
 
+_DISCONNECTED = object()  # the bus connection ended under the conversation
+
+
+def _router_class() -> Any:
+    """jeepney's threading DBusRouter, but its receiver thread, when the bus goes away, says so in our inbox
+    (jeepney's own lets the exception end the thread, and a registration would look alive for ever)."""
+    from jeepney.io.threading import DBusRouter
+
+    class Router(DBusRouter):
+        def __init__(self, conn: Any, inbox: queue.Queue) -> None:
+            self._inbox = inbox  # before the base class starts the receiver thread
+            super().__init__(conn)
+
+        def _receiver(self) -> None:
+            try:
+                super()._receiver()
+            except Exception:  # the base class has already failed the calls waiting for replies
+                self._inbox.put(_DISCONNECTED)
+
+    return Router
+
+
 class _PortalError(Exception):
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -136,7 +158,7 @@ class PortalClient:
     # -- the background thread ------------------------------------------------------------------------------------
 
     def _run(self) -> None:
-        from jeepney.io.threading import DBusRouter, open_dbus_connection
+        from jeepney.io.threading import open_dbus_connection
 
         try:
             try:
@@ -145,7 +167,7 @@ class PortalClient:
                 self._on_result(unsupported(wayland_hint()))  # no bus to talk to
                 return
             try:
-                with DBusRouter(conn) as router:
+                with _router_class()(conn, self._inbox) as router:
                     self._router = router
                     self._converse()
             finally:
@@ -254,6 +276,8 @@ class PortalClient:
             raise _PortalError("timeout") from None
         if item is _Stopped:
             raise _Stopped
+        if item is _DISCONNECTED:
+            raise _PortalError("disconnected")
         return item
 
     def _from_portal(self, msg: Any) -> bool:
@@ -338,8 +362,9 @@ class _Bridge(QObject):
 
 class PortalShortcut(ShortcutBackend):
     """The GlobalShortcuts portal as a ShortcutBackend. `register()` returns "pending" (or a final answer it knows
-    without asking the bus); `result_ready` then carries the final ShortcutResult. A newer register() or
-    unregister() makes the older conversation's reports void."""
+    without asking the bus); `result_ready` then carries the final ShortcutResult — and once more, unsupported,
+    should the bus go away under a working shortcut. A newer register() or unregister() makes the older
+    conversation's reports void."""
 
     result_ready = Signal(object)
 
@@ -421,7 +446,8 @@ class PortalShortcut(ShortcutBackend):
         self.result = result
         if result.ok:
             self.sequence = self._pending_sequence
-        else:
+        else:  # refused, or a registration that was working lost its bus: no shortcut now
+            self.sequence = None
             self._stop_client()
         self.result_ready.emit(result)
 

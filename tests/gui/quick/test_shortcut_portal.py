@@ -4,12 +4,14 @@ emit Activated. Skipped where dbus-daemon cannot run."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -62,14 +64,14 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
 """
 
 
-@pytest.fixture
-def bus(tmp_path) -> Iterator[str]:
-    """A private session bus of its own (its address), torn down after the test."""
+@contextlib.contextmanager
+def private_bus(folder: Path) -> Iterator[tuple[str, subprocess.Popen]]:
+    """A session bus of its own in `folder`: (its address, the dbus-daemon process); skips where it cannot run."""
     daemon = shutil.which("dbus-daemon")
     if daemon is None:
         pytest.skip("dbus-daemon not installed")
-    config = tmp_path / "bus.conf"
-    config.write_text(BUS_CONFIG.format(path=tmp_path / "bus"))
+    config = folder / "bus.conf"
+    config.write_text(BUS_CONFIG.format(path=folder / "bus"))
     try:
         proc = subprocess.Popen(
             [daemon, f"--config-file={config}", "--nofork", "--print-address=1"],
@@ -83,10 +85,25 @@ def bus(tmp_path) -> Iterator[str]:
         address = proc.stdout.readline().strip() if proc.stdout else ""
         if not address:
             pytest.skip("dbus-daemon did not start")
-        yield address
+        yield address, proc
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture
+def bus(tmp_path) -> Iterator[str]:
+    """A private session bus's address, torn down after the test."""
+    with private_bus(tmp_path) as (address, _proc):
+        yield address
+
+
+class QuietRouter(DBusRouter):
+    """The fake's router: a bus killed under it (one test does that) ends its receiver without a traceback."""
+
+    def _receiver(self) -> None:
+        with contextlib.suppress(OSError):
+            super()._receiver()
 
 
 class FakePortal:
@@ -109,7 +126,7 @@ class FakePortal:
         self.closed: list[str] = []
         self.sessions: list[str] = []
         self.conn = open_dbus_connection(address)
-        self.router = DBusRouter(self.conn)
+        self.router = QuietRouter(self.conn)
         assert Proxy(message_bus, self.router, timeout=5).RequestName(PORTAL, 4) == (1,)
         self._filter = self.router.filter(MatchRule(type="method_call"), bufsize=0)
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -403,3 +420,18 @@ def test_without_jeepney_the_answer_is_the_hint(qtbot, monkeypatch, tmp_path):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jeepney" else real(name, *a))
     result = PortalShortcut(address=f"unix:path={tmp_path / 'bus'}").register("Ctrl+Alt+T")
     assert result.status == "unsupported" and "qiao popup" in result.reason
+
+
+def test_losing_the_bus_under_a_working_shortcut_is_reported(qtbot, tmp_path):
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    with private_bus(folder) as (address, proc):
+        portal = FakePortal(address)
+        backend = PortalShortcut(address=address)
+        assert _register(qtbot, backend).ok
+        with qtbot.waitSignal(backend.result_ready, timeout=5000) as blocker:
+            proc.kill()
+        assert blocker.args[0].status == "unsupported" and "qiao popup" in blocker.args[0].reason
+        assert backend.sequence is None
+        assert backend.close()
+        portal.close()
