@@ -382,7 +382,8 @@ class PortalShortcut(ShortcutBackend):
         self._generation = 0
         self._client: PortalClient | None = None
         self._stopped: list[PortalClient] = []  # stopped, maybe still closing
-        holder = self._holder = [None]  # not self: the conversation ends when this object is destroyed
+        holder: list[PortalClient | None] = [None]  # not self: the conversation ends when this object is destroyed
+        self._holder = holder
         self.destroyed.connect(lambda *_: holder[0] is not None and holder[0].stop())
         self._pending_sequence = ""
         self.result: ShortcutResult | None = None
