@@ -65,6 +65,7 @@ class QuickTranslate(QObject):
         self.popup.open_in_window.connect(self.open_in_window)
         self.backend = backend if backend is not None else backend_for_platform(self)
         self.backend.activated.connect(self.trigger)
+        self.backend.result_ready.connect(self._shortcut_settled)
         self.copy_twice = CopyTwice(self.clipboard, **({"clock": clock} if clock else {}), parent=self)
         self.copy_twice.triggered.connect(self.show_text)
         self.watcher = ClipboardWatcher(self.clipboard, parent=self)
@@ -92,6 +93,11 @@ class QuickTranslate(QObject):
                 self.shortcut_result = ShortcutResult("ok")
             self.shortcut_changed.emit(self.shortcut_result)
         return self.shortcut_result
+
+    def _shortcut_settled(self, result: ShortcutResult) -> None:
+        """The final answer of a backend that said "pending" (the Wayland portal asks the desktop, maybe the user)."""
+        self.shortcut_result = result
+        self.shortcut_changed.emit(result)
 
     def set_watch_paused(self, paused: bool) -> None:
         """For the tray's "pause clipboard watching" (the caller saves CLIPBOARD_WATCH_PAUSED)."""

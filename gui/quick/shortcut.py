@@ -112,9 +112,13 @@ def parse_keys(sequence: str) -> Keys | ShortcutResult:
 
 
 class ShortcutBackend(QObject):
-    """The interface; this base class is the "unsupported" backend, with its reason."""
+    """The interface; this base class is the "unsupported" backend, with its reason.
+
+    `register` answers at once; a backend that must ask someone else (the Wayland portal) answers "pending" and
+    delivers the final ShortcutResult later through `result_ready` (the others never emit it)."""
 
     activated = Signal()
+    result_ready = Signal(object)
 
     def __init__(self, reason: str = "", parent: QObject | None = None) -> None:
         super().__init__(parent)
