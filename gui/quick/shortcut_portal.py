@@ -366,7 +366,6 @@ class PortalShortcut(ShortcutBackend):
     should the bus go away under a working shortcut. A newer register() or unregister() makes the older
     conversation's reports void."""
 
-
     def __init__(
         self,
         parent: QObject | None = None,
