@@ -30,7 +30,7 @@ DEFAULT_NAME_TEMPLATE = "{stem}.{lang}{suffix}"  # as engine.documents.job.Docum
 SHORTCUT = re.compile(
     r"(?:(?:Ctrl|Alt|Shift|Meta)\+){1,4}(?:F[1-9]|F1[0-2]|[A-Za-z0-9]|Space|Ins|Del|Home|End|PgUp|PgDown)"
 )
-DEFAULT_API_PORT = 5000  # LibreTranslate's; the API's default belongs to engine.api (provisional here)
+DEFAULT_API_PORT = 5454  # engine.api.guard.DEFAULT_PORT (not 5000: macOS AirPlay takes it); kept equal by a test
 NAME_TEMPLATE = re.compile(r"(?=.*\{stem\})(?:[^{}/\\\x00-\x1f:*?\"<>|]|\{(?:stem|suffix|lang)\}){1,120}")
 
 
