@@ -16,6 +16,7 @@ from gui.settings import Key, Settings
 log = logging.getLogger("qiao.api")
 HOST = "127.0.0.1"  # the window never serves another address; `qiao serve --host … --allow-remote` is the CLI's
 API_KEYS = (Key.API_ENABLED, Key.API_PORT, Key.API_KEY_FILE)
+NOT_BUILT = "not-built"  # `problem` when engine.api is missing from this build (the window words it)
 
 
 class ServerLike(Protocol):
@@ -68,7 +69,7 @@ class ApiHost:
             self.server = self._server_factory(self.service, port, self.settings.get(Key.API_KEY_FILE))
             self.address = self.server.start()
         except ImportError:
-            self.problem = "the local API is not part of this build of Qiao"
+            self.problem = NOT_BUILT
         except Exception as exc:  # a port in use, an unreadable key file: said in the window, the app goes on
             self.problem = str(exc) or type(exc).__name__
         if self.problem:

@@ -17,7 +17,7 @@ from PySide6.QtGui import QClipboard, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from gui import autostart
-from gui.api_host import API_KEYS, ApiHost
+from gui.api_host import API_KEYS, NOT_BUILT, ApiHost
 from gui.icons import app_icon
 from gui.settings import Key, Settings
 from gui.tray import TrayIcon, tray_available
@@ -180,7 +180,9 @@ class Desktop(QObject):
         if self.api is None:
             return
         problem = self.api.apply()
-        if problem:
+        if problem == NOT_BUILT:
+            self._notice(self.tr("The local translation API is not part of this build of Qiao."))
+        elif problem:
             self._notice(self.tr("The local translation API did not start: {error}").format(error=problem))
 
     def _notice(self, text: str) -> None:

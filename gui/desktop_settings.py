@@ -148,7 +148,7 @@ class DesktopPage(QWidget):
         if not text:
             self.shortcut_hint.setText(self.tr("Press the keys, e.g. Ctrl+Alt+T."))
         elif SHORTCUT.fullmatch(text):
-            self.shortcut_hint.setText(self.tr("Works in every app while Qiao runs."))
+            self.shortcut_hint.setText(self.tr("Opens the popup from any app while Qiao runs."))
         else:
             self.shortcut_hint.setText(
                 self.tr("A global shortcut needs Ctrl, Alt, Shift or Meta and one key; this one is not kept.")

@@ -55,6 +55,10 @@
         <translation>桥无法更改开机启动项：{error}</translation>
     </message>
     <message>
+        <source>The local translation API is not part of this build of Qiao.</source>
+        <translation>此版本的桥不含本地翻译 API。</translation>
+    </message>
+    <message>
         <source>The local translation API did not start: {error}</source>
         <translation>本地翻译 API 未能启动：{error}</translation>
     </message>
@@ -146,8 +150,8 @@
         <translation>请按下按键，例如 Ctrl+Alt+T。</translation>
     </message>
     <message>
-        <source>Works in every app while Qiao runs.</source>
-        <translation>桥运行时在所有应用中均可使用。</translation>
+        <source>Opens the popup from any app while Qiao runs.</source>
+        <translation>桥运行时可在任何应用中打开弹窗。</translation>
     </message>
     <message>
         <source>A global shortcut needs Ctrl, Alt, Shift or Meta and one key; this one is not kept.</source>

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fakes import FakeFactory, fake_translate_text
 
-from gui.api_host import ApiHost
+from gui.api_host import NOT_BUILT, ApiHost
 from gui.desktop import Desktop
 from gui.i18n import install_translators
 from gui.icons import app_icon
@@ -210,5 +210,7 @@ def test_without_engine_api_the_setting_says_so(window, settings):
         raise ImportError("No module named 'engine.api'")
 
     host = ApiHost(settings, object, missing)
+    Desktop(window, settings, use_tray=False, api=host)
     settings.set(Key.API_ENABLED, True)
-    assert host.apply() == "the local API is not part of this build of Qiao"
+    assert host.problem == NOT_BUILT and host.server is None
+    assert "The local translation API is not part of this build of Qiao." in window.notice.messages()
