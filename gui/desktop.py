@@ -136,7 +136,8 @@ class Desktop(QObject):
     def window_closed(self) -> None:
         """The window really closed: end the app (with a tray, Qt would not quit on its own)."""
         self.shutdown()
-        if self.tray is not None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication) and not app.quitOnLastWindowClosed():
             QTimer.singleShot(0, QCoreApplication.quit)
 
     @Slot()
@@ -146,10 +147,12 @@ class Desktop(QObject):
         self.window.close()
 
     def shutdown(self) -> None:
+        """Stop the API and remove the tray icon; safe to call twice."""
         if self.api is not None:
             self.api.stop()
         if self.tray is not None:
             self.tray.close()
+            self.tray = None
 
     # ---- settings --------------------------------------------------------------------------------------------
 

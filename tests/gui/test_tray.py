@@ -15,6 +15,13 @@ from gui.single_instance import InstanceRequest
 from gui.tray import TrayIcon
 
 
+@pytest.fixture(autouse=True)
+def quit_on_last_window(qapp):
+    """A Desktop with a tray makes the app outlive its window (process-wide): put it back for the next tests."""
+    yield
+    qapp.setQuitOnLastWindowClosed(True)
+
+
 @pytest.fixture
 def window(make_window):
     return make_window(FakeFactory())
@@ -81,8 +88,10 @@ def test_close_to_tray_keeps_qiao_running(make_window, settings, qtbot, monkeypa
     assert window.isVisible()
     window.close()
     assert len(messages) == 1, "the notice is shown the first time only"
-    monkeypatch.setattr("gui.desktop.QTimer.singleShot", lambda ms, fn: None)  # no app.quit() inside the test run
+    quits: list = []
+    monkeypatch.setattr("gui.desktop.QTimer.singleShot", lambda ms, fn: quits.append(fn))  # not inside the test run
     desktop.quit()
+    assert quits, "with a tray Qt would not quit by itself: the desktop ends the app"
     assert window._closed and not window.engine.thread.isRunning(), "Quit closes for real, close-to-tray or not"
 
 
