@@ -33,7 +33,7 @@ class DesktopPage(QWidget):
     def __init__(self, has_tray: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("desktopPage")
-        self.close_to_tray = QCheckBox(self.tr("&Keep running in the tray when the window is closed"), self)
+        self.close_to_tray = QCheckBox(self.tr("Keep running in the t&ray when the window is closed"), self)
         self.close_to_tray.setObjectName("closeToTray")
         self.close_to_tray.setEnabled(has_tray)
         if not has_tray:
@@ -53,7 +53,7 @@ class DesktopPage(QWidget):
         self.shortcut_hint.setWordWrap(True)
         self.copy_twice = QCheckBox(self.tr("Copy the same text &twice quickly to translate it"), self)
         self.copy_twice.setObjectName("copyTwice")
-        self.clipboard_watch = QCheckBox(self.tr("Translate English &copied to the clipboard"), self)
+        self.clipboard_watch = QCheckBox(self.tr("Translate English copied to the clip&board"), self)
         self.clipboard_watch.setObjectName("clipboardWatch")
         self.clipboard_watch.setToolTip(
             self.tr("Never for text copied from Qiao itself, from password managers, or very long text.")
@@ -102,7 +102,7 @@ class DesktopPage(QWidget):
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key_file, 1)
         key_row.addWidget(self.api_key_browse)
-        key_label = QLabel(self.tr("API &key file:"), self)
+        key_label = QLabel(self.tr("API key &file:"), self)
         key_label.setBuddy(self.api_key_file)
         aform.addRow(key_label, key_row)
         aform.addRow("", self.api_url)

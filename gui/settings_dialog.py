@@ -157,7 +157,7 @@ class SettingsDialog(QDialog):
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("settingsTabs")
         self.tabs.addTab(general, self.tr("&General"))
-        self.tabs.addTab(self.desktop, self.tr("&Desktop"))
+        self.tabs.addTab(self.desktop, self.tr("Des&ktop"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)

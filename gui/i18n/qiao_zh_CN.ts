@@ -66,10 +66,6 @@
 <context>
     <name>DesktopPage</name>
     <message>
-        <source>&amp;Keep running in the tray when the window is closed</source>
-        <translation>关闭窗口后在托盘中继续运行(&amp;K)</translation>
-    </message>
-    <message>
         <source>This desktop shows no tray icons.</source>
         <translation>此桌面不显示托盘图标。</translation>
     </message>
@@ -90,8 +86,12 @@
         <translation>快速复制同一段文字两次即可翻译(&amp;T)</translation>
     </message>
     <message>
-        <source>Translate English &amp;copied to the clipboard</source>
-        <translation>翻译复制到剪贴板的英文(&amp;C)</translation>
+        <source>Keep running in the t&amp;ray when the window is closed</source>
+        <translation>关闭窗口后在托盘中继续运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Translate English copied to the clip&amp;board</source>
+        <translation>翻译复制到剪贴板的英文(&amp;B)</translation>
     </message>
     <message>
         <source>Never for text copied from Qiao itself, from password managers, or very long text.</source>
@@ -142,8 +142,8 @@
         <translation>端口(&amp;P)：</translation>
     </message>
     <message>
-        <source>API &amp;key file:</source>
-        <translation>API 密钥文件(&amp;K)：</translation>
+        <source>API key &amp;file:</source>
+        <translation>API 密钥文件(&amp;F)：</translation>
     </message>
     <message>
         <source>Press the keys, e.g. Ctrl+Alt+T.</source>
@@ -1356,10 +1356,6 @@
         <translation>常规(&amp;G)</translation>
     </message>
     <message>
-        <source>&amp;Desktop</source>
-        <translation>桌面(&amp;D)</translation>
-    </message>
-    <message>
         <source>Simplified (简体)</source>
         <translation>简体</translation>
     </message>
@@ -1510,6 +1506,10 @@
     <message>
         <source>&amp;Appearance:</source>
         <translation>外观(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>Des&amp;ktop</source>
+        <translation>桌面(&amp;K)</translation>
     </message>
 </context>
 <context>
