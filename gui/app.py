@@ -6,16 +6,23 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
 from engine import paths
+from gui.api_host import ApiHost
+from gui.api_service import WindowTranslationService
+from gui.desktop import Desktop
 from gui.display import display_problem
 from gui.i18n import install_translators
 from gui.icons import app_icon
 from gui.main_window import MainWindow
 from gui.settings import Key, Settings
+
+if TYPE_CHECKING:
+    from gui.single_instance import InstanceRequest
 from gui.theme import apply_theme
 
 DESKTOP_FILE_NAME = "qiao"  # resources/linux/qiao.desktop: lets Wayland/X11 docks match the window to its icon
@@ -75,16 +82,47 @@ class _StartupProbe(QObject):
             self.mark("ready" if self.window.model is not None else "failed")
 
 
-def run(model_dir: str | None = None) -> int:
-    """Open the window and run until it is closed; returns the exit code. `model_dir` is `qiao --model DIR`."""
+def attach_desktop(window: MainWindow, **kwargs: object) -> Desktop:
+    """The tray, close-to-tray, autostart and the API around `window`; the API's service is the window's worker."""
+
+    def service() -> WindowTranslationService:
+        return WindowTranslationService(window.engine.worker, lambda: window.model.pair if window.model else None)
+
+    api = ApiHost(window.settings, service)
+    return Desktop(window, window.settings, api=api, **kwargs)  # type: ignore[arg-type]
+
+
+def run(model_dir: str | None = None, request: InstanceRequest | None = None, *, background: bool = False) -> int:
+    """Open the window and run until Qiao quits; returns the exit code. `model_dir` is `qiao --model DIR`.
+
+    When a Qiao of this user already runs, `request` (default: show its window) is handed to it and this process
+    ends at once with 0: the engine is loaded once. `background` (autostart): start in the tray, where there is one.
+    """
     problem = None if QApplication.instance() is not None else display_problem()
     if problem:  # before QApplication: Qt's own answer to "no display" is an abort that blames the installation
         print(problem, file=sys.stderr)
         return 1
+    from gui.single_instance import InstanceRequest, claim
+
     app = create_app()
+    request = request or InstanceRequest("show")
+    server = claim(request)
+    if server is None:
+        print("qiao: handed to the Qiao already running", file=sys.stderr)
+        return 0
     window = create_window(model_dir)
+    desktop = attach_desktop(window)
+    server.setParent(window)
+    server.requested.connect(desktop.handle)
     app.aboutToQuit.connect(window.shutdown)
-    window.show()
+    app.aboutToQuit.connect(desktop.shutdown)
+    app.aboutToQuit.connect(server.close)
+    in_tray = desktop.tray is not None and (background or request.action == "popup")
+    if not in_tray:
+        window.show()
+    desktop.start()
+    if request.action != "show":
+        QTimer.singleShot(0, lambda: desktop.handle(request))
     probe = paths.startup_probe_file()
     if probe:
         _StartupProbe(probe, window)

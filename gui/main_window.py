@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QTextCursor
@@ -44,6 +45,9 @@ from gui.request_controller import RequestController
 from gui.session_store import SessionStore
 from gui.settings import Key, Settings
 from gui.settings_dialog import SettingsDialog
+
+if TYPE_CHECKING:
+    from gui.desktop import Desktop
 from gui.source_pane import SourcePane
 from gui.target_pane import TargetPane
 from gui.theme import apply_theme
@@ -80,6 +84,7 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.setObjectName("mainWindow")
+        self.desktop: Desktop | None = None  # tray, close-to-tray, later starts, the API (gui.desktop; set by gui.app)
         self.settings = settings
         self.model_dir = model_dir
         self.model_store = model_store  # the Models dialog's store (None: the engine's)
@@ -692,7 +697,8 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.settings, self.model, self, pair=self.pair)
+        has_tray = self.desktop.tray is not None if self.desktop is not None else None
+        dialog = SettingsDialog(self.settings, self.model, self, pair=self.pair, has_tray=has_tray)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
@@ -766,8 +772,12 @@ class MainWindow(QMainWindow):
     # ---- closing -------------------------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.desktop is not None and self.desktop.close_requested(event):
+            return  # hidden to the tray
         self.shutdown()
         super().closeEvent(event)
+        if self.desktop is not None:
+            self.desktop.window_closed()
 
     def shutdown(self) -> None:
         """Save everything and stop the worker; safe to call twice."""

@@ -26,6 +26,11 @@ _PAIR_KEY = re.compile(r"[a-z]{2,3}-[a-z]{2,3}")  # "en-zh": a LanguagePair.key
 _VARIANT_KEY = re.compile(r"[a-z0-9_]{1,32}")  # "hans": which variants exist is the loaded model's business
 DEFAULT_NAME_TEMPLATE = "{stem}.{lang}{suffix}"  # as engine.documents.job.DocumentOptions
 # A result's name: {stem} somewhere, only the fields DocumentOptions knows, no folder separators or braces otherwise
+# A global shortcut: one to four modifiers and one key, as QKeySequence.toString() writes it ("Ctrl+Alt+T")
+SHORTCUT = re.compile(
+    r"(?:(?:Ctrl|Alt|Shift|Meta)\+){1,4}(?:F[1-9]|F1[0-2]|[A-Za-z0-9]|Space|Ins|Del|Home|End|PgUp|PgDown)"
+)
+DEFAULT_API_PORT = 5454  # engine.api.guard.DEFAULT_PORT (not 5000: macOS AirPlay takes it); kept equal by a test
 NAME_TEMPLATE = re.compile(r"(?=.*\{stem\})(?:[^{}/\\\x00-\x1f:*?\"<>|]|\{(?:stem|suffix|lang)\}){1,120}")
 
 
@@ -50,6 +55,16 @@ class Key(Enum):
     DOCUMENT_FOLDER = "documents/result_folder"  # "" = beside each input
     DOCUMENT_NAME = "documents/name_template"
     DOCUMENT_OPEN_DIR = "documents/last_folder"  # where "Open document…" starts
+    CLOSE_TO_TRAY = "desktop/close_to_tray"  # closing the window hides it to the tray
+    TRAY_NOTICE_SHOWN = "desktop/tray_notice_shown"  # the one-time "Qiao keeps running in the tray" was shown
+    AUTOSTART = "desktop/autostart"  # a per-user autostart entry exists (gui.autostart)
+    QUICK_SHORTCUT = "quick/shortcut"  # the global shortcut that opens the quick-translate popup
+    COPY_TWICE = "quick/copy_twice"  # copying the same text twice within 0.5 s opens the popup
+    CLIPBOARD_WATCH = "quick/clipboard_watch"  # new English text on the clipboard is translated in the popup
+    CLIPBOARD_WATCH_PAUSED = "quick/clipboard_watch_paused"  # paused from the tray
+    API_ENABLED = "api/enabled"  # the app serves the local translation API (127.0.0.1 only)
+    API_PORT = "api/port"
+    API_KEY_FILE = "api/key_file"  # "" = no key asked for
 
 
 @dataclass(frozen=True)
@@ -83,6 +98,16 @@ SPECS: dict[Key, Spec] = {
     Key.DOCUMENT_FOLDER: Spec(str, ""),
     Key.DOCUMENT_NAME: Spec(str, DEFAULT_NAME_TEMPLATE, pattern=NAME_TEMPLATE),
     Key.DOCUMENT_OPEN_DIR: Spec(str, ""),
+    Key.CLOSE_TO_TRAY: Spec(bool, False),
+    Key.TRAY_NOTICE_SHOWN: Spec(bool, False),
+    Key.AUTOSTART: Spec(bool, False),
+    Key.QUICK_SHORTCUT: Spec(str, "Ctrl+Alt+T", pattern=SHORTCUT),
+    Key.COPY_TWICE: Spec(bool, False),
+    Key.CLIPBOARD_WATCH: Spec(bool, False),
+    Key.CLIPBOARD_WATCH_PAUSED: Spec(bool, False),
+    Key.API_ENABLED: Spec(bool, False),
+    Key.API_PORT: Spec(int, DEFAULT_API_PORT, minimum=1024, maximum=65535),
+    Key.API_KEY_FILE: Spec(str, ""),
 }
 
 # What a person calls each setting (the Settings dialog's wording), for notices; never the raw INI key.
@@ -105,6 +130,16 @@ LABELS: dict[Key, str] = {
     Key.DOCUMENT_FOLDER: QT_TRANSLATE_NOOP("Settings", "Folder for translated documents"),
     Key.DOCUMENT_NAME: QT_TRANSLATE_NOOP("Settings", "Name of translated documents"),
     Key.DOCUMENT_OPEN_DIR: QT_TRANSLATE_NOOP("Settings", "Last folder documents were opened from"),
+    Key.CLOSE_TO_TRAY: QT_TRANSLATE_NOOP("Settings", "Keep running in the tray when the window is closed"),
+    Key.TRAY_NOTICE_SHOWN: QT_TRANSLATE_NOOP("Settings", "Tray notice shown"),
+    Key.AUTOSTART: QT_TRANSLATE_NOOP("Settings", "Start Qiao when I log in"),
+    Key.QUICK_SHORTCUT: QT_TRANSLATE_NOOP("Settings", "Quick translate shortcut"),
+    Key.COPY_TWICE: QT_TRANSLATE_NOOP("Settings", "Copy twice to translate"),
+    Key.CLIPBOARD_WATCH: QT_TRANSLATE_NOOP("Settings", "Translate English copied to the clipboard"),
+    Key.CLIPBOARD_WATCH_PAUSED: QT_TRANSLATE_NOOP("Settings", "Clipboard watching paused"),
+    Key.API_ENABLED: QT_TRANSLATE_NOOP("Settings", "Local translation API"),
+    Key.API_PORT: QT_TRANSLATE_NOOP("Settings", "API port"),
+    Key.API_KEY_FILE: QT_TRANSLATE_NOOP("Settings", "API key file"),
 }
 
 _CORRUPT = QT_TRANSLATE_NOOP(

@@ -1,5 +1,6 @@
 """Preferences: precision, the target variant (hidden for a pair without variants), quality, threads,
-translate-as-you-type, font size, language, theme.
+translate-as-you-type, font size, language, theme; and on the "Desktop" tab (gui.desktop_settings) the tray, start
+with the system, quick translate, clipboard and local API settings.
 
 Values are written to `Settings` only on OK, all together; `Settings.changed` then tells the window, which applies
 view changes at once and decides once, after the whole batch, whether the translation shown must be redone (a
@@ -19,12 +20,14 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.config import MAX_BEAMS, PRECISIONS
 from engine.languages import LanguagePair
+from gui.desktop_settings import DesktopPage
 from gui.pair_text import NATIVE_VARIANTS, variant_name
 from gui.settings import MAX_THREADS, SPECS, Key, Settings
 from gui.worker import ModelInfo
@@ -41,8 +44,10 @@ class SettingsDialog(QDialog):
         model: ModelInfo | None = None,
         parent: QWidget | None = None,
         pair: LanguagePair | None = None,
+        has_tray: bool | None = None,
     ) -> None:
-        """`pair`: the direction shown (the loaded model's, or the one asked for); defaults to the model's."""
+        """`pair`: the direction shown (the loaded model's, or the one asked for); defaults to the model's.
+        `has_tray`: whether close-to-tray can work here (None: ask the desktop)."""
         super().__init__(parent)
         default_beams = model.default_beams if model else None
         if pair is None and model is not None:
@@ -142,8 +147,19 @@ class SettingsDialog(QDialog):
         restore = self.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
         restore.clicked.connect(self.restore_defaults)
 
+        if has_tray is None:
+            from gui.tray import tray_available
+
+            has_tray = tray_available()
+        self.desktop = DesktopPage(has_tray, self)
+        general = QWidget(self)
+        general.setLayout(form)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("settingsTabs")
+        self.tabs.addTab(general, self.tr("&General"))
+        self.tabs.addTab(self.desktop, self.tr("Des&ktop"))
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
         self.load_from(lambda key: settings.get(key))
 
@@ -201,6 +217,7 @@ class SettingsDialog(QDialog):
         self.font_size.setValue(get(Key.FONT_SIZE))
         self._select(self.language, get(Key.UI_LANGUAGE))
         self._select(self.theme, get(Key.THEME))
+        self.desktop.load_from(get)
 
     def _select_variant(self, value: str) -> None:
         """The stored variant, or the pair's default when this pair does not have it."""
@@ -227,6 +244,7 @@ class SettingsDialog(QDialog):
             Key.FONT_SIZE: self.font_size.value(),
             Key.UI_LANGUAGE: self.language.currentData(),
             Key.THEME: self.theme.currentData(),
+            **self.desktop.values(),
         }
 
     def accept(self) -> None:

@@ -8,6 +8,12 @@ the worker's event loop, cancellation does not go through a queued signal: the U
 The worker iterates the stream itself and coalesces its deltas, on the worker thread, to at most one signal per
 frame, so a fast decoder never floods the UI's event queue.
 
+Interactive requests come on channels: "window" (the main window) and "popup" (the quick-translate popup). The
+latest request wins PER CHANNEL: a popup request never cancels the window's translation, nor the reverse; with one
+engine they run one after another, the window first. Requests of the local API (`translate_ordered`) are served in
+arrival order, one item at a time between interactive requests, and are never cancelled by a newer one (only by
+`cancel_ordered` or `stop`). Priority: configuration, window, popup, API, document steps.
+
 Documents (`translate_document`) wait in a queue and are served in order, one bounded step
 (`engine.documents.job.DocumentJob.steps`) at a time, and only when nothing else is pending: configuration and the
 window's interactive request always run first, so typing waits at most one step. A precision or thread change
@@ -158,11 +164,29 @@ class ModelProblem:
     pairs: tuple[str, ...] = ()  # pair keys of the bundles that are installed, so the window can offer another
 
 
+CHANNELS = ("window", "popup")  # interactive channels, in priority order; each one is latest-wins
+STOPPED = "stopped"  # ordered_failed's message for a request dropped because the worker stopped
+CANCELLED = "cancelled"  # ordered_failed's message for a request cancelled with cancel_ordered
+
+
 @dataclass
 class _Request:
     id: int
     text: str
     options: TranslationOptions
+    channel: str = "window"
+
+
+@dataclass(eq=False)  # identity: a request is found in the queue as itself
+class _Ordered:
+    """An API request: several texts, translated in order, each one a step between interactive requests."""
+
+    id: int
+    texts: tuple[str, ...]
+    options: TranslationOptions
+    stream: bool = False  # report each item's deltas through ordered_progress
+    results: list[Translation] = field(default_factory=list)
+    cancel: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -236,6 +260,9 @@ class TranslationWorker(QObject):
     document_progress = Signal(int, object)  # id, DocumentProgress (after every step)
     document_finished = Signal(int, object)  # id, DocumentResult (done or cancelled; cancelled ones have no output)
     document_failed = Signal(int, str)  # id, the job's wording, NO_MODEL, DOC_DIRECTION + pair, or INTERNAL + detail
+    ordered_progress = Signal(int, int, str)  # id, item index, new text (streamed ordered requests only)
+    ordered_finished = Signal(int, object)  # id, list[Translation] in the order of the texts
+    ordered_failed = Signal(int, str)  # id, the engine's wording, NO_MODEL, STOPPED, CANCELLED or INTERNAL + detail
     _wake = Signal()
 
     def __init__(
@@ -263,7 +290,8 @@ class TranslationWorker(QObject):
         self._pending_load: tuple[str | None, str, int | None, str | None] | None = None
         self._pending_precision: str | None = None
         self._pending_threads: tuple[int | None] | None = None
-        self._pending_request: _Request | None = None
+        self._pending: dict[str, _Request] = {}  # per channel: the latest request waiting
+        self._ordered: deque[_Ordered] = deque()  # API requests, in arrival order (the head may be part-done)
         self._running: _Running | None = None
         self._pairs_known: tuple[str, ...] = ()  # as found by the last load (a precision switch keeps them)
         self._stopped = False
@@ -284,9 +312,10 @@ class TranslationWorker(QObject):
         with self._lock:
             self._pending_precision = precision
             running = self._running
-            if running is not None and not running.superseded and self._pending_request is None:
+            channel = running.request.channel if running is not None else ""
+            if running is not None and channel in CHANNELS and not running.superseded and channel not in self._pending:
                 running.superseded = True
-                self._pending_request = running.request
+                self._pending[running.request.channel] = running.request
                 running.cancel.set()
         self._wake.emit()
 
@@ -296,29 +325,75 @@ class TranslationWorker(QObject):
             self._pending_threads = (threads,)
         self._wake.emit()
 
-    def translate(self, text: str, options: TranslationOptions | None = None, *, precision: str | None = None) -> int:
-        """Queue `text`, cancelling whatever runs or waits; returns the request id the signals will carry.
+    def translate(
+        self,
+        text: str,
+        options: TranslationOptions | None = None,
+        *,
+        precision: str | None = None,
+        channel: str = "window",
+    ) -> int:
+        """Queue `text` on `channel`, cancelling whatever runs or waits on that channel only; returns the request id
+        the signals will carry (ids are unique across channels, so each listener keeps to its own).
 
         `precision`, when given, is switched to first, in the same step: a settings change that touches both the
         precision and the options redoes the translation once, never the old request in the new precision.
         """
+        if channel not in CHANNELS:
+            raise ValueError(f"unknown channel {channel!r}: use one of {', '.join(CHANNELS)}")
         with self._lock:
-            request = _Request(next(self._ids), text, options or TranslationOptions())
+            request = _Request(next(self._ids), text, options or TranslationOptions(), channel)
             if precision is not None:
                 self._pending_precision = precision
-            self._pending_request = request
-            if self._running is not None:
-                self._running.superseded = True
-                self._running.cancel.set()
+            self._pending[channel] = request
+            running = self._running
+            if running is not None and running.request.channel == channel:
+                running.superseded = True
+                running.cancel.set()
         self._wake.emit()
         return request.id
 
-    def cancel(self) -> None:
-        """Stop the running request (its partial text is reported) and drop any waiting one."""
+    def cancel(self, channel: str = "window") -> None:
+        """Stop the channel's running request (its partial text is reported) and drop its waiting one."""
         with self._lock:
-            self._pending_request = None
-            if self._running is not None:
+            self._pending.pop(channel, None)
+            if self._running is not None and self._running.request.channel == channel:
                 self._running.cancel.set()
+
+    def translate_ordered(
+        self, texts: Iterable[str], options: TranslationOptions | None = None, *, stream: bool = False
+    ) -> int:
+        """Queue an API request behind the earlier ones (FIFO, never superseded); returns the id that
+        ordered_progress / ordered_finished / ordered_failed carry. `stream`: report each item's text as it comes."""
+        request = _Ordered(next(self._ids), tuple(texts), options or TranslationOptions(), stream)
+        with self._lock:
+            stopped = self._stopped
+            if not stopped:
+                self._ordered.append(request)
+        if stopped:
+            self.ordered_failed.emit(request.id, STOPPED)
+            return request.id
+        self._wake.emit()
+        return request.id
+
+    def cancel_ordered(self, request_id: int) -> None:
+        """Drop an API request (its client went away or timed out): waiting, it is reported CANCELLED at once;
+        running, its current item stops within one decoder step."""
+        with self._lock:
+            waiting = next((r for r in self._ordered if r.id == request_id), None)
+            if waiting is None:
+                return
+            waiting.cancel.set()
+            running = self._running is not None and self._running.request.id == request_id
+            if not running:
+                self._ordered.remove(waiting)
+        if not running:
+            self.ordered_failed.emit(request_id, CANCELLED)
+
+    def ordered_pending(self) -> int:
+        """How many API requests wait or run."""
+        with self._lock:
+            return len(self._ordered)
 
     def translate_document(
         self,
@@ -365,17 +440,25 @@ class TranslationWorker(QObject):
             self._documents.clear()
             if self._document is not None:
                 self._document.cancel.set()
-            self._pending_request = None
+            self._pending.clear()
+            dropped = list(self._ordered)
+            self._ordered.clear()
+            for request in dropped:
+                request.cancel.set()
             self._pending_load = None
             self._pending_precision = None
             self._pending_threads = None
             if self._running is not None:
                 self._running.superseded = True
                 self._running.cancel.set()
+        for request in dropped:  # their callers (the API's threads) wait for an answer
+            self.ordered_failed.emit(request.id, STOPPED)
 
-    def is_busy(self) -> bool:
+    def is_busy(self, channel: str = "window") -> bool:
+        """Whether `channel` has a request running or waiting."""
         with self._lock:
-            return self._running is not None or self._pending_request is not None
+            running = self._running is not None and self._running.request.channel == channel
+            return running or channel in self._pending
 
     # ---- on the worker thread --------------------------------------------------------------------------------
 
@@ -395,11 +478,15 @@ class TranslationWorker(QObject):
                 elif self._pending_threads is not None:
                     job = self._job_threads(self._pending_threads[0])
                     self._pending_threads = None
-                elif self._pending_request is not None:
-                    running = _Running(self._pending_request)
-                    self._pending_request = None
+                elif self._pending:
+                    channel = next(c for c in CHANNELS if c in self._pending)
+                    running = _Running(self._pending.pop(channel))
                     self._running = running
                     job = self._job_translate(running)
+                elif self._ordered:
+                    ordered = self._ordered[0]
+                    self._running = _Running(_Request(ordered.id, "", ordered.options, "api"), ordered.cancel)
+                    job = self._job_ordered_step(ordered)
                 elif self._document is not None or self._documents:
                     if self._document is None:
                         self._document = self._documents.popleft()
@@ -583,6 +670,62 @@ class TranslationWorker(QObject):
         flush()
         if not running.superseded:
             self.translation_finished.emit(request.id, result)
+
+    # ---- API requests, on the worker thread ----------------------------------------------------------------------
+
+    def _job_ordered_step(self, request: _Ordered) -> Callable[[], None]:
+        return lambda: self._ordered_step(request)
+
+    def _ordered_step(self, request: _Ordered) -> None:
+        """Translate the request's next text; report the request when it is done, failed or cancelled."""
+        failed = ""
+        done = False
+        try:
+            if request.cancel.is_set():
+                failed = CANCELLED
+            elif len(request.results) < len(request.texts):
+                result = self._ordered_item(request, len(request.results))
+                if result.cancelled or request.cancel.is_set():
+                    failed = CANCELLED
+                else:
+                    request.results.append(result)
+            done = not failed and len(request.results) == len(request.texts)
+        except QiaoError as exc:
+            failed = str(exc)
+        except Exception as exc:  # a bug: reported to the API's caller, the worker goes on
+            failed = f"{INTERNAL}{type(exc).__name__}: {exc}"
+        if not (failed or done):
+            return
+        with self._lock:
+            if request not in self._ordered:  # stop() dropped it and has reported it
+                return
+            self._ordered.remove(request)
+        if failed:
+            self.ordered_failed.emit(request.id, failed)
+        else:
+            self.ordered_finished.emit(request.id, list(request.results))
+
+    def _ordered_item(self, request: _Ordered, index: int) -> Translation:
+        tr = self._translator
+        if tr is None:
+            raise QiaoError(NO_MODEL)
+        result: Translation | None = None
+        chunks: list[str] = []
+        last_emit = time.perf_counter()
+        for item in tr.stream(request.texts[index], request.options, cancel=request.cancel):
+            if isinstance(item, Translation):
+                result = item
+            elif request.stream and item.delta:
+                chunks.append(item.delta)
+                if time.perf_counter() - last_emit >= FRAME_S:
+                    self.ordered_progress.emit(request.id, index, "".join(chunks))
+                    chunks.clear()
+                    last_emit = time.perf_counter()
+        if chunks:
+            self.ordered_progress.emit(request.id, index, "".join(chunks))
+        if result is None:
+            raise RuntimeError("the translator's stream ended without a result")
+        return result
 
     # ---- documents, on the worker thread -------------------------------------------------------------------------
 

@@ -41,6 +41,128 @@
     </message>
 </context>
 <context>
+    <name>Desktop</name>
+    <message>
+        <source>Qiao is still running</source>
+        <translation>桥仍在运行</translation>
+    </message>
+    <message>
+        <source>Qiao keeps running in the tray. Click its icon to open the window; Quit in its menu ends it.</source>
+        <translation>桥会在托盘中继续运行。点击托盘图标可打开窗口；在其菜单中选择“退出”即可结束。</translation>
+    </message>
+    <message>
+        <source>Qiao could not change its start-with-the-system entry: {error}</source>
+        <translation>桥无法更改开机启动项：{error}</translation>
+    </message>
+    <message>
+        <source>The local translation API is not part of this build of Qiao.</source>
+        <translation>此版本的桥不含本地翻译 API。</translation>
+    </message>
+    <message>
+        <source>The local translation API did not start: {error}</source>
+        <translation>本地翻译 API 未能启动：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>DesktopPage</name>
+    <message>
+        <source>This desktop shows no tray icons.</source>
+        <translation>此桌面不显示托盘图标。</translation>
+    </message>
+    <message>
+        <source>&amp;Start Qiao when I log in</source>
+        <translation>登录时启动桥(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Qiao starts in the background, in the tray where there is one.</source>
+        <translation>桥在后台启动；有托盘时显示在托盘中。</translation>
+    </message>
+    <message>
+        <source>Quick translate shortcut</source>
+        <translation>快速翻译快捷键</translation>
+    </message>
+    <message>
+        <source>Copy the same text &amp;twice quickly to translate it</source>
+        <translation>快速复制同一段文字两次即可翻译(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Keep running in the t&amp;ray when the window is closed</source>
+        <translation>关闭窗口后在托盘中继续运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Translate English copied to the clip&amp;board</source>
+        <translation>翻译复制到剪贴板的英文(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Never for text copied from Qiao itself, from password managers, or very long text.</source>
+        <translation>不会翻译从桥本身或密码管理器复制的文字，也不会翻译很长的文字。</translation>
+    </message>
+    <message>
+        <source>&amp;Let other apps on this computer translate through Qiao</source>
+        <translation>允许本机的其他应用通过桥翻译(&amp;L)</translation>
+    </message>
+    <message>
+        <source>A LibreTranslate-compatible API on 127.0.0.1 only: nothing outside this computer can reach it.</source>
+        <translation>兼容 LibreTranslate 的 API，仅监听 127.0.0.1：本机以外无法访问。</translation>
+    </message>
+    <message>
+        <source>API port</source>
+        <translation>API 端口</translation>
+    </message>
+    <message>
+        <source>None: any app on this computer may call</source>
+        <translation>无：本机任何应用都可调用</translation>
+    </message>
+    <message>
+        <source>API key file</source>
+        <translation>API 密钥文件</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>Quick translate</source>
+        <translation>快速翻译</translation>
+    </message>
+    <message>
+        <source>Short&amp;cut:</source>
+        <translation>快捷键(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>Local translation API</source>
+        <translation>本地翻译 API</translation>
+    </message>
+    <message>
+        <source>&amp;Port:</source>
+        <translation>端口(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>API key &amp;file:</source>
+        <translation>API 密钥文件(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>Press the keys, e.g. Ctrl+Alt+T.</source>
+        <translation>请按下按键，例如 Ctrl+Alt+T。</translation>
+    </message>
+    <message>
+        <source>Opens the popup from any app while Qiao runs.</source>
+        <translation>桥运行时可在任何应用中打开弹窗。</translation>
+    </message>
+    <message>
+        <source>A global shortcut needs Ctrl, Alt, Shift or Meta and one key; this one is not kept.</source>
+        <translation>全局快捷键需要 Ctrl、Alt、Shift 或 Meta 加一个键；此快捷键不会保存。</translation>
+    </message>
+    <message>
+        <source>Address: {url}</source>
+        <translation>地址：{url}</translation>
+    </message>
+</context>
+<context>
     <name>DocumentsPanel</name>
     <message>
         <source>Plain text</source>
@@ -1155,6 +1277,46 @@
         <translation>上次打开文档的文件夹</translation>
     </message>
     <message>
+        <source>Keep running in the tray when the window is closed</source>
+        <translation>关闭窗口后在托盘中继续运行</translation>
+    </message>
+    <message>
+        <source>Tray notice shown</source>
+        <translation>已显示托盘提示</translation>
+    </message>
+    <message>
+        <source>Start Qiao when I log in</source>
+        <translation>登录时启动桥</translation>
+    </message>
+    <message>
+        <source>Quick translate shortcut</source>
+        <translation>快速翻译快捷键</translation>
+    </message>
+    <message>
+        <source>Copy twice to translate</source>
+        <translation>复制两次即翻译</translation>
+    </message>
+    <message>
+        <source>Translate English copied to the clipboard</source>
+        <translation>翻译复制到剪贴板的英文</translation>
+    </message>
+    <message>
+        <source>Clipboard watching paused</source>
+        <translation>已暂停监视剪贴板</translation>
+    </message>
+    <message>
+        <source>Local translation API</source>
+        <translation>本地翻译 API</translation>
+    </message>
+    <message>
+        <source>API port</source>
+        <translation>API 端口</translation>
+    </message>
+    <message>
+        <source>API key file</source>
+        <translation>API 密钥文件</translation>
+    </message>
+    <message>
         <source>Your settings file could not be read, so Qiao started with the default settings.</source>
         <translation>无法读取您的设置文件，桥已使用默认设置启动。</translation>
     </message>
@@ -1188,6 +1350,10 @@
     <message>
         <source>Chinese script</source>
         <translation>中文字形</translation>
+    </message>
+    <message>
+        <source>&amp;General</source>
+        <translation>常规(&amp;G)</translation>
     </message>
     <message>
         <source>Simplified (简体)</source>
@@ -1341,6 +1507,10 @@
         <source>&amp;Appearance:</source>
         <translation>外观(&amp;A)：</translation>
     </message>
+    <message>
+        <source>Des&amp;ktop</source>
+        <translation>桌面(&amp;K)</translation>
+    </message>
 </context>
 <context>
     <name>SourcePane</name>
@@ -1449,6 +1619,33 @@
     <message>
         <source>Read-only; select and copy the translation</source>
         <translation>只读；可选中并复制译文</translation>
+    </message>
+</context>
+<context>
+    <name>TrayIcon</name>
+    <message>
+        <source>Qiao: offline translator</source>
+        <translation>桥：离线翻译</translation>
+    </message>
+    <message>
+        <source>&amp;Quick translate</source>
+        <translation>快速翻译(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Pause clipboard watching</source>
+        <translation>暂停监视剪贴板(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit Qiao</source>
+        <translation>退出桥(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Hide window</source>
+        <translation>隐藏窗口(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Show window</source>
+        <translation>显示窗口(&amp;S)</translation>
     </message>
 </context>
 </TS>

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import ast
 import configparser
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,15 @@ def _close_when_ready(seen: dict) -> None:
         QTimer.singleShot(300, windows[0].close)
         return
     QTimer.singleShot(20, lambda: _close_when_ready(seen))
+
+
+@pytest.fixture(autouse=True)
+def private_instance_socket(monkeypatch):
+    """run() claims the single-instance socket: a private one per test, never a Qiao the user runs."""
+    path = tempfile.mkdtemp(prefix="qi-")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", path)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_run_opens_the_window_translates_and_exits_cleanly(qtbot, private_dirs):
@@ -72,12 +84,28 @@ def test_window_never_pulls_in_qt_networking(qtbot, make_window):
     qtbot.waitUntil(lambda: not window.translating, timeout=5000)
     window.open_about().close()
     window.open_settings().close()
-    assert "PySide6.QtNetwork" not in sys.modules
+    # QtNetwork is loaded only by the single-instance socket (gui.single_instance: local sockets, no network)
+    assert "PySide6.QtNetwork" not in sys.modules or "gui.single_instance" in sys.modules
+
+
+def test_the_window_alone_loads_no_qt_networking():
+    """In a fresh process (this one may have run the app already): building the window's modules and the desktop
+    integration, short of the single-instance socket, imports no QtNetwork."""
+    code = (
+        "import sys; import gui.main_window, gui.desktop, gui.tray, gui.api_service, gui.settings_dialog; "
+        "sys.exit(1 if 'PySide6.QtNetwork' in sys.modules else 0)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
+
+
+# The single-instance socket is a local (Unix socket / named pipe) one, never the network
+LOCAL_SOCKETS = {"PySide6.QtNetwork", "PySide6.QtNetwork.QLocalServer", "PySide6.QtNetwork.QLocalSocket"}
 
 
 def test_gui_code_imports_no_networking_module():
     banned = {"socket", "urllib", "http", "requests", "httpx", "ftplib", "smtplib", "PySide6.QtNetwork", "ssl"}
     for path in (ROOT / "gui").rglob("*.py"):
+        allowed = LOCAL_SOCKETS if path == ROOT / "gui" / "single_instance.py" else set()
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             names = []
@@ -86,6 +114,8 @@ def test_gui_code_imports_no_networking_module():
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
             for name in names:
+                if name in allowed:
+                    continue
                 assert not any(name == b or name.startswith(b + ".") for b in banned), f"{path.name} imports {name}"
 
 

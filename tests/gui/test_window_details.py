@@ -51,11 +51,20 @@ def test_no_mnemonic_is_used_twice_in_one_scope(qtbot, make_window, settings, la
         menu = action.menu()
         scopes[menu.title()] = [a.text() for a in menu.actions() if not a.isSeparator()]
     dialog = window.open_settings()
-    scopes["settings"] = [
-        w.text()
-        for w in dialog.findChildren(QWidget)
-        if isinstance(w, QAbstractButton) or (isinstance(w, QLabel) and w.buddy() is not None)
-    ]
+    # Each tab is its own scope (a hidden tab's mnemonics do not fire), shared with the tab names and the buttons
+    pages = [dialog.tabs.widget(i) for i in range(dialog.tabs.count())]
+
+    def texts_of(widgets) -> list[str]:
+        return [
+            w.text()
+            for w in widgets
+            if isinstance(w, QAbstractButton) or (isinstance(w, QLabel) and w.buddy() is not None)
+        ]
+
+    common = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
+    common += texts_of(w for w in dialog.findChildren(QWidget) if not any(p.isAncestorOf(w) for p in pages))
+    for i, page in enumerate(pages):
+        scopes[f"settings/{dialog.tabs.tabText(i)}"] = common + texts_of(page.findChildren(QWidget))
     dialog.reject()
     assert sum(1 for t in scopes["window"] if mnemonic(t)) >= 8, scopes["window"]  # the collection really works
     clashes = {scope: d for scope, texts in scopes.items() if (d := duplicates(texts))}

@@ -23,7 +23,7 @@ def window(monkeypatch):
     """gui.app.run replaced: the model folders it was asked to open, one per call."""
     calls: list[str | None] = []
 
-    def fake_run(model_dir: str | None = None) -> int:
+    def fake_run(model_dir: str | None = None, request=None, *, background: bool = False) -> int:
         calls.append(model_dir)
         return 0
 
@@ -73,7 +73,7 @@ def test_argument_mistakes_are_still_usage_errors(window, capsys):
 
 
 def test_a_window_that_fails_to_start_says_why_in_one_line(monkeypatch, capsys):
-    def broken(model_dir=None):
+    def broken(model_dir=None, request=None, *, background=False):
         raise QiaoError("the settings folder is gone")
 
     monkeypatch.setattr("gui.app.run", broken)

@@ -1,0 +1,277 @@
+"""The local API's engine when the window runs: `WindowTranslationService` implements engine.api's
+`TranslationService` by submitting to the window's worker (`translate_ordered`, FIFO) and waiting for its answer.
+
+So the window and the API share one engine and one queue: the window's typing stays latest-wins and goes first,
+API requests are served in arrival order between its requests. The waiting happens on the HTTP server's threads,
+never on the UI thread (a call from the UI thread is refused: it would freeze the window). The window translates
+in its loaded direction only; another direction is a 400 naming the one loaded.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt
+
+from engine.errors import QiaoError
+from engine.languages import LanguagePair
+from engine.options import TranslationOptions
+from gui.worker import CANCELLED, INTERNAL, NO_MODEL, STOPPED, TranslationWorker
+
+try:  # engine.api (the HTTP app) defines the errors its answers are made of
+    from engine.api.errors import ApiError, Busy, UnsupportedLanguage
+    from engine.api.languages import PairInfo, detect
+except ImportError:  # pragma: no cover - only while engine.api is not in this tree
+
+    class ApiError(QiaoError):  # type: ignore[no-redef]
+        status = 400
+
+        def __init__(self, message: str, status: int | None = None, headers: dict[str, str] | None = None) -> None:
+            super().__init__(message)
+            if status is not None:
+                self.status = status
+            self.headers = dict(headers or {})
+
+    class UnsupportedLanguage(ApiError):  # type: ignore[no-redef]
+        pass
+
+    class Busy(ApiError):  # type: ignore[no-redef]
+        status = 503
+
+        def __init__(self, message: str, retry_after_s: int = 2) -> None:
+            super().__init__(message, headers={"Retry-After": str(retry_after_s)})
+
+    @dataclass(frozen=True)
+    class PairInfo:  # type: ignore[no-redef]
+        source: str
+        target: str
+        source_name: str
+        target_name: str
+        variants: tuple[str, ...] = ()
+
+        @property
+        def key(self) -> str:
+            return f"{self.source}-{self.target}"
+
+    def detect(text: str) -> list[tuple[str, float]]:  # type: ignore[misc]
+        han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+        latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+        if han + latin == 0:
+            return [("en", 0.0), ("zh", 0.0)]
+        zh = round(100.0 * 2 * han / (2 * han + latin), 1)
+        return sorted([("zh", zh), ("en", round(100.0 - zh, 1))], key=lambda item: -item[1])
+
+
+QUEUE_SIZE = 32  # API requests waiting on the window's worker; more → 503
+DEFAULT_TIMEOUT_S = 120.0
+_VARIANTS = {"hans": "hans", "hant": "hant", "cn": "hans", "sg": "hans", "tw": "hant", "hk": "hant", "mo": "hant"}
+
+
+@dataclass
+class _Waiter:
+    done: threading.Event
+    deltas: queue.Queue | None = None  # streaming requests: ("delta", text) items
+    result: Any = None
+    error: str | None = None
+
+
+class WindowTranslationService:
+    """TranslationService through the window's `TranslationWorker`; every method may be called from many threads."""
+
+    def __init__(
+        self, worker: TranslationWorker, pair: Callable[[], LanguagePair | None], *, queue_size: int = QUEUE_SIZE
+    ) -> None:
+        """`pair`: the direction the window has loaded now (None while no model is loaded)."""
+        self._worker = worker
+        self._pair = pair
+        self._queue_size = queue_size
+        self._lock = threading.RLock()  # re-entered when a stopped worker answers translate_ordered at once
+        self._waiters: dict[int, _Waiter] = {}
+        self._early: dict[int, tuple[str, Any]] = {}  # answers that came before their waiter was registered
+        self._abandoned: set[int] = set()  # timed out or closed early: their late answers are dropped
+        self._closed = False
+        direct = Qt.ConnectionType.DirectConnection  # on the worker thread: only sets events, never touches widgets
+        worker.ordered_finished.connect(self._finished, direct)
+        worker.ordered_failed.connect(self._failed, direct)
+        worker.ordered_progress.connect(self._progress, direct)
+
+    # -- the interface ------------------------------------------------------------------------------------------
+    def languages(self) -> list[PairInfo]:
+        pair = self._pair()
+        if pair is None:
+            return []
+        return [PairInfo(pair.source.code, pair.target.code, pair.source.name, pair.target.name, pair.variant_keys)]
+
+    def detect(self, text: str) -> list[tuple[str, float]]:
+        return detect(text)
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        source: str,
+        target: str,
+        *,
+        alternatives: int = 0,
+        fmt: str = "text",
+        timeout: float | None = None,
+    ) -> list[str]:
+        texts = _checked(texts)
+        options = self._options(texts, source, target)
+        if options is None or not texts:
+            return list(texts)
+        if fmt == "html":
+            try:
+                from engine.api import documents
+            except ImportError:
+                raise ApiError("html format is not supported") from None
+            pair = self._pair()
+            return documents.translate_html(
+                texts, lambda batch: self._run(batch, options, timeout), pair.target if pair else target
+            )
+        if fmt != "text":
+            raise ApiError(f"{fmt} format is not supported")
+        return self._run(texts, options, timeout)
+
+    def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
+        (text,) = _checked([text])
+        options = self._options([text], source, target)
+        if options is None:
+            return iter([text])
+        waiter = _Waiter(threading.Event(), queue.Queue())
+        rid = self._submit([text], options, waiter, stream=True)
+        return self._deltas(rid, waiter, timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            ids = list(self._waiters)
+        for rid in ids:
+            self._worker.cancel_ordered(rid)
+
+    # -- submitting and waiting ---------------------------------------------------------------------------------
+    def _options(self, texts: list[str], source: str, target: str) -> TranslationOptions | None:
+        """The options for the window's loaded direction; None when source and target are the same language."""
+        pair = self._pair()
+        if pair is None:
+            raise Busy("Qiao's window has no translation model loaded yet; try again shortly")
+        src = _code(source, "source")
+        tgt, _, rest = _code(target, "target").partition("-")
+        if src == "auto":
+            src = detect("\n".join(texts))[0][0]
+        if src == tgt:
+            return None
+        if (src, tgt) != (pair.source.code, pair.target.code):
+            raise UnsupportedLanguage(
+                f"{src}-{tgt} is not supported: the Qiao window translates {pair.source.code}-{pair.target.code}"
+            )
+        variant = _VARIANTS.get(rest.split("-")[0]) if rest else None
+        return TranslationOptions(variant=variant if variant in pair.variant_keys else None)
+
+    def _submit(self, texts: list[str], options: TranslationOptions, waiter: _Waiter, *, stream: bool) -> int:
+        if QCoreApplication.instance() is not None and threading.current_thread() is threading.main_thread():
+            raise RuntimeError("WindowTranslationService waits for the engine: call it from a server thread")
+        with self._lock:
+            if self._closed:
+                raise Busy("Qiao's API is shutting down")
+            if len(self._waiters) >= self._queue_size:
+                raise Busy(f"Qiao is busy ({self._queue_size} requests are waiting); try again shortly")
+            rid = self._worker.translate_ordered(texts, options, stream=stream)
+            self._waiters[rid] = waiter
+            early = self._early.pop(rid, None)
+        if early is not None:
+            self._deliver(rid, *early)
+        return rid
+
+    def _run(self, texts: list[str], options: TranslationOptions, timeout: float | None) -> list[str]:
+        waiter = _Waiter(threading.Event())
+        rid = self._submit(list(texts), options, waiter, stream=False)
+        wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        if not waiter.done.wait(wait):
+            self._abandon(rid)
+            raise Busy(f"the translation took longer than {wait:g} s (Qiao is busy); try again shortly")
+        self._raise(waiter)
+        return [r.text for r in waiter.result]
+
+    def _deltas(self, rid: int, waiter: _Waiter, timeout: float | None) -> Iterator[str]:
+        wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        assert waiter.deltas is not None
+        try:
+            while True:
+                try:
+                    kind, value = waiter.deltas.get(timeout=wait)
+                except queue.Empty:
+                    raise Busy(f"no progress for {wait:g} s (Qiao is busy); try again shortly") from None
+                if kind == "end":
+                    break
+                yield value
+            self._raise(waiter)
+        finally:
+            if not waiter.done.is_set():
+                self._abandon(rid)  # the client went away: the decoding stops
+
+    def _abandon(self, rid: int) -> None:
+        with self._lock:
+            if self._waiters.pop(rid, None) is not None:
+                self._abandoned.add(rid)
+        self._worker.cancel_ordered(rid)
+
+    @staticmethod
+    def _raise(waiter: _Waiter) -> None:
+        message = waiter.error
+        if message is None:
+            return
+        if message == NO_MODEL:
+            raise Busy("Qiao's window has no translation model loaded; try again shortly")
+        if message in (CANCELLED, STOPPED):
+            raise Busy("the translation was cancelled (Qiao is closing or busy); try again shortly")
+        if message.startswith(INTERNAL):
+            raise ApiError("Qiao's engine failed on this request", status=500)
+        raise ApiError(message)
+
+    # -- on the worker thread (direct connections) --------------------------------------------------------------
+    def _finished(self, rid: int, results: object) -> None:
+        self._deliver(rid, "finished", results)
+
+    def _failed(self, rid: int, message: str) -> None:
+        self._deliver(rid, "failed", message)
+
+    def _progress(self, rid: int, index: int, text: str) -> None:
+        with self._lock:
+            waiter = self._waiters.get(rid)
+        if waiter is not None and waiter.deltas is not None:
+            waiter.deltas.put(("delta", text))
+
+    def _deliver(self, rid: int, kind: str, value: Any) -> None:
+        with self._lock:
+            waiter = self._waiters.pop(rid, None)
+            if waiter is None:
+                if rid in self._abandoned:
+                    self._abandoned.discard(rid)
+                elif not self._closed and len(self._early) < 4 * self._queue_size:
+                    self._early[rid] = (kind, value)  # translate_ordered returned after the worker answered
+                return
+        if kind == "finished":
+            waiter.result = value
+        else:
+            waiter.error = str(value)
+        waiter.done.set()
+        if waiter.deltas is not None:
+            waiter.deltas.put(("end", None))
+
+
+def _checked(texts: object) -> list[str]:
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise ApiError("texts must be a list of strings")
+    if not all(isinstance(t, str) for t in texts):
+        raise ApiError("Invalid request: q must be a string or a list of strings")
+    return list(texts)
+
+
+def _code(code: object, field: str) -> str:
+    if not isinstance(code, str) or not code.strip():
+        raise ApiError(f"Invalid request: missing {field} parameter")
+    return code.strip().replace("_", "-").lower()

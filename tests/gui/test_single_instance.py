@@ -1,0 +1,250 @@
+"""Single instance: a private per-user socket, requests handed to the running Qiao, and hostile clients (garbage,
+huge, half messages, floods of connections) ignored and logged without ever stopping valid ones."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from gui import single_instance as si
+from gui.single_instance import InstanceError, InstanceRequest, InstanceServer, claim, decode, send
+
+
+@pytest.fixture
+def runtime(monkeypatch):
+    """A short private XDG_RUNTIME_DIR (socket paths are limited to ~100 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix="qi-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(path))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def server(runtime, qtbot):
+    srv = InstanceServer(si.server_name())
+    assert srv.listen()
+    got: list[InstanceRequest] = []
+    srv.requested.connect(got.append)
+    srv.got = got
+    yield srv
+    srv.close()
+
+
+pool = ThreadPoolExecutor(max_workers=64)
+_unix_connect = socket.socket.connect  # the real one: conftest's no-network guard replaces it during each test
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def in_thread(qtbot, fn, *args, timeout=5000):
+    """Run a blocking client off the UI thread while the server's event loop turns."""
+    future: Future = pool.submit(fn, *args)
+    qtbot.waitUntil(future.done, timeout=timeout)
+    return future.result()
+
+
+def raw(name: str, data: bytes, *, timeout: float = 3.0) -> bytes:
+    """A hand-made client on a Unix socket (never the network): send bytes as they are, return the answer."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    assert sock.family == socket.AF_UNIX
+    sock.settimeout(timeout)
+    try:
+        _unix_connect(sock, name)
+        with contextlib.suppress(OSError):  # the server may cut a huge message off mid-way
+            sock.sendall(data)
+        answer = b""
+        while True:
+            try:
+                chunk = sock.recv(4096)
+            except (TimeoutError, ConnectionResetError):
+                break
+            if not chunk:
+                break
+            answer += chunk
+        return answer
+    finally:
+        sock.close()
+
+
+def send_from_another_process(qtbot, request: InstanceRequest, name: str) -> bool:
+    """`gui.single_instance.send` as a second start uses it: in its own process."""
+    code = (
+        "import sys; from gui.single_instance import InstanceRequest, send; "
+        f"sys.exit(0 if send(InstanceRequest({request.action!r}, {request.text!r}), {name!r}) else 1)"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    qtbot.waitUntil(lambda: proc.poll() is not None, timeout=15_000)
+    return proc.returncode == 0
+
+
+def test_the_socket_is_in_a_folder_only_this_user_may_enter_and_is_user_only(server, runtime):
+    name = server.full_name()
+    assert Path(name).parent == runtime / "qiao"
+    folder = os.stat(runtime / "qiao")
+    assert stat.S_IMODE(folder.st_mode) == 0o700 and folder.st_uid == os.getuid()
+    info = os.stat(name)
+    assert stat.S_ISSOCK(info.st_mode)
+    assert stat.S_IMODE(info.st_mode) & 0o077 == 0, oct(info.st_mode)
+
+
+def test_without_a_runtime_dir_the_socket_goes_to_a_private_folder_in_tmp(monkeypatch, tmp_path):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    assert si.server_name() == str(tmp_path / f"qiao-{os.getuid()}" / "instance")
+    assert stat.S_IMODE(os.stat(tmp_path / f"qiao-{os.getuid()}").st_mode) == 0o700
+
+
+def test_a_folder_others_may_enter_or_made_by_another_user_is_refused(monkeypatch, tmp_path):
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    with pytest.raises(InstanceError, match="other users"):
+        si._private_dir(open_dir)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InstanceError, match="not a folder"):
+        si._private_dir(tmp_path / "file")
+    (tmp_path / "link").symlink_to(open_dir)
+    with pytest.raises(InstanceError, match="not a folder"):
+        si._private_dir(tmp_path / "link")
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    monkeypatch.setattr(si, "_uid", lambda: os.getuid() + 4242)
+    with pytest.raises(InstanceError, match="another user"):
+        si._private_dir(mine)
+
+
+def test_a_client_refuses_a_socket_of_another_user(server, monkeypatch):
+    monkeypatch.setattr(si, "_uid", lambda: os.getuid() + 4242)
+    with pytest.raises(InstanceError, match="another user"):
+        send(InstanceRequest("show"), server.name)
+
+
+def line(request: InstanceRequest) -> bytes:
+    return request.encode()
+
+
+def test_requests_reach_the_running_instance(qtbot, server):
+    assert send_from_another_process(qtbot, InstanceRequest("popup", "Thank you very much."), server.name)
+    qtbot.waitUntil(lambda: server.got == [InstanceRequest("popup", "Thank you very much.")], timeout=2000)
+    for request in (InstanceRequest("show"), InstanceRequest("popup"), InstanceRequest("translate", "中文 and ✓")):
+        assert in_thread(qtbot, raw, server.name, line(request)) == b"ok\n"
+        qtbot.waitUntil(lambda r=request: server.got[-1:] == [r], timeout=2000)
+    assert server.rejected == 0
+
+
+def test_nobody_listening_means_not_delivered(runtime):
+    assert send(InstanceRequest("show"), str(runtime / "nobody"), 300) is False
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (b"\xff\xfe garbage", "not UTF-8 JSON"),
+        (b"{not json", "not UTF-8 JSON"),
+        (b"[1, 2]", "not a JSON object"),
+        (b'"show"', "not a JSON object"),
+        (b'{"action": "rm -rf"}', "unknown action"),
+        (b'{"text": "hi"}', "unknown action"),
+        (b'{"action": "popup", "text": 5}', "not a string"),
+        (b'{"action": "translate"}', "without text"),
+        (b'{"action": "translate", "text": "   "}', "without text"),
+        (b'{"action": "popup", "text": "' + b"x" * (si.MAX_TEXT + 1) + b'"}', "text too long"),
+    ],
+)
+def test_malformed_messages_are_refused_with_a_reason(line, why):
+    with pytest.raises(ValueError, match=why):
+        decode(line)
+
+
+def test_unknown_fields_are_ignored():
+    assert decode(b'{"action": "show", "text": null, "extra": [1]}') == InstanceRequest("show")
+
+
+def test_garbage_is_ignored_logged_and_answered_with_an_error(qtbot, server, caplog):
+    answer = in_thread(qtbot, raw, server.name, b"\x00\x01garbage\xff\n")
+    assert answer.startswith(b"error")
+    assert server.got == [] and server.rejected == 1
+    assert "malformed" in caplog.text and "garbage" not in caplog.text, "the content is never logged"
+
+
+def test_a_huge_message_is_cut_off_at_the_limit(qtbot, server):
+    in_thread(qtbot, raw, server.name, b'{"action": "popup", "text": "' + b"a" * (2 * si.MAX_MESSAGE))
+    qtbot.waitUntil(lambda: server.rejected == 1, timeout=3000)
+    assert server.got == []
+
+
+def test_a_half_message_times_out(qtbot, server, monkeypatch):
+    monkeypatch.setattr(si, "READ_TIMEOUT_MS", 200)
+    assert in_thread(qtbot, raw, server.name, b'{"action": "po') == b"error: malformed request\n"
+    qtbot.waitUntil(lambda: server.rejected == 1, timeout=3000)
+    assert server.got == []
+    assert in_thread(qtbot, raw, server.name, line(InstanceRequest("show"))) == b"ok\n"
+
+
+def test_a_flood_of_idle_connections_does_not_lock_out_a_real_request(qtbot, server, monkeypatch):
+    monkeypatch.setattr(si, "READ_TIMEOUT_MS", 500)
+    futures = [pool.submit(raw, server.name, b'{"act', timeout=5.0) for _ in range(48)]
+    qtbot.waitUntil(lambda: all(f.done() for f in futures), timeout=10_000)
+    assert server.rejected == 48, "each one is closed: surplus at once, the rest on their timeout"
+    assert len(server._buffers) == 0
+    assert in_thread(qtbot, raw, server.name, line(InstanceRequest("popup", "still here"))) == b"ok\n"
+    qtbot.waitUntil(lambda: server.got == [InstanceRequest("popup", "still here")], timeout=2000)
+
+
+def test_many_valid_clients_at_once_are_all_delivered(qtbot, server):
+    requests = [InstanceRequest("popup", f"text {i}") for i in range(40)]
+    futures = [pool.submit(raw, server.name, line(r), timeout=8.0) for r in requests]
+    qtbot.waitUntil(lambda: all(f.done() for f in futures), timeout=15_000)
+    delivered = [r for r, f in zip(requests, futures, strict=True) if f.result() == b"ok\n"]
+    qtbot.waitUntil(lambda: len(server.got) == len(delivered), timeout=3000)
+    assert sorted(server.got, key=lambda r: r.text) == sorted(delivered, key=lambda r: r.text)
+    assert len(delivered) >= len(requests) - si.MAX_CONNECTIONS, "a burst beyond the limit may be refused, no more"
+
+
+def test_a_second_start_hands_over_and_the_first_keeps_serving(qtbot, runtime):
+    first = claim(InstanceRequest("show"))
+    assert first is not None and first.full_name()
+    got: list[InstanceRequest] = []
+    first.requested.connect(got.append)
+    try:
+        assert send_from_another_process(qtbot, InstanceRequest("popup", "hi"), first.name)
+        qtbot.waitUntil(lambda: got == [InstanceRequest("popup", "hi")], timeout=2000)
+    finally:
+        first.close()
+
+
+def test_a_stale_socket_left_by_a_crash_is_replaced(qtbot, runtime):
+    name = si.server_name()
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(name)  # bound, never listening: what a killed Qiao leaves behind
+    stale.close()
+    assert os.path.exists(name)
+    srv = InstanceServer(name)
+    try:
+        assert srv.listen()
+        got: list[InstanceRequest] = []
+        srv.requested.connect(got.append)
+        assert in_thread(qtbot, raw, name, line(InstanceRequest("show"))) == b"ok\n"
+        qtbot.waitUntil(lambda: got == [InstanceRequest("show")], timeout=2000)
+    finally:
+        srv.close()
+
+
+def test_an_unsafe_socket_folder_means_running_alone(monkeypatch, tmp_path, caplog):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "qiao").mkdir(mode=0o777)
+    (shared / "qiao").chmod(0o777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
+    alone = claim(InstanceRequest("show"))
+    assert alone is not None and alone.name == "" and not alone.server.isListening()
+    assert "running without single-instance" in caplog.text
