@@ -20,10 +20,12 @@ from gui.i18n import install_translators
 from gui.icons import app_icon
 from gui.main_window import MainWindow
 from gui.settings import Key, Settings
+from gui.theme import apply_theme
 
 if TYPE_CHECKING:
+    from gui.quick.controller import QuickSettings, QuickTranslate
+    from gui.quick.shortcut import ShortcutResult
     from gui.single_instance import InstanceRequest
-from gui.theme import apply_theme
 
 DESKTOP_FILE_NAME = "qiao"  # resources/linux/qiao.desktop: lets Wayland/X11 docks match the window to its icon
 
@@ -92,6 +94,52 @@ def attach_desktop(window: MainWindow, **kwargs: object) -> Desktop:
     return Desktop(window, window.settings, api=api, **kwargs)  # type: ignore[arg-type]
 
 
+# Settings the quick-translate controller follows (the direction decides whether watching wants English).
+QUICK_KEYS = frozenset(
+    {Key.QUICK_SHORTCUT, Key.COPY_TWICE, Key.CLIPBOARD_WATCH, Key.CLIPBOARD_WATCH_PAUSED, Key.DIRECTION}
+)
+
+
+def quick_settings(window: MainWindow) -> QuickSettings:
+    """The quick-translate settings as the controller takes them, from the window's settings and loaded pair."""
+    from gui.quick.controller import QuickSettings
+
+    settings = window.settings
+    pair = window.model.pair if window.model is not None else None
+    return QuickSettings(
+        shortcut=settings.get(Key.QUICK_SHORTCUT),
+        copy_twice=settings.get(Key.COPY_TWICE),
+        clipboard_watch=settings.get(Key.CLIPBOARD_WATCH),
+        clipboard_watch_paused=settings.get(Key.CLIPBOARD_WATCH_PAUSED),
+        english_only=pair is None or pair.source.code == "en",
+    )
+
+
+def attach_quick(window: MainWindow, desktop: Desktop, **kwargs: object) -> QuickTranslate:
+    """The quick-translate popup (global shortcut, copy twice, clipboard watching) on the worker's popup channel,
+    with the window's current options; the tray and later `qiao popup` starts reach it through `desktop.quick`.
+    `kwargs` go to QuickTranslate (tests pass a shortcut backend)."""
+    from gui.quick.controller import QuickTranslate
+
+    quick = QuickTranslate(
+        window.engine.worker, window.requests.options, quick_settings(window), parent=window, **kwargs
+    )  # type: ignore[arg-type]
+    desktop.quick = quick
+    quick.open_in_window.connect(desktop.translate_in_window)
+    window.settings.changed.connect(lambda key: quick.apply(quick_settings(window)) if key in QUICK_KEYS else None)
+    quick.shortcut_changed.connect(lambda result: _shortcut_notice(desktop, result))
+    if quick.shortcut_result is not None:
+        _shortcut_notice(desktop, quick.shortcut_result)
+    return quick
+
+
+def _shortcut_notice(desktop: Desktop, result: ShortcutResult) -> None:
+    """A shortcut another application holds, or one that is not valid, is said once in the window's notice bar;
+    "unsupported" (Wayland without the portal) is said in Settings → Desktop, not at every start."""
+    if result.status in ("conflict", "invalid"):
+        desktop.notice(result.reason)  # the reason is worded for a person, in the UI language
+
+
 def run(model_dir: str | None = None, request: InstanceRequest | None = None, *, background: bool = False) -> int:
     """Open the window and run until Qiao quits; returns the exit code. `model_dir` is `qiao --model DIR`.
 
@@ -112,6 +160,8 @@ def run(model_dir: str | None = None, request: InstanceRequest | None = None, *,
         return 0
     window = create_window(model_dir)
     desktop = attach_desktop(window)
+    quick = attach_quick(window, desktop)
+    app.aboutToQuit.connect(quick.shutdown)
     server.setParent(window)
     server.requested.connect(desktop.handle)
     app.aboutToQuit.connect(window.shutdown)

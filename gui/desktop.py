@@ -188,6 +188,10 @@ class Desktop(QObject):
         elif problem:
             self._notice(self.tr("The local translation API did not start: {error}").format(error=problem))
 
+    def notice(self, text: str) -> None:
+        """Say `text` in the window's notice bar (problems of the desktop pieces: autostart, the API, the shortcut)."""
+        self._notice(text)
+
     def _notice(self, text: str) -> None:
         notice = getattr(self.window, "notice", None)
         if notice is not None:

@@ -1180,6 +1180,144 @@
     </message>
 </context>
 <context>
+    <name>QuickPopup</name>
+    <message>
+        <source>The clipboard holds no text (an image or files?).</source>
+        <translation>剪贴板里没有文字（是图片或文件？）。</translation>
+    </message>
+    <message>
+        <source>Nothing selected or copied: select some text, then try again.</source>
+        <translation>没有选中或复制的内容：请先选中一些文字，再试一次。</translation>
+    </message>
+    <message>
+        <source>The text is too long for the popup ({count:,} characters; at most {limit:,}).</source>
+        <translation>文字太长，弹窗放不下（{count:,} 个字符；最多 {limit:,} 个）。</translation>
+    </message>
+    <message>
+        <source>The clipboard holds a password; not translated.</source>
+        <translation>剪贴板里是密码，不翻译。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Quick translate</source>
+        <translation>快速翻译</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Open in &amp;window</source>
+        <translation>在窗口中打开(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Pin</source>
+        <translation>固定</translation>
+    </message>
+    <message>
+        <source>Pinned: stays open until you close it</source>
+        <translation>已固定：保持打开，直到你关闭它</translation>
+    </message>
+    <message>
+        <source>Pin: keep the popup open</source>
+        <translation>固定：让弹窗保持打开</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭 (Esc)</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Translating…</source>
+        <translation>正在翻译…</translation>
+    </message>
+    <message>
+        <source>Translation failed</source>
+        <translation>翻译失败</translation>
+    </message>
+</context>
+<context>
+    <name>QuickShortcut</name>
+    <message>
+        <source>“{sequence}” is not a single shortcut such as Ctrl+Alt+T.</source>
+        <translation>“{sequence}”不是单个快捷键（例如 Ctrl+Alt+T）。</translation>
+    </message>
+    <message>
+        <source>“{sequence}” uses a key a global shortcut cannot use.</source>
+        <translation>“{sequence}”用了全局快捷键不能用的键。</translation>
+    </message>
+    <message>
+        <source>“{sequence}” needs Ctrl, Alt or Meta, or it would take a key used for typing.</source>
+        <translation>“{sequence}”需要 Ctrl、Alt 或 Meta，否则会占用打字用的键。</translation>
+    </message>
+    <message>
+        <source>This desktop does not let applications grab keys: bind `qiao popup` as a custom shortcut in GNOME/KDE settings.</source>
+        <translation>此桌面不允许应用程序占用按键：请在 GNOME/KDE 设置中把 `qiao popup` 设为自定义快捷键。</translation>
+    </message>
+    <message>
+        <source>This keyboard has no key for “{sequence}”.</source>
+        <translation>此键盘上没有“{sequence}”对应的键。</translation>
+    </message>
+    <message>
+        <source>{sequence} is already taken by another application.</source>
+        <translation>{sequence} 已被其他应用程序占用。</translation>
+    </message>
+    <message>
+        <source>macOS refused {sequence} (error {code}).</source>
+        <translation>macOS 拒绝了 {sequence}（错误 {code}）。</translation>
+    </message>
+    <message>
+        <source>Asking the desktop to bind {sequence}…</source>
+        <translation>正在请求桌面绑定 {sequence}…</translation>
+    </message>
+    <message>
+        <source>The desktop did not bind {sequence} (is it taken by another shortcut?).</source>
+        <translation>桌面没有绑定 {sequence}（是否已被其他快捷键占用？）。</translation>
+    </message>
+    <message>
+        <source>The desktop bound the shortcut to {sequence}.</source>
+        <translation>桌面已将快捷键绑定为 {sequence}。</translation>
+    </message>
+    <message>
+        <source>The desktop&apos;s shortcut dialog was cancelled, so {sequence} is not bound.</source>
+        <translation>桌面的快捷键对话框已被取消，{sequence} 未绑定。</translation>
+    </message>
+    <message>
+        <source>The desktop refused {sequence} (error {code}); bind `qiao popup` as a custom shortcut in GNOME/KDE settings instead.</source>
+        <translation>桌面拒绝了 {sequence}（错误 {code}）；请改在 GNOME/KDE 设置中把 `qiao popup` 设为自定义快捷键。</translation>
+    </message>
+    <message>
+        <source>The desktop portal failed ({name}); bind `qiao popup` as a custom shortcut in GNOME/KDE settings instead.</source>
+        <translation>桌面门户出错（{name}）；请改在 GNOME/KDE 设置中把 `qiao popup` 设为自定义快捷键。</translation>
+    </message>
+    <message>
+        <source>Quick translate: the selection or the clipboard in Qiao&apos;s popup</source>
+        <translation>快速翻译：在 Qiao 的弹窗中翻译选中的文字或剪贴板</translation>
+    </message>
+    <message>
+        <source>Windows refused {sequence} (error {code}).</source>
+        <translation>Windows 拒绝了 {sequence}（错误 {code}）。</translation>
+    </message>
+    <message>
+        <source>libX11 is not installed, so no X11 shortcut can be registered.</source>
+        <translation>未安装 libX11，无法注册 X11 快捷键。</translation>
+    </message>
+    <message>
+        <source>Cannot reach the X display “{name}”.</source>
+        <translation>无法连接 X 显示“{name}”。</translation>
+    </message>
+    <message>
+        <source>The X server refused {sequence} (error {code}).</source>
+        <translation>X 服务器拒绝了 {sequence}（错误 {code}）。</translation>
+    </message>
+</context>
+<context>
     <name>SessionStore</name>
     <message>
         <source>Restored</source>

@@ -26,7 +26,7 @@ def tool(name: str) -> str:
 
 
 def sources() -> list[str]:
-    return sorted(str(p) for p in GUI.glob("*.py"))
+    return sorted(str(p) for p in GUI.rglob("*.py"))  # gui/quick/ too
 
 
 def lupdate(ts: Path) -> None:

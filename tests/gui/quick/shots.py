@@ -3,9 +3,8 @@
     DISPLAY=:55 python tests/gui/quick/shots.py --theme dark --lang zh_CN --out shot.png
 
 Loads the tiny en→zh model in the real worker thread, registers the real X11 global shortcut, prints READY, and
-when the popup's translation has finished takes a screenshot of the whole screen and exits. Until the worker issue
-adds its popup channel, `ChannelAdapter` passes requests to the worker's window channel. `PROPOSED_ZH` holds the
-Chinese proposed for the integrator's .ts; it is installed here so the 简体中文 shot shows it.
+when the popup's translation has finished takes a screenshot of the whole screen and exits. Requests go to the worker's
+popup channel; the 简体中文 shot uses the app's own translations (gui/i18n).
 """
 
 from __future__ import annotations
@@ -15,14 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QTimer, QTranslator
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QApplication
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from proposed_zh import PROPOSED_ZH  # noqa: E402
 
 from engine.options import TranslationOptions  # noqa: E402
 from gui.i18n import install_translators  # noqa: E402
@@ -31,27 +28,6 @@ from gui.theme import apply_theme  # noqa: E402
 from gui.worker import WorkerThread  # noqa: E402
 
 BUNDLE = ROOT / "tests" / "fixtures" / "tiny_marian" / "bundle"
-
-
-class ProposedChinese(QTranslator):
-    def translate(self, context, source, disambiguation=None, n=-1):
-        return PROPOSED_ZH.get((context, source), "")
-
-    def isEmpty(self) -> bool:
-        return False
-
-
-class ChannelAdapter:
-    """The worker as the popup channel will look (`translate(..., channel=)`), over today's worker."""
-
-    def __init__(self, worker) -> None:
-        self._worker = worker
-        self.translation_progress = worker.translation_progress
-        self.translation_finished = worker.translation_finished
-        self.translation_failed = worker.translation_failed
-
-    def translate(self, text: str, options: TranslationOptions | None = None, *, channel: str = "window") -> int:
-        return self._worker.translate(text, options)
 
 
 def main() -> int:
@@ -64,12 +40,9 @@ def main() -> int:
     app.setStyle("Fusion")
     apply_theme(app, args.theme)
     install_translators(args.lang)
-    if args.lang == "zh_CN":
-        extra = ProposedChinese(app)
-        app.installTranslator(extra)
     thread = WorkerThread()
     thread.worker.load(str(BUNDLE), "int8", None)
-    quick = QuickTranslate(ChannelAdapter(thread.worker), TranslationOptions, QuickSettings())
+    quick = QuickTranslate(thread.worker, TranslationOptions, QuickSettings())
     print("SHORTCUT", quick.shortcut_result, flush=True)
 
     def shoot() -> None:
