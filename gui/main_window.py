@@ -41,6 +41,7 @@ from gui.model_status import ModelStatusPanel
 from gui.model_tasks import ModelStore
 from gui.models_dialog import ModelsDialog
 from gui.notice_bar import NoticeBar
+from gui.quick.clipboard_text import copy_as_qiao
 from gui.request_controller import RequestController
 from gui.session_store import SessionStore
 from gui.settings import Key, Settings
@@ -677,8 +678,8 @@ class MainWindow(QMainWindow):
     @Slot()
     def copy_result(self) -> None:
         text = self.target.toPlainText()
-        if text:
-            QGuiApplication.clipboard().setText(text)
+        if text:  # marked as Qiao's own: clipboard watching and copy twice never translate it again
+            copy_as_qiao(QGuiApplication.clipboard(), text)
             self._show_status(lambda: self.tr("Translation copied to the clipboard."))
 
     @Slot()

@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication, QMimeData
 from PySide6.QtGui import QClipboard
 
 MAX_CHARS = 20_000
-QIAO_MIME = "application/x-qiao-copy"  # on every copy Qiao makes, so watching never translates Qiao's own output
+OWN_COPY_MIME = "application/x-qiao-copy"  # on every copy Qiao makes, so watching never translates Qiao's own output
 
 # Formats password managers put next to a secret. Qt names Windows' registered formats
 # `application/x-qt-windows-mime;value="Name"` and macOS pasteboard types by their UTI, so a substring match on the
@@ -45,14 +45,14 @@ def is_concealed(mime: QMimeData | None) -> bool:
 
 
 def is_qiao_copy(mime: QMimeData | None) -> bool:
-    return mime is not None and mime.hasFormat(QIAO_MIME)
+    return mime is not None and mime.hasFormat(OWN_COPY_MIME)
 
 
 def copy_as_qiao(clipboard: QClipboard, text: str) -> None:
     """Put `text` on the clipboard, marked as Qiao's own so clipboard watching and copy twice skip it."""
     mime = QMimeData()
     mime.setText(text)
-    mime.setData(QIAO_MIME, b"1")
+    mime.setData(OWN_COPY_MIME, b"1")
     clipboard.setMimeData(mime, QClipboard.Mode.Clipboard)
 
 

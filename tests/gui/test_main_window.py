@@ -13,6 +13,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 
 from gui.main_window import MainWindow
+from gui.quick.clipboard_text import is_qiao_copy
 from gui.settings import Key
 
 PARAGRAPHS = (
@@ -180,6 +181,8 @@ def test_copy_and_clear(qtbot, make_window):
     QGuiApplication.clipboard().clear()
     qtbot.mouseClick(window.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == window.target.toPlainText() == "明天见。"
+    # marked as Qiao's own copy, so clipboard watching (zh→en watches any text) does not translate it back
+    assert is_qiao_copy(QGuiApplication.clipboard().mimeData())
     qtbot.mouseClick(window.clear_button, Qt.MouseButton.LeftButton)
     assert window.source.toPlainText() == "" and window.target.toPlainText() == ""
     assert not window.copy_button.isEnabled()

@@ -86,7 +86,8 @@ def test_help_mentions_popup(capsys):
 @pytest.mark.skipif(sys.platform == "win32", reason="Unix socket path")
 def test_a_second_qiao_popup_reaches_the_running_instance(tmp_path):
     """Two real processes: a running Qiao (offscreen, tiny model) and `python -m qiao popup TEXT`, which hands its
-    text over and exits 0 while the first translates it (shown in its window: no popup module in this test)."""
+    text over and exits 0 while the first translates it in its quick-translate popup (the popup channel: the window's
+    own pane stays empty)."""
     runtime = tempfile.mkdtemp(prefix="qi-")
     env = {
         **os.environ,
@@ -104,9 +105,12 @@ def test_a_second_qiao_popup_reaches_the_running_instance(tmp_path):
         "from PySide6.QtWidgets import QApplication\n"
         "from gui import app as gui_app\n"
         "def poll():\n"
-        "    for w in QApplication.topLevelWidgets():\n"
-        "        if getattr(w, 'target', None) is not None and w.target.toPlainText():\n"
-        f"            open({str(out)!r}, 'w', encoding='utf-8').write(w.target.toPlainText()); w.close(); return\n"
+        "    tops = QApplication.topLevelWidgets()\n"
+        "    window = next(w for w in tops if getattr(w, 'target', None) is not None)\n"
+        "    for w in tops:\n"
+        "        if type(w).__name__ == 'QuickPopup' and w.translation.endswith('。'):\n"
+        "            seen = w.translation + '|' + window.target.toPlainText()\n"
+        f"            open({str(out)!r}, 'w', encoding='utf-8').write(seen); QApplication.quit(); return\n"
         "    QTimer.singleShot(50, poll)\n"
         "QTimer.singleShot(0, poll)\n"
         "sys.exit(gui_app.run(None))\n"
@@ -130,7 +134,7 @@ def test_a_second_qiao_popup_reaches_the_running_instance(tmp_path):
         assert second.returncode == 0, second.stderr
         assert "handed to the Qiao already running" in second.stderr
         assert first.wait(60) == 0
-        assert out.read_text(encoding="utf-8") == "非常感谢。"
+        assert out.read_text(encoding="utf-8") == "非常感谢。|"  # in the popup; the window's pane untouched
         assert "request from another start: popup" in first.stderr.read()
     finally:
         if first.poll() is None:

@@ -7,7 +7,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from gui.quick.clipboard_text import QIAO_MIME
+from gui.quick.clipboard_text import OWN_COPY_MIME
 from gui.quick.popup import SOURCE_CHARS, QuickPopup, elide
 
 
@@ -64,7 +64,7 @@ def test_copy_puts_the_translation_on_the_clipboard_marked_as_qiao(popup, clipbo
     assert clipboard.text() == "the user's own clipboard", "streaming never touches the clipboard"
     popup.finish("你好")
     popup.copy_button.click()
-    assert clipboard.text() == "你好" and clipboard.mimeData().hasFormat(QIAO_MIME)
+    assert clipboard.text() == "你好" and clipboard.mimeData().hasFormat(OWN_COPY_MIME)
     assert popup.status.text() == "Copied"
 
 

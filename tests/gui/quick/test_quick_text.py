@@ -8,7 +8,7 @@ from PySide6.QtGui import QClipboard
 
 from gui.quick.clipboard_text import (
     MAX_CHARS,
-    QIAO_MIME,
+    OWN_COPY_MIME,
     check_text,
     copy_as_qiao,
     is_concealed,
@@ -75,7 +75,7 @@ def test_other_formats_do_not(qapp, fmt, data):
 def test_qiao_copies_are_marked(clipboard):
     copy_as_qiao(clipboard, "你好")
     data = clipboard.mimeData()
-    assert data.text() == "你好" and data.hasFormat(QIAO_MIME) and is_qiao_copy(data)
+    assert data.text() == "你好" and data.hasFormat(OWN_COPY_MIME) and is_qiao_copy(data)
     clipboard.setText("someone else's")
     assert not is_qiao_copy(clipboard.mimeData())
 
