@@ -17,58 +17,15 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 
-from engine.errors import QiaoError
+from engine.api.errors import ApiError, Busy, UnsupportedLanguage
+from engine.api.languages import PairInfo, detect, resolve
+from engine.api.service import checked_texts
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
 from gui.worker import CANCELLED, INTERNAL, NO_MODEL, STOPPED, TranslationWorker
 
-try:  # engine.api (the HTTP app) defines the errors its answers are made of
-    from engine.api.errors import ApiError, Busy, UnsupportedLanguage
-    from engine.api.languages import PairInfo, detect
-except ImportError:  # pragma: no cover - only while engine.api is not in this tree
-
-    class ApiError(QiaoError):  # type: ignore[no-redef]
-        status = 400
-
-        def __init__(self, message: str, status: int | None = None, headers: dict[str, str] | None = None) -> None:
-            super().__init__(message)
-            if status is not None:
-                self.status = status
-            self.headers = dict(headers or {})
-
-    class UnsupportedLanguage(ApiError):  # type: ignore[no-redef]
-        pass
-
-    class Busy(ApiError):  # type: ignore[no-redef]
-        status = 503
-
-        def __init__(self, message: str, retry_after_s: int = 2) -> None:
-            super().__init__(message, headers={"Retry-After": str(retry_after_s)})
-
-    @dataclass(frozen=True)
-    class PairInfo:  # type: ignore[no-redef]
-        source: str
-        target: str
-        source_name: str
-        target_name: str
-        variants: tuple[str, ...] = ()
-
-        @property
-        def key(self) -> str:
-            return f"{self.source}-{self.target}"
-
-    def detect(text: str) -> list[tuple[str, float]]:  # type: ignore[misc]
-        han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
-        latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-        if han + latin == 0:
-            return [("en", 0.0), ("zh", 0.0)]
-        zh = round(100.0 * 2 * han / (2 * han + latin), 1)
-        return sorted([("zh", zh), ("en", round(100.0 - zh, 1))], key=lambda item: -item[1])
-
-
 QUEUE_SIZE = 32  # API requests waiting on the window's worker; more → 503
 DEFAULT_TIMEOUT_S = 120.0
-_VARIANTS = {"hans": "hans", "hant": "hant", "cn": "hans", "sg": "hans", "tw": "hant", "hk": "hant", "mo": "hant"}
 
 
 @dataclass
@@ -119,7 +76,7 @@ class WindowTranslationService:
         fmt: str = "text",
         timeout: float | None = None,
     ) -> list[str]:
-        texts = _checked(texts)
+        texts = checked_texts(texts)
         options = self._options(texts, source, target)
         if options is None or not texts:
             return list(texts)
@@ -137,7 +94,7 @@ class WindowTranslationService:
         return self._run(texts, options, timeout)
 
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
-        (text,) = _checked([text])
+        (text,) = checked_texts([text])
         options = self._options([text], source, target)
         if options is None:
             return iter([text])
@@ -154,22 +111,19 @@ class WindowTranslationService:
 
     # -- submitting and waiting ---------------------------------------------------------------------------------
     def _options(self, texts: list[str], source: str, target: str) -> TranslationOptions | None:
-        """The options for the window's loaded direction; None when source and target are the same language."""
+        """The options for the window's loaded direction (engine.api.languages.resolve, as `qiao serve` answers);
+        None when source and target are the same language."""
         pair = self._pair()
         if pair is None:
             raise Busy("Qiao's window has no translation model loaded yet; try again shortly")
-        src = _code(source, "source")
-        tgt, _, rest = _code(target, "target").partition("-")
-        if src == "auto":
-            src = detect("\n".join(texts))[0][0]
-        if src == tgt:
+        loaded = PairInfo(pair.source.code, pair.target.code, pair.source.name, pair.target.name, pair.variant_keys)
+        try:
+            direction = resolve([loaded], texts, source, target)
+        except UnsupportedLanguage as exc:
+            raise UnsupportedLanguage(f"{exc} — the Qiao window translates {loaded.key}") from None
+        if direction.pair is None:
             return None
-        if (src, tgt) != (pair.source.code, pair.target.code):
-            raise UnsupportedLanguage(
-                f"{src}-{tgt} is not supported: the Qiao window translates {pair.source.code}-{pair.target.code}"
-            )
-        variant = _VARIANTS.get(rest.split("-")[0]) if rest else None
-        return TranslationOptions(variant=variant if variant in pair.variant_keys else None)
+        return TranslationOptions(variant=direction.variant)
 
     def _submit(self, texts: list[str], options: TranslationOptions, waiter: _Waiter, *, stream: bool) -> int:
         if QCoreApplication.instance() is not None and threading.current_thread() is threading.main_thread():
@@ -261,17 +215,3 @@ class WindowTranslationService:
         waiter.done.set()
         if waiter.deltas is not None:
             waiter.deltas.put(("end", None))
-
-
-def _checked(texts: object) -> list[str]:
-    if isinstance(texts, str) or not isinstance(texts, Sequence):
-        raise ApiError("texts must be a list of strings")
-    if not all(isinstance(t, str) for t in texts):
-        raise ApiError("Invalid request: q must be a string or a list of strings")
-    return list(texts)
-
-
-def _code(code: object, field: str) -> str:
-    if not isinstance(code, str) or not code.strip():
-        raise ApiError(f"Invalid request: missing {field} parameter")
-    return code.strip().replace("_", "-").lower()

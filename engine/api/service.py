@@ -145,7 +145,7 @@ class EngineService:
         fmt: str = "text",
         timeout: float | None = None,
     ) -> list[str]:
-        texts = _checked_texts(texts)
+        texts = checked_texts(texts)
         if fmt not in FORMATS:
             raise ApiError(f"{fmt} format is not supported")
         direction = resolve(self._pairs, texts, source, target)
@@ -162,7 +162,7 @@ class EngineService:
         return self._call(key, lambda tr, cancel: _segments(tr, list(texts), options, cancel), timeout)
 
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
-        (text,) = _checked_texts([text])
+        (text,) = checked_texts([text])
         direction = resolve(self._pairs, [text], source, target)
         if direction.pair is None:
             return iter([text])
@@ -275,7 +275,8 @@ class EngineService:
         return Translator(find_bundle(self._model, pair=pair), self._config)
 
 
-def _checked_texts(texts: object) -> list[str]:
+def checked_texts(texts: object) -> list[str]:
+    """`texts` as a list of strings, or the ApiError (400) LibreTranslate answers for anything else."""
     if isinstance(texts, str) or not isinstance(texts, Sequence):
         raise ApiError("texts must be a list of strings")
     if not all(isinstance(t, str) for t in texts):
