@@ -46,9 +46,6 @@ from gui.request_controller import RequestController
 from gui.session_store import SessionStore
 from gui.settings import Key, Settings
 from gui.settings_dialog import SettingsDialog
-
-if TYPE_CHECKING:
-    from gui.desktop import Desktop
 from gui.source_pane import SourcePane
 from gui.target_pane import TargetPane
 from gui.theme import apply_theme
@@ -64,6 +61,9 @@ from gui.worker import (
     Verifier,
     WorkerThread,
 )
+
+if TYPE_CHECKING:
+    from gui.desktop import Desktop
 
 
 class MainWindow(QMainWindow):
