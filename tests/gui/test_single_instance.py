@@ -19,6 +19,26 @@ import pytest
 from gui import single_instance as si
 from gui.single_instance import InstanceError, InstanceRequest, InstanceServer, claim, decode, send
 
+_unix_connect = socket.socket.connect  # the real one: conftest's no-network guard replaces it during each test
+
+
+@pytest.fixture(autouse=True)
+def unix_sockets_only(monkeypatch, no_network):
+    """The single-instance socket is a Unix socket, not the network: those connections alone pass the guard."""
+    guard = socket.socket.connect
+
+    def connect(self: socket.socket, address: object) -> None:
+        return (_unix_connect if self.family == socket.AF_UNIX else guard)(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+def test_the_guard_still_refuses_the_network(no_network):
+    with pytest.raises(AssertionError):
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).connect(("127.0.0.1", 9))
+    assert len(no_network) == 1
+    no_network.clear()  # recorded as it should be; do not fail this test's teardown
+
 
 @pytest.fixture
 def runtime(monkeypatch):
@@ -41,7 +61,6 @@ def server(runtime, qtbot):
 
 
 pool = ThreadPoolExecutor(max_workers=64)
-_unix_connect = socket.socket.connect  # the real one: conftest's no-network guard replaces it during each test
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -195,7 +214,7 @@ def test_a_flood_of_idle_connections_does_not_lock_out_a_real_request(qtbot, ser
     futures = [pool.submit(raw, server.name, b'{"act', timeout=5.0) for _ in range(48)]
     qtbot.waitUntil(lambda: all(f.done() for f in futures), timeout=10_000)
     assert server.rejected == 48, "each one is closed: surplus at once, the rest on their timeout"
-    assert len(server._buffers) == 0
+    assert len(server._clients) == 0
     assert in_thread(qtbot, raw, server.name, line(InstanceRequest("popup", "still here"))) == b"ok\n"
     qtbot.waitUntil(lambda: server.got == [InstanceRequest("popup", "still here")], timeout=2000)
 
@@ -246,5 +265,5 @@ def test_an_unsafe_socket_folder_means_running_alone(monkeypatch, tmp_path, capl
     (shared / "qiao").chmod(0o777)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
     alone = claim(InstanceRequest("show"))
-    assert alone is not None and alone.name == "" and not alone.server.isListening()
+    assert alone is not None and alone.name == "" and not alone.is_listening()
     assert "running without single-instance" in caplog.text
