@@ -30,8 +30,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, QSocketNotifier, Qt, QTimer, Signal, Slot
 
@@ -140,7 +142,7 @@ def send(request: InstanceRequest, name: str | None = None, timeout_ms: int = CL
     """Hand `request` to the running Qiao; True once it answered `ok` (False: none runs, or it refused)."""
     name = name or server_name()
     if sys.platform == "win32":
-        return _pipe_send(request, name, timeout_ms)
+        return _pipe_send(request, name, timeout_ms, "AF_PIPE")
     if not _ours(name):
         raise InstanceError(f"{name} belongs to another user")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -225,8 +227,7 @@ class InstanceServer(QObject):
         if not self.name:
             raise InstanceError("no socket name")
         if sys.platform == "win32":
-            self._pipe = _PipeServer.start(self.name, self._arrived.emit, self._count_rejected)
-            return self._pipe is not None
+            return self._listen_pipe("AF_PIPE")
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             if not self._bind(sock):
@@ -242,6 +243,11 @@ class InstanceServer(QObject):
         self._notifier = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Read, self)
         self._notifier.activated.connect(self._accept)
         return True
+
+    def _listen_pipe(self, family: str) -> bool:
+        """Windows' way (`family` AF_PIPE; the tests drive the same code over AF_UNIX)."""
+        self._pipe = _PipeServer.start(self.name, self._arrived.emit, self._count_rejected, family)
+        return self._pipe is not None
 
     def _bind(self, sock: socket.socket) -> bool:
         """Bind to the name; False when a live Qiao answers there; a stale socket file of ours is replaced."""
@@ -288,8 +294,7 @@ class InstanceServer(QObject):
             self._pipe.stop()
             self._pipe = None
 
-    @Slot()
-    def _accept(self, *_args: object) -> None:
+    def _accept(self, *_args: object) -> None:  # activated(descriptor, type)
         while self._listener is not None:
             try:
                 sock, _address = self._listener.accept()
@@ -403,30 +408,36 @@ class _PipeServer:
     FILE_FLAG_FIRST_PIPE_INSTANCE, so a name that is taken makes `start` return None (a live Qiao) rather than join.
     """
 
-    def __init__(self, listener: object, deliver: object, rejected: object) -> None:
+    def __init__(
+        self, listener: Any, deliver: Callable[[InstanceRequest], None], rejected: Callable[[str], None], family: str
+    ) -> None:
         self.listener = listener
         self.deliver = deliver
         self.rejected = rejected
+        self.family = family
         self.stopping = False
-        self.address = getattr(listener, "address", "")
-        threading.Thread(target=self._serve, name="qiao-instance-pipe", daemon=True).start()
+        self.address = listener.address
+        self.thread = threading.Thread(target=self._serve, name="qiao-instance-pipe", daemon=True)
+        self.thread.start()
 
     @classmethod
-    def start(cls, address: str, deliver: object, rejected: object) -> _PipeServer | None:
+    def start(
+        cls, address: str, deliver: Callable[[InstanceRequest], None], rejected: Callable[[str], None], family: str
+    ) -> _PipeServer | None:
         from multiprocessing.connection import Listener
 
         try:
-            listener = Listener(address=address, family="AF_PIPE")
+            listener = Listener(address=address, family=family)
         except PermissionError:  # ERROR_ACCESS_DENIED: another Qiao (or someone) holds the name
             return None
         except OSError as exc:
             raise InstanceError(f"cannot listen on {address}: {exc.strerror or exc}") from None
-        return cls(listener, deliver, rejected)
+        return cls(listener, deliver, rejected, family)
 
     def _serve(self) -> None:
         while not self.stopping:
             try:
-                conn = self.listener.accept()  # type: ignore[attr-defined]
+                conn = self.listener.accept()
             except OSError:
                 if self.stopping:
                     return
@@ -436,19 +447,19 @@ class _PipeServer:
                     return
                 self._handle(conn)
 
-    def _handle(self, conn: object) -> None:
+    def _handle(self, conn: Any) -> None:
         try:
-            if not conn.poll(READ_TIMEOUT_MS / 1000):  # type: ignore[attr-defined]
+            if not conn.poll(READ_TIMEOUT_MS / 1000):
                 raise ValueError("message not finished in time")
-            request = decode(conn.recv_bytes(MAX_MESSAGE))  # type: ignore[attr-defined]
+            request = decode(conn.recv_bytes(MAX_MESSAGE))
         except (ValueError, OSError, EOFError) as exc:  # recv_bytes: OSError when over the limit
-            self.rejected(str(exc) if isinstance(exc, ValueError) else type(exc).__name__)  # type: ignore[operator]
+            self.rejected(str(exc) if isinstance(exc, ValueError) else f"unreadable message ({type(exc).__name__})")
             with contextlib.suppress(OSError, EOFError):
-                conn.send_bytes(ERROR_ANSWER)  # type: ignore[attr-defined]
+                conn.send_bytes(ERROR_ANSWER)
             return
         with contextlib.suppress(OSError, EOFError):
-            conn.send_bytes(b"ok\n")  # type: ignore[attr-defined]
-        self.deliver(request)  # type: ignore[operator]
+            conn.send_bytes(b"ok\n")
+        self.deliver(request)
 
     def stop(self) -> None:
         """Ends the thread: a last connection of our own wakes its accept()."""
@@ -456,17 +467,18 @@ class _PipeServer:
 
         self.stopping = True
         with contextlib.suppress(OSError, EOFError):
-            Client(self.address, family="AF_PIPE").close()
+            Client(self.address, family=self.family).close()
+        self.thread.join(READ_TIMEOUT_MS / 1000 + 1)  # a client being served is given its time, no more
         with contextlib.suppress(OSError):
-            self.listener.close()  # type: ignore[attr-defined]
+            self.listener.close()
 
 
-def _pipe_send(request: InstanceRequest, address: str, timeout_ms: int) -> bool:
+def _pipe_send(request: InstanceRequest, address: str, timeout_ms: int, family: str) -> bool:
     """Windows: `send` over the named pipe (one message, one answer)."""
     from multiprocessing.connection import Client
 
     try:
-        conn = Client(address, family="AF_PIPE")
+        conn = Client(address, family=family)
     except OSError:  # no Qiao runs
         return False
     with conn:
