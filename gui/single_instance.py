@@ -403,9 +403,11 @@ class _PipeServer:
     """Windows: the named pipe, served by `multiprocessing.connection` on a daemon thread, one client at a time
     (each given `READ_TIMEOUT_MS` for its one message); valid requests go to the UI thread through a queued signal.
 
-    Not tested here (no Windows in CI): kept small. The pipe gets Windows' default security, whose ACL lets only
-    this user (with SYSTEM and administrators) write to it; the first listener creates it with
-    FILE_FLAG_FIRST_PIPE_INSTANCE, so a name that is taken makes `start` return None (a live Qiao) rather than join.
+    The pipe itself cannot be tested here (no Windows in CI), so this is kept small; the tests run the same class
+    over `multiprocessing.connection`'s AF_UNIX family (thread, limits, queued delivery, stop). The pipe gets
+    Windows' default security, whose ACL lets only this user (with SYSTEM and administrators) write to it; the first
+    listener creates it with FILE_FLAG_FIRST_PIPE_INSTANCE, so a name that is taken makes `start` return None (a
+    live Qiao) rather than join it.
     """
 
     def __init__(
