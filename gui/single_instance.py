@@ -1,10 +1,14 @@
 """One running Qiao per user: a second start (or `qiao popup`, `qiao translate --app`) hands its request to the
 running instance over a local socket and exits, so the engine is loaded once.
 
-The socket is this user's only. On Linux and macOS it lives in a folder only this user can enter
-(`$XDG_RUNTIME_DIR/qiao/`, else `<tmp>/qiao-<uid>/`, created 0700 and checked to be ours, never a folder another user
-could have made first), and the server also asks Qt for user-only access (`UserAccessOption`: the socket file is
-0700; on Windows the named pipe's ACL admits only this user). A client refuses a socket file that is not ours.
+No QtNetwork (the frozen app leaves it out: ~3 MB over the size budget): the Python standard library serves.
+
+The socket is this user's only. On Linux and macOS it is a Unix socket (`AF_UNIX`, never the network) in a folder
+only this user can enter (`$XDG_RUNTIME_DIR/qiao/`, else `<tmp>/qiao-<uid>/`, created 0700 and checked to be ours,
+never a folder another user could have made first); the socket file itself is made 0600 before it listens, and on
+Linux the server also checks each client's user (`SO_PEERCRED`). A client refuses a socket file that is not ours.
+The server is non-blocking and runs on the UI thread (`QSocketNotifier` for accept and read, `QTimer` for the
+per-message timeout), as QLocalServer did. On Windows it is a named pipe (see `_PipeServer`).
 
 The protocol: one JSON object per connection, one line, at most `MAX_MESSAGE` bytes:
 `{"action": "show" | "popup" | "translate", "text": str | null}`; the server answers `ok` or `error: …` and closes.
@@ -15,17 +19,23 @@ logged without its content; a flood of connections is cut at `MAX_CONNECTIONS` a
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
+import socket
 import stat
+import struct
 import sys
 import tempfile
-from dataclasses import dataclass
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtCore import QObject, QSocketNotifier, Qt, QTimer, Signal, Slot
 
 log = logging.getLogger("qiao.instance")
 
@@ -33,9 +43,12 @@ ACTIONS = ("show", "popup", "translate")
 MAX_MESSAGE = 512 * 1024  # bytes of one request line: the popup's 20,000-character limit, JSON-escaped, fits
 MAX_TEXT = 100_000  # characters of a request's text
 MAX_CONNECTIONS = 16  # open at once; more are closed unread
+BACKLOG = 64  # connections the system queues before the UI thread accepts them (a burst is not refused outright)
 READ_TIMEOUT_MS = 2000  # a client that does not finish its line in time is cut off
 CLIENT_TIMEOUT_MS = 3000
 SOCKET_NAME = "instance"
+PROBE_TIMEOUT_S = 0.5  # how long a listen() waits for an answer on a socket file that is already there
+ERROR_ANSWER = b"error: malformed request\n"
 
 
 class InstanceError(Exception):
@@ -105,7 +118,7 @@ def server_name() -> str:
         import hashlib
 
         user = hashlib.sha256(getpass.getuser().encode("utf-8", "replace")).hexdigest()[:16]
-        return f"qiao-{user}"
+        return rf"\\.\pipe\qiao-{user}"
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if runtime and os.path.isdir(runtime):
         base = _private_dir(Path(runtime) / "qiao")
@@ -128,131 +141,359 @@ def _ours(name: str) -> bool:
 def send(request: InstanceRequest, name: str | None = None, timeout_ms: int = CLIENT_TIMEOUT_MS) -> bool:
     """Hand `request` to the running Qiao; True once it answered `ok` (False: none runs, or it refused)."""
     name = name or server_name()
+    if sys.platform == "win32":
+        return _pipe_send(request, name, timeout_ms, "AF_PIPE")
     if not _ours(name):
         raise InstanceError(f"{name} belongs to another user")
-    sock = QLocalSocket()
-    sock.connectToServer(name)
-    if not sock.waitForConnected(timeout_ms):
-        return False
-    try:
-        sock.write(request.encode())
-        if not sock.waitForBytesWritten(timeout_ms):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout_ms / 1000)
+    with sock:
+        if not _connect(sock, name, time.monotonic() + timeout_ms / 1000):
             return False
         answer = b""
-        while b"\n" not in answer and sock.waitForReadyRead(timeout_ms):
-            answer += bytes(sock.readAll().data())
-        answer += bytes(sock.readAll().data())  # what came with the server's goodbye
-        if answer.strip() != b"ok":
-            log.warning("the running Qiao refused the request: %s", answer.strip()[:200].decode("utf-8", "replace"))
-        return answer.strip() == b"ok"
-    finally:
-        sock.disconnectFromServer()
+        try:
+            sock.sendall(request.encode())
+            while b"\n" not in answer and len(answer) < 4096:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+        except OSError as exc:
+            log.warning("the running Qiao did not answer: %s", exc.strerror or type(exc).__name__)
+            return False
+    if answer.strip() != b"ok":
+        log.warning("the running Qiao refused the request: %s", answer.strip()[:200].decode("utf-8", "replace"))
+    return answer.strip() == b"ok"
+
+
+def _connect(sock: socket.socket, name: str, deadline: float) -> bool:
+    """Connect, waiting out a full queue (a busy server: EAGAIN) until `deadline`; False when none listens."""
+    while True:
+        try:
+            sock.connect(name)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        except OSError:  # nothing there, a stale file, a path too long
+            return False
+
+
+@dataclass(eq=False)
+class _Client:
+    """One accepted connection: its socket, what it sent so far, and what watches it."""
+
+    sock: socket.socket
+    notifier: QSocketNotifier
+    timer: QTimer
+    buffer: bytearray = field(default_factory=bytearray)
+
+
+def _peer_uid(sock: socket.socket) -> int | None:
+    """The connecting process's user where the system says (Linux: SO_PEERCRED), else None."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None  # macOS: the 0700 folder alone keeps other users out
+    try:
+        _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    except OSError:
+        return None
+    return uid
 
 
 class InstanceServer(QObject):
     """Listens for later starts of Qiao; `requested(InstanceRequest)` fires on the UI thread for each valid one."""
 
     requested = Signal(object)
+    _arrived = Signal(object)  # from the Windows pipe's thread, queued to the UI thread
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.name = name
-        self.server = QLocalServer(self)
-        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-        self.server.setMaxPendingConnections(MAX_CONNECTIONS)
-        self.server.newConnection.connect(self._accept)
-        self._buffers: dict[QLocalSocket, bytearray] = {}
+        self._listener: socket.socket | None = None
+        self._notifier: QSocketNotifier | None = None
+        self._pipe: _PipeServer | None = None
+        self._clients: dict[socket.socket, _Client] = {}
         self.rejected = 0  # malformed, oversized, unfinished or surplus connections (tests, logs)
+        self._arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+
+    def is_listening(self) -> bool:
+        return self._listener is not None or self._pipe is not None
 
     def listen(self) -> bool:
         """Start serving; False when another live Qiao already serves this name. A stale socket left by a crash is
         removed first (only when nothing answers on it)."""
-        if self.server.listen(self.name):
+        if not self.name:
+            raise InstanceError("no socket name")
+        if sys.platform == "win32":
+            return self._listen_pipe("AF_PIPE")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            if not self._bind(sock):
+                sock.close()
+                return False
+            os.chmod(self.name, 0o600)  # before listening; the 0700 folder already keeps others out meanwhile
+            sock.listen(BACKLOG)
+            sock.setblocking(False)
+        except OSError as exc:
+            sock.close()
+            raise InstanceError(f"cannot listen on {self.name}: {exc.strerror or exc}") from None
+        self._listener = sock
+        self._notifier = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Read, self)
+        self._notifier.activated.connect(self._accept)
+        return True
+
+    def _listen_pipe(self, family: str) -> bool:
+        """Windows' way (`family` AF_PIPE; the tests drive the same code over AF_UNIX)."""
+        self._pipe = _PipeServer.start(self.name, self._arrived.emit, self._count_rejected, family)
+        return self._pipe is not None
+
+    def _bind(self, sock: socket.socket) -> bool:
+        """Bind to the name; False when a live Qiao answers there; a stale socket file of ours is replaced."""
+        try:
+            sock.bind(self.name)
             return True
-        if self.server.serverError() != QLocalSocket.LocalSocketError.AddressInUseError and not os.path.exists(
-            self.name
-        ):
-            raise InstanceError(f"cannot listen on {self.name}: {self.server.errorString()}")
-        probe = QLocalSocket()
-        probe.connectToServer(self.name)
-        if probe.waitForConnected(500):
-            probe.abort()
-            return False
-        QLocalServer.removeServer(self.name)
-        if not self.server.listen(self.name):
-            raise InstanceError(f"cannot listen on {self.name}: {self.server.errorString()}")
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+        if not _ours(self.name):
+            raise InstanceError(f"{self.name} is not a socket of this user's")
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(PROBE_TIMEOUT_S)
+        with probe:
+            try:
+                probe.connect(self.name)
+                return False  # someone listens (even if too busy to accept: a timeout is not "stale")
+            except (ConnectionRefusedError, FileNotFoundError):
+                pass
+            except OSError:
+                return False
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.name)
+        sock.bind(self.name)
         return True
 
     def full_name(self) -> str:
-        return self.server.fullServerName()
+        return self.name if self.is_listening() else ""
 
     def close(self) -> None:
-        for sock in list(self._buffers):
-            sock.abort()
-        self._buffers.clear()
-        self.server.close()
+        for client in list(self._clients.values()):
+            self._close_client(client)
+        self._clients.clear()
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.deleteLater()
+            self._notifier = None
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+            with contextlib.suppress(OSError):
+                os.unlink(self.name)
+        if self._pipe is not None:
+            self._pipe.stop()
+            self._pipe = None
 
-    @Slot()
-    def _accept(self) -> None:
-        while self.server.hasPendingConnections():
-            sock = self.server.nextPendingConnection()
-            if sock is None:
-                break
-            if len(self._buffers) >= MAX_CONNECTIONS:
-                self._reject(sock, "too many connections at once")
+    def _accept(self, *_args: object) -> None:  # activated(descriptor, type)
+        while self._listener is not None:
+            try:
+                sock, _address = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                log.warning("single-instance accept failed: %s", exc.strerror or exc)
+                return
+            sock.setblocking(False)
+            peer = _peer_uid(sock)
+            if peer is not None and peer != _uid():
+                self._refuse(sock, "a client of another user")
                 continue
-            sock.setReadBufferSize(MAX_MESSAGE + 1)  # a client that sends on and on fills no more than this
-            self._buffers[sock] = bytearray()
-            sock.readyRead.connect(lambda s=sock: self._read(s))
-            sock.disconnected.connect(lambda s=sock: self._drop(s))
-            timer = QTimer(sock)
+            if len(self._clients) >= MAX_CONNECTIONS:
+                self._refuse(sock, "too many connections at once")
+                continue
+            notifier = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Read, self)
+            timer = QTimer(self)
             timer.setSingleShot(True)
-            timer.timeout.connect(lambda s=sock: self._timed_out(s))
+            client = _Client(sock, notifier, timer)
+            self._clients[sock] = client
+            notifier.activated.connect(lambda *_a, c=client: self._read(c))
+            timer.timeout.connect(lambda c=client: self._timed_out(c))
             timer.start(READ_TIMEOUT_MS)
-            if sock.bytesAvailable():
-                self._read(sock)
+            self._read(client)  # what came with the connection: a valid request is answered at once
 
-    def _read(self, sock: QLocalSocket) -> None:
-        buffer = self._buffers.get(sock)
-        if buffer is None:
+    def _read(self, client: _Client) -> None:
+        if self._clients.get(client.sock) is not client:
             return
-        buffer += bytes(sock.read(MAX_MESSAGE + 1 - len(buffer)).data())
-        end = buffer.find(b"\n")
-        if end < 0:
-            if len(buffer) > MAX_MESSAGE:
-                self._reject(sock, f"message over {MAX_MESSAGE} bytes")
-            return
-        line = bytes(buffer[:end])
-        del self._buffers[sock]
+        while True:
+            try:
+                chunk = client.sock.recv(min(65536, MAX_MESSAGE + 1 - len(client.buffer)))
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:  # the client left
+                if client.buffer:
+                    self._reject(client, "connection closed mid-message")
+                else:
+                    self._drop(client)
+                return
+            client.buffer += chunk
+            end = client.buffer.find(b"\n")
+            if end >= 0:
+                break
+            if len(client.buffer) > MAX_MESSAGE:
+                self._reject(client, f"message over {MAX_MESSAGE} bytes")
+                return
+        line = bytes(client.buffer[:end])
         try:
             request = decode(line)
         except ValueError as exc:
-            self._reject(sock, str(exc))
+            self._reject(client, str(exc))
             return
         log.info("request from another start: %s (%d characters)", request.action, len(request.text or ""))
-        sock.write(b"ok\n")
-        sock.flush()
-        sock.disconnectFromServer()
+        self._answer(client.sock, b"ok\n")
+        self._drop(client)
         self.requested.emit(request)
 
-    def _timed_out(self, sock: QLocalSocket) -> None:
-        if sock in self._buffers:
-            self._reject(sock, "message not finished in time")
+    def _timed_out(self, client: _Client) -> None:
+        if self._clients.get(client.sock) is client:
+            self._reject(client, "message not finished in time")
 
-    def _reject(self, sock: QLocalSocket, why: str) -> None:
+    def _count_rejected(self, why: str) -> None:
         self.rejected += 1
         log.warning("ignored a malformed single-instance message: %s", why)
-        self._buffers.pop(sock, None)
-        if sock.state() == QLocalSocket.LocalSocketState.ConnectedState:
-            sock.write(b"error: malformed request\n")
-            sock.flush()
-            sock.disconnectFromServer()  # after the answer is written; nothing more is read from it
-        else:
-            sock.abort()
 
-    def _drop(self, sock: QLocalSocket) -> None:
-        self._buffers.pop(sock, None)
-        sock.deleteLater()
+    def _reject(self, client: _Client, why: str) -> None:
+        self._count_rejected(why)
+        self._answer(client.sock, ERROR_ANSWER)
+        self._drop(client)
+
+    def _refuse(self, sock: socket.socket, why: str) -> None:
+        self._count_rejected(why)
+        self._answer(sock, ERROR_ANSWER)
+        sock.close()
+
+    @staticmethod
+    def _answer(sock: socket.socket, answer: bytes) -> None:
+        """A few bytes into an empty send buffer: never blocks; a client already gone is no matter."""
+        with contextlib.suppress(OSError):
+            sock.send(answer)
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+    def _drop(self, client: _Client) -> None:
+        self._clients.pop(client.sock, None)
+        self._close_client(client)
+
+    @staticmethod
+    def _close_client(client: _Client) -> None:
+        client.timer.stop()
+        client.timer.deleteLater()
+        client.notifier.setEnabled(False)  # before the descriptor is closed
+        client.notifier.deleteLater()
+        client.sock.close()
+
+    @Slot(object)
+    def _deliver(self, request: InstanceRequest) -> None:
+        if self._pipe is not None:
+            self.requested.emit(request)
+
+
+class _PipeServer:
+    """Windows: the named pipe, served by `multiprocessing.connection` on a daemon thread, one client at a time
+    (each given `READ_TIMEOUT_MS` for its one message); valid requests go to the UI thread through a queued signal.
+
+    The pipe itself cannot be tested here (no Windows in CI), so this is kept small; the tests run the same class
+    over `multiprocessing.connection`'s AF_UNIX family (thread, limits, queued delivery, stop). The pipe gets
+    Windows' default security, whose ACL lets only this user (with SYSTEM and administrators) write to it; the first
+    listener creates it with FILE_FLAG_FIRST_PIPE_INSTANCE, so a name that is taken makes `start` return None (a
+    live Qiao) rather than join it.
+    """
+
+    def __init__(
+        self, listener: Any, deliver: Callable[[InstanceRequest], None], rejected: Callable[[str], None], family: str
+    ) -> None:
+        self.listener = listener
+        self.deliver = deliver
+        self.rejected = rejected
+        self.family = family
+        self.stopping = False
+        self.address = listener.address
+        self.thread = threading.Thread(target=self._serve, name="qiao-instance-pipe", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def start(
+        cls, address: str, deliver: Callable[[InstanceRequest], None], rejected: Callable[[str], None], family: str
+    ) -> _PipeServer | None:
+        from multiprocessing.connection import Listener
+
+        try:
+            listener = Listener(address=address, family=family)
+        except PermissionError:  # ERROR_ACCESS_DENIED: another Qiao (or someone) holds the name
+            return None
+        except OSError as exc:
+            raise InstanceError(f"cannot listen on {address}: {exc.strerror or exc}") from None
+        return cls(listener, deliver, rejected, family)
+
+    def _serve(self) -> None:
+        while not self.stopping:
+            try:
+                conn = self.listener.accept()
+            except OSError:
+                if self.stopping:
+                    return
+                continue
+            with conn:
+                if self.stopping:
+                    return
+                self._handle(conn)
+
+    def _handle(self, conn: Any) -> None:
+        try:
+            if not conn.poll(READ_TIMEOUT_MS / 1000):
+                raise ValueError("message not finished in time")
+            request = decode(conn.recv_bytes(MAX_MESSAGE))
+        except (ValueError, OSError, EOFError) as exc:  # recv_bytes: OSError when over the limit
+            self.rejected(str(exc) if isinstance(exc, ValueError) else f"unreadable message ({type(exc).__name__})")
+            with contextlib.suppress(OSError, EOFError):
+                conn.send_bytes(ERROR_ANSWER)
+            return
+        with contextlib.suppress(OSError, EOFError):
+            conn.send_bytes(b"ok\n")
+        self.deliver(request)
+
+    def stop(self) -> None:
+        """Ends the thread: a last connection of our own wakes its accept()."""
+        from multiprocessing.connection import Client
+
+        self.stopping = True
+        with contextlib.suppress(OSError, EOFError):
+            Client(self.address, family=self.family).close()
+        self.thread.join(READ_TIMEOUT_MS / 1000 + 1)  # a client being served is given its time, no more
+        with contextlib.suppress(OSError):
+            self.listener.close()
+
+
+def _pipe_send(request: InstanceRequest, address: str, timeout_ms: int, family: str) -> bool:
+    """Windows: `send` over the named pipe (one message, one answer)."""
+    from multiprocessing.connection import Client
+
+    try:
+        conn = Client(address, family=family)
+    except OSError:  # no Qiao runs
+        return False
+    with conn:
+        try:
+            conn.send_bytes(request.encode())
+            if not conn.poll(timeout_ms / 1000):
+                return False
+            answer = conn.recv_bytes(4096)
+        except (OSError, EOFError):
+            return False
+    if answer.strip() != b"ok":
+        log.warning("the running Qiao refused the request: %s", answer.strip()[:200].decode("utf-8", "replace"))
+    return answer.strip() == b"ok"
 
 
 def claim(request: InstanceRequest, name: str | None = None) -> InstanceServer | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import configparser
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from gui.main_window import MainWindow
 from gui.theme import apply_theme, is_dark
 
 ROOT = Path(__file__).resolve().parents[2]
+_real_connect = socket.socket.connect  # before conftest's no-network guard replaces it during each test
 
 
 def _close_when_ready(seen: dict) -> None:
@@ -38,10 +40,17 @@ def _close_when_ready(seen: dict) -> None:
 
 
 @pytest.fixture(autouse=True)
-def private_instance_socket(monkeypatch):
-    """run() claims the single-instance socket: a private one per test, never a Qiao the user runs."""
+def private_instance_socket(monkeypatch, no_network):
+    """run() claims the single-instance socket: a private one per test, never a Qiao the user runs. It is a Unix
+    socket (not the network): those connections alone pass the no-network guard, which still catches the rest."""
     path = tempfile.mkdtemp(prefix="qi-")
     monkeypatch.setenv("XDG_RUNTIME_DIR", path)
+    guard = socket.socket.connect
+
+    def connect(self: socket.socket, address: object) -> None:
+        return (_real_connect if self.family == socket.AF_UNIX else guard)(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
@@ -84,22 +93,30 @@ def test_window_never_pulls_in_qt_networking(qtbot, make_window):
     qtbot.waitUntil(lambda: not window.translating, timeout=5000)
     window.open_about().close()
     window.open_settings().close()
-    # QtNetwork is loaded only by the single-instance socket (gui.single_instance: local sockets, no network)
-    assert "PySide6.QtNetwork" not in sys.modules or "gui.single_instance" in sys.modules
+    assert "PySide6.QtNetwork" not in sys.modules
 
 
-def test_the_window_alone_loads_no_qt_networking():
-    """In a fresh process (this one may have run the app already): building the window's modules and the desktop
-    integration, short of the single-instance socket, imports no QtNetwork."""
-    code = (
-        "import sys; import gui.main_window, gui.desktop, gui.tray, gui.api_service, gui.settings_dialog; "
+def test_the_gui_never_loads_qt_networking():
+    """In a fresh process (this one may have loaded anything): the whole GUI, the single-instance socket included,
+    imports no QtNetwork (the frozen app leaves it out)."""
+    files = [p.relative_to(ROOT).with_suffix("") for p in (ROOT / "gui").rglob("*.py") if p.stem != "__main__"]
+    modules = sorted(".".join(f.parts).removesuffix(".__init__") for f in files)
+    code = f"import sys, importlib; [importlib.import_module(m) for m in {modules!r}]; " + (
         "sys.exit(1 if 'PySide6.QtNetwork' in sys.modules else 0)"
     )
+    assert "gui.single_instance" in modules and "gui.app" in modules
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
 
 
-# The single-instance socket is a local (Unix socket / named pipe) one, never the network
-LOCAL_SOCKETS = {"PySide6.QtNetwork", "PySide6.QtNetwork.QLocalServer", "PySide6.QtNetwork.QLocalSocket"}
+# The single-instance socket is a Unix socket (POSIX) or a named pipe (Windows), never the network
+LOCAL_SOCKETS = {"socket"}
+
+
+def test_the_single_instance_socket_is_never_an_internet_one():
+    source = (ROOT / "gui" / "single_instance.py").read_text(encoding="utf-8")
+    assert "AF_UNIX" in source
+    for name in ("AF_INET", "create_connection", "getaddrinfo", "gethostbyname", "create_server"):
+        assert name not in source, name
 
 
 def test_gui_code_imports_no_networking_module():

@@ -8,9 +8,11 @@ import os
 import shutil
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +20,26 @@ import pytest
 
 from gui import single_instance as si
 from gui.single_instance import InstanceError, InstanceRequest, InstanceServer, claim, decode, send
+
+_unix_connect = socket.socket.connect  # the real one: conftest's no-network guard replaces it during each test
+
+
+@pytest.fixture(autouse=True)
+def unix_sockets_only(monkeypatch, no_network):
+    """The single-instance socket is a Unix socket, not the network: those connections alone pass the guard."""
+    guard = socket.socket.connect
+
+    def connect(self: socket.socket, address: object) -> None:
+        return (_unix_connect if self.family == socket.AF_UNIX else guard)(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+def test_the_guard_still_refuses_the_network(no_network):
+    with pytest.raises(AssertionError):
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).connect(("127.0.0.1", 9))
+    assert len(no_network) == 1
+    no_network.clear()  # recorded as it should be; do not fail this test's teardown
 
 
 @pytest.fixture
@@ -41,7 +63,6 @@ def server(runtime, qtbot):
 
 
 pool = ThreadPoolExecutor(max_workers=64)
-_unix_connect = socket.socket.connect  # the real one: conftest's no-network guard replaces it during each test
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -195,7 +216,7 @@ def test_a_flood_of_idle_connections_does_not_lock_out_a_real_request(qtbot, ser
     futures = [pool.submit(raw, server.name, b'{"act', timeout=5.0) for _ in range(48)]
     qtbot.waitUntil(lambda: all(f.done() for f in futures), timeout=10_000)
     assert server.rejected == 48, "each one is closed: surplus at once, the rest on their timeout"
-    assert len(server._buffers) == 0
+    assert len(server._clients) == 0
     assert in_thread(qtbot, raw, server.name, line(InstanceRequest("popup", "still here"))) == b"ok\n"
     qtbot.waitUntil(lambda: server.got == [InstanceRequest("popup", "still here")], timeout=2000)
 
@@ -246,5 +267,133 @@ def test_an_unsafe_socket_folder_means_running_alone(monkeypatch, tmp_path, capl
     (shared / "qiao").chmod(0o777)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
     alone = claim(InstanceRequest("show"))
-    assert alone is not None and alone.name == "" and not alone.server.isListening()
+    assert alone is not None and alone.name == "" and not alone.is_listening()
     assert "running without single-instance" in caplog.text
+
+
+def test_the_socket_file_is_user_only_and_closing_removes_it(qtbot, runtime):
+    srv = InstanceServer(si.server_name())
+    assert srv.listen() and srv.is_listening()
+    assert stat.S_IMODE(os.stat(srv.name).st_mode) == 0o600
+    srv.close()
+    assert not os.path.exists(srv.name) and not srv.is_listening() and srv.full_name() == ""
+    again = InstanceServer(srv.name)
+    try:
+        assert again.listen()
+    finally:
+        again.close()
+
+
+def test_a_live_instance_is_never_replaced(qtbot, server):
+    second = InstanceServer(server.name)
+    assert second.listen() is False and not second.is_listening()
+    assert in_thread(qtbot, raw, server.name, line(InstanceRequest("show"))) == b"ok\n"
+    qtbot.waitUntil(lambda: server.got == [InstanceRequest("show")], timeout=2000)
+
+
+def test_something_else_in_the_sockets_place_is_refused(qtbot, runtime, caplog):
+    name = si.server_name()
+    Path(name).write_text("not a socket")
+    with pytest.raises(InstanceError, match="not a socket"):
+        InstanceServer(name).listen()
+    assert Path(name).read_text() == "not a socket", "never removed"
+    alone = claim(InstanceRequest("show"))
+    assert alone is not None and not alone.is_listening() and "running without single-instance" in caplog.text
+
+
+@pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED"), reason="peer credentials: Linux")
+def test_a_client_of_another_user_is_refused(qtbot, server, monkeypatch):
+    monkeypatch.setattr(si, "_uid", lambda: os.getuid() + 4242)  # as if the connecting process were someone else
+    assert in_thread(qtbot, raw, server.name, line(InstanceRequest("show"))).startswith(b"error")
+    assert server.rejected == 1 and server.got == []
+
+
+def test_a_client_that_leaves_mid_message_is_dropped_and_counted(qtbot, server):
+    def leave() -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        with sock:
+            _unix_connect(sock, server.name)
+            sock.sendall(b'{"action": "sh')
+
+    in_thread(qtbot, leave)
+    qtbot.waitUntil(lambda: server.rejected == 1, timeout=3000)
+    assert server.got == [] and len(server._clients) == 0
+
+
+def test_a_full_queue_is_waited_out_by_send(qtbot, runtime):
+    """A Qiao too busy to accept (its queue full): `send` keeps trying until its timeout instead of giving up."""
+    name = si.server_name()
+    busy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    busy.bind(name)
+    busy.listen(0)
+    queued = []
+    try:
+        for _ in range(4):  # fill the queue: the next connect would be told EAGAIN
+            extra = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            extra.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                _unix_connect(extra, name)
+            queued.append(extra)
+        started = time.monotonic()
+        assert send(InstanceRequest("show"), name, 300) is False, "nobody ever answers"
+        assert time.monotonic() - started >= 0.25, "it waited for its timeout, not gave up at the first EAGAIN"
+    finally:
+        for s in queued:
+            s.close()
+        busy.close()
+
+
+# The Windows named pipe's server (a thread, a queued signal) cannot run here; the same code over AF_UNIX can.
+
+
+@pytest.fixture
+def pipe_server(runtime, qtbot):
+    srv = InstanceServer(str(runtime / "pipe"))
+    assert srv._listen_pipe("AF_UNIX") and srv.is_listening()
+    got: list[InstanceRequest] = []
+    srv.requested.connect(got.append)
+    srv.got = got
+    yield srv
+    srv.close()
+
+
+def pipe_client(name: str, payload: bytes | None, send_raw: bytes | None = None) -> bytes:
+    """A multiprocessing.connection client: one message (or raw bytes on the wire), the answer or b''."""
+    from multiprocessing.connection import Client
+
+    with Client(name, family="AF_UNIX") as conn:
+        if send_raw is not None:
+            conn._send(send_raw)
+        elif payload is not None:
+            conn.send_bytes(payload)
+        return conn.recv_bytes(4096) if conn.poll(5) else b""
+
+
+def test_the_pipe_server_delivers_on_the_ui_thread(qtbot, pipe_server):
+    from PySide6.QtCore import QThread
+
+    threads: list = []
+    pipe_server.requested.connect(lambda _r: threads.append(QThread.currentThread()))
+    request = InstanceRequest("popup", "Thank you very much.")
+    assert in_thread(qtbot, si._pipe_send, request, pipe_server.name, 3000, "AF_UNIX") is True
+    qtbot.waitUntil(lambda: pipe_server.got == [request], timeout=2000)
+    assert threads == [QThread.currentThread()]
+
+
+def test_the_pipe_server_refuses_garbage_huge_and_unfinished_messages(qtbot, pipe_server, monkeypatch):
+    monkeypatch.setattr(si, "READ_TIMEOUT_MS", 300)
+    assert in_thread(qtbot, pipe_client, pipe_server.name, b"\xff garbage") == si.ERROR_ANSWER
+    huge = struct.pack("!i", si.MAX_MESSAGE + 10) + b"x" * 100  # a length over the limit: never read in full
+    assert in_thread(qtbot, pipe_client, pipe_server.name, None, huge) == si.ERROR_ANSWER
+    assert in_thread(qtbot, pipe_client, pipe_server.name, None) == si.ERROR_ANSWER  # nothing sent: timed out
+    qtbot.waitUntil(lambda: pipe_server.rejected == 3, timeout=3000)
+    assert in_thread(qtbot, si._pipe_send, InstanceRequest("show"), pipe_server.name, 3000, "AF_UNIX") is True
+    qtbot.waitUntil(lambda: pipe_server.got == [InstanceRequest("show")], timeout=2000)
+
+
+def test_closing_the_pipe_server_ends_its_thread(qtbot, runtime):
+    srv = InstanceServer(str(runtime / "pipe"))
+    assert srv._listen_pipe("AF_UNIX")
+    thread = srv._pipe.thread
+    srv.close()
+    assert not thread.is_alive() and not srv.is_listening()
