@@ -22,7 +22,7 @@ from gui.icons import app_icon
 from gui.settings import Key, Settings
 from gui.tray import TrayIcon, tray_available
 
-if TYPE_CHECKING:  # the socket's module (QtNetwork) is loaded by gui.app only
+if TYPE_CHECKING:  # the single-instance socket is made by gui.app only
     from gui.single_instance import InstanceRequest
 
 log = logging.getLogger("qiao.desktop")
