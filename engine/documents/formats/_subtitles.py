@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.documents.formats import _textcodec
-from engine.documents.formats._textdoc import checked, splice
+from engine.documents.formats._textdoc import SplicedText
 from engine.documents.model import Run, Unit
 
 MAX_GROUP = 6
@@ -76,7 +76,7 @@ class Group:
     parts: tuple[_Part, ...]
 
 
-class SubtitleDocument:
+class SubtitleDocument(SplicedText):
     """A read SRT or WebVTT file (engine.documents.model.Extracted)."""
 
     def __init__(
@@ -86,23 +86,17 @@ class SubtitleDocument:
         groups: list[Group],
         escape: bool = False,
     ) -> None:
-        self._decoded = decoded
-        self._units = tuple(units)
+        super().__init__(decoded, units)
         self._groups = groups
         self._escape = escape
 
-    @property
-    def units(self) -> Sequence[Unit]:
-        return self._units
-
-    def render(self, translations: Sequence[Sequence[str] | None], *, target: str) -> bytes:
-        """The file with each translated sentence's cues rewritten (see the module docstring)."""
-        checked(self._units, translations)
+    def replacements(self, translations: Sequence[Sequence[str] | None], target: str) -> list[tuple[int, int, str]]:
+        """Each translated sentence's cues rewritten (see the module docstring)."""
         replacements = []
         for unit, group, new in zip(self._units, self._groups, translations):
             if new is not None:
                 replacements.extend(render_group(group, unit, new, target, self._escape))
-        return _textcodec.encode(splice(self._decoded.text, replacements), self._decoded)
+        return replacements
 
 
 def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple[list[Unit], list[Group]]:

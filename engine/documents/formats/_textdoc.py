@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.documents.formats import _textcodec
 from engine.documents.model import DocumentError, Unit
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
@@ -80,3 +81,25 @@ def checked(units: Sequence[Unit], translations: Sequence[Sequence[str] | None])
             continue
         if len(new) != len(unit.runs) or not all(isinstance(text, str) for text in new):
             raise DocumentError(f"internal error: unit {i} has {len(unit.runs)} runs but got {len(new)} texts")
+
+
+class SplicedText:
+    """A read text document (engine.documents.model.Extracted) whose render splices new texts into its decoded text
+    and encodes the result as the file was read; each format says what replaces what (`replacements`)."""
+
+    def __init__(self, decoded: _textcodec.Decoded, units: Sequence[Unit]) -> None:
+        self._decoded = decoded
+        self._units = tuple(units)
+
+    @property
+    def units(self) -> Sequence[Unit]:
+        return self._units
+
+    def render(self, translations: Sequence[Sequence[str] | None], *, target: str) -> bytes:
+        checked(self._units, translations)
+        edits = self.replacements(translations, target)
+        return _textcodec.encode(splice(self._decoded.text, edits), self._decoded)
+
+    def replacements(self, translations: Sequence[Sequence[str] | None], target: str) -> list[tuple[int, int, str]]:
+        """(start, end, new text) ranges of the decoded text for these (checked) translations."""
+        raise NotImplementedError

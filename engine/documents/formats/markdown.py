@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 
 from engine.documents.formats import _textcodec
 from engine.documents.formats._mdinline import inline_spans, label_key
-from engine.documents.formats._textdoc import Line, checked, dominant_eol, splice, split_lines
+from engine.documents.formats._textdoc import Line, SplicedText, dominant_eol, split_lines
 from engine.documents.model import DocumentError, DocumentFormat, Run, Unit
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
@@ -55,30 +55,23 @@ class _Block:
     table_cell: bool = False
 
 
-class MarkdownDocument:
+class MarkdownDocument(SplicedText):
     """A read Markdown file (engine.documents.model.Extracted)."""
 
     def __init__(self, decoded: _textcodec.Decoded, units: list[Unit], blocks: list[_Block], eol: str) -> None:
-        self._decoded = decoded
-        self._units = tuple(units)
+        super().__init__(decoded, units)
         self._blocks = blocks
         self._eol = eol
 
-    @property
-    def units(self) -> Sequence[Unit]:
-        return self._units
-
-    def render(self, translations: Sequence[Sequence[str] | None], *, target: str) -> bytes:
-        """The file with each translated block's text replaced (see the module docstring)."""
-        checked(self._units, translations)
-        text = self._decoded.text
+    def replacements(self, translations: Sequence[Sequence[str] | None], target: str) -> list[tuple[int, int, str]]:
+        """Each translated block's text replaced (see the module docstring)."""
         replacements = []
         for unit, block, new in zip(self._units, self._blocks, translations):
             if new is None:
                 continue
             first, last = block.pieces[0], block.pieces[-1]
             replacements.append((first.start, last.end, self._source(unit, block, new)))
-        return _textcodec.encode(splice(text, replacements), self._decoded)
+        return replacements
 
     def _source(self, unit: Unit, block: _Block, new: Sequence[str]) -> str:
         """The source text of a block whose runs now read `new`."""

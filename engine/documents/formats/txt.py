@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.documents.formats import _textcodec
-from engine.documents.formats._textdoc import Line, checked, dominant_eol, splice, split_lines, with_eol
+from engine.documents.formats._textdoc import Line, SplicedText, dominant_eol, split_lines, with_eol
 from engine.documents.model import DocumentFormat, Run, Unit
 
 # A block longer than this is split where a paragraph may end (see _chunks).
@@ -32,21 +32,15 @@ class _Paragraph:
     eol: str  # how a line break inside it is written
 
 
-class TextDocument:
+class TextDocument(SplicedText):
     """A read text file (engine.documents.model.Extracted)."""
 
     def __init__(self, decoded: _textcodec.Decoded, paragraphs: list[_Paragraph]) -> None:
-        self._decoded = decoded
+        super().__init__(decoded, [Unit((Run(decoded.text[p.start : p.end]),)) for p in paragraphs])
         self._paragraphs = paragraphs
-        self._units = tuple(Unit((Run(decoded.text[p.start : p.end]),)) for p in paragraphs)
 
-    @property
-    def units(self) -> Sequence[Unit]:
-        return self._units
-
-    def render(self, translations: Sequence[Sequence[str] | None], *, target: str) -> bytes:
-        """The file with each translated paragraph replaced (see the module docstring)."""
-        checked(self._units, translations)
+    def replacements(self, translations: Sequence[Sequence[str] | None], target: str) -> list[tuple[int, int, str]]:
+        """Each translated paragraph replaced (see the module docstring)."""
         replacements = []
         for unit, paragraph, new in zip(self._units, self._paragraphs, translations):
             if new is None:
@@ -55,7 +49,7 @@ class TextDocument:
             if text != unit.runs[0].text:
                 text = with_eol(text, paragraph.eol)
             replacements.append((paragraph.start, paragraph.end, text))
-        return _textcodec.encode(splice(self._decoded.text, replacements), self._decoded)
+        return replacements
 
 
 def read(data: bytes) -> TextDocument:
