@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.onnx_model import EncoderState
+from engine.search_types import SentenceOutput
 
 NEG_INF = np.float32(-np.inf)
 BIG_NEG = np.float32(-1.0e9)
@@ -39,6 +40,8 @@ class GenerationParams:
     length_penalty: float = 1.0
     early_stopping: bool | str = False
     renormalize: bool = False
+    num_return: int = 1  # n-best: hypotheses per sentence in SentenceOutput.nbest (≤ num_beams)
+    stop_repeats: bool = False  # beam search: a hypothesis caught in a loop (engine.repetition) stops there
 
     @classmethod
     def from_generation_config(cls, gen: dict, **overrides) -> GenerationParams:
@@ -70,6 +73,10 @@ class StepUpdate:
     committed: list[list[int]]
     done: list[bool]
     tokens: list[list[int]] = field(default_factory=list)  # final tokens once all are done (eos excluded)
+    # Per sentence: its SentenceOutput from the step it finished on (None while it runs)
+    outputs: list[SentenceOutput | None] = field(default_factory=list)
+    # Per sentence: the best running hypothesis' tokens now (beam search; greedy: the committed tokens)
+    best: list[list[int]] = field(default_factory=list)
 
 
 class LogitsProcessor:

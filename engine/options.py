@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from engine.config import MAX_BEAMS
 from engine.errors import InputError
+from engine.glossary import Glossary
+from engine.memory import TranslationMemory
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,14 @@ class TranslationOptions:
     join_wrapped_lines: bool = True
     # Half-width ! ? , : ; ( ) next to CJK characters become full-width (numbers, Latin text and URLs untouched).
     normalize_punctuation: bool = True
+    # Whole-sentence alternatives per sentence from the beam (SentenceResult.alternatives): 0 none, at most beams-1.
+    alternatives: int = 0
+    # Terms the output must contain (constrained beam search); None: no glossary for this request.
+    glossary: Glossary | None = None
+    # The user's earlier fixes, used instead of decoding (SentenceResult.origin "memory"); None: none.
+    memory: TranslationMemory | None = field(default=None, compare=False)
+    # Guards against known Marian failures (engine.guards): flags, subtitle artefacts kept out, loops cut in beams.
+    guards: bool = True
 
     def replace(self, **changes: object) -> TranslationOptions:
         return replace(self, **changes)  # type: ignore[arg-type]

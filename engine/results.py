@@ -36,6 +36,66 @@ class StreamEvent:
     sentences_total: int
 
 
+# Why a sentence is flagged (engine.guards): the window marks it in the margin with the reason on hover.
+FLAG_LENGTH = "length"  # the output is far longer or shorter than the source's length suggests
+FLAG_NUMBERS = "numbers"  # a number, URL, e-mail address or code span of the source is missing or changed
+FLAG_REPETITION = "repetition"  # the model was caught repeating itself; the loop was cut
+FLAG_ARTEFACT = "artefact"  # a subtitle artefact ("(掌声)") was kept out of the output
+FLAG_CONSTRAINT = "constraint"  # a glossary or do-not-translate term could not be met
+
+ORIGIN_MODEL = "model"  # decoded for this request
+ORIGIN_CACHE = "cache"  # the same sentence, decoded by an earlier request with the same settings
+ORIGIN_MEMORY = "memory"  # the user's own translation from the translation memory (engine.memory)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A known Marian failure seen in one sentence: `kind` (FLAG_*) and `detail`, the English reason with the
+    offending text (e.g. "“2021” is missing from the translation")."""
+
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One alternative translation of a sentence: its text (as it would be shown), tokens and score.
+
+    From the n-best list, or from `Translator.alternatives` (another token at one position, the rest re-decoded):
+    then `position` is that token's index and `word` the text it contributes there."""
+
+    text: str
+    tokens: tuple[int, ...]
+    score: float
+    position: int | None = None
+    word: str = ""
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    """One decoded row of a request (a sentence; a very long sentence gives several rows, each with its part).
+
+    Offsets are Python string indices, end exclusive. `source_span` is in the request's text (the whole sentence,
+    its line breaks included when wrapped lines were joined; every part of a split sentence has the same span);
+    `target_span` is in `Translation.text`. `token_spans[i]` is the part of the sentence's text (relative to
+    `target_span[0]`) token i produced, empty (a, a) for a token that adds no character; the punctuation
+    normalisation is taken into account. `logprobs` are the tokens' log-probabilities (empty for ORIGIN_MEMORY).
+    """
+
+    index: int  # the row's number in reading order (0, 1, …)
+    source: str  # the sentence as the model read it (wrapped lines joined)
+    source_span: tuple[int, int]
+    target_span: tuple[int, int]
+    tokens: tuple[int, ...] = ()
+    logprobs: tuple[float, ...] = ()
+    token_spans: tuple[tuple[int, int], ...] = ()
+    score: float | None = None  # length-normalised log-probability (None: not decoded here)
+    origin: str = ORIGIN_MODEL
+    alternatives: tuple[Alternative, ...] = ()  # n-best, best excluded, distinct texts (options.alternatives)
+    flags: tuple[Flag, ...] = ()
+    unmet: tuple[str, ...] = ()  # glossary / do-not-translate terms the search could not place
+
+
 @dataclass(frozen=True)
 class Translation:
     """A finished (or cancelled) request. On cancel, `text` holds the part already translated.
@@ -49,3 +109,6 @@ class Translation:
     stats: TranslationStats | None = None
     cancelled: bool = False
     error: str | None = None
+    # Per sentence, in reading order: where it is in both texts, its token scores, flags and n-best (the finished
+    # sentences only, on cancel).
+    sentences: list[SentenceResult] = field(default_factory=list)

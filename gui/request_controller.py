@@ -14,8 +14,10 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from engine.glossary import Glossary
 from engine.options import TranslationOptions
 from engine.results import Translation
+from gui.memory_chain import MemoryChain
 from gui.pair_text import chosen_variant
 from gui.settings import Key, Settings
 from gui.worker import ModelInfo, ModelProblem, TranslationWorker
@@ -72,6 +74,10 @@ class RequestController(QObject):
         self._shown_text = ""  # the text of the result now shown ("" when nothing is)
         self._pending_keys: set[Key] = set()  # request settings changed since the last decision
         self._closed = False
+        # The user's fixes (their edits first, then the history's), asked before decoding each sentence
+        self.memory = MemoryChain()
+        # The glossary a request applies now (gui's glossary store sets it; None: none or switched off)
+        self.glossary_source: Callable[[], Glossary | None] = lambda: None
 
         self._live_timer = QTimer(self)
         self._live_timer.setSingleShot(True)
@@ -110,6 +116,8 @@ class RequestController(QObject):
             variant=variant,
             join_wrapped_lines=self.settings.get(Key.JOIN_WRAPPED_LINES),
             normalize_punctuation=self.settings.get(Key.NORMALIZE_PUNCTUATION),
+            glossary=self.glossary_source(),
+            memory=self.memory if len(self.memory) else None,
         )
 
     def request(self, text: str, precision: str | None = None) -> int:

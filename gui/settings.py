@@ -65,6 +65,12 @@ class Key(Enum):
     API_ENABLED = "api/enabled"  # the app serves the local translation API (127.0.0.1 only)
     API_PORT = "api/port"
     API_KEY_FILE = "api/key_file"  # "" = no key asked for
+    CONFIDENCE_UNDERLINE = "review/underline_unsure"  # wavy underline under words the model was unsure of
+    CONFIDENCE_THRESHOLD = "review/unsure_below_percent"  # a word is unsure below this probability (percent)
+    SYNC_SCROLL = "review/sync_scroll"  # the panes scroll together
+    GLOSSARY_ENABLED = "glossary/enabled"  # the glossary applies to every translation
+    HISTORY_ENABLED = "history/enabled"  # finished translations are kept in the history database
+    HISTORY_LIMIT = "history/max_entries"  # the oldest entries go beyond this many
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,12 @@ SPECS: dict[Key, Spec] = {
     Key.API_ENABLED: Spec(bool, False),
     Key.API_PORT: Spec(int, DEFAULT_API_PORT, minimum=1024, maximum=65535),
     Key.API_KEY_FILE: Spec(str, ""),
+    Key.CONFIDENCE_UNDERLINE: Spec(bool, True),
+    Key.CONFIDENCE_THRESHOLD: Spec(int, 35, minimum=1, maximum=99),
+    Key.SYNC_SCROLL: Spec(bool, True),
+    Key.GLOSSARY_ENABLED: Spec(bool, True),
+    Key.HISTORY_ENABLED: Spec(bool, True),
+    Key.HISTORY_LIMIT: Spec(int, 10_000, minimum=100, maximum=1_000_000),
 }
 
 # What a person calls each setting (the Settings dialog's wording), for notices; never the raw INI key.
@@ -138,6 +150,12 @@ LABELS: dict[Key, str] = {
     Key.CLIPBOARD_WATCH: QT_TRANSLATE_NOOP("Settings", "Translate English copied to the clipboard"),
     Key.CLIPBOARD_WATCH_PAUSED: QT_TRANSLATE_NOOP("Settings", "Clipboard watching paused"),
     Key.API_ENABLED: QT_TRANSLATE_NOOP("Settings", "Local translation API"),
+    Key.CONFIDENCE_UNDERLINE: QT_TRANSLATE_NOOP("Settings", "Underline words the model is unsure of"),
+    Key.CONFIDENCE_THRESHOLD: QT_TRANSLATE_NOOP("Settings", "Unsure below"),
+    Key.SYNC_SCROLL: QT_TRANSLATE_NOOP("Settings", "Scroll the panes together"),
+    Key.GLOSSARY_ENABLED: QT_TRANSLATE_NOOP("Settings", "Apply the glossary"),
+    Key.HISTORY_ENABLED: QT_TRANSLATE_NOOP("Settings", "Keep a history of translations"),
+    Key.HISTORY_LIMIT: QT_TRANSLATE_NOOP("Settings", "History size"),
     Key.API_PORT: QT_TRANSLATE_NOOP("Settings", "API port"),
     Key.API_KEY_FILE: QT_TRANSLATE_NOOP("Settings", "API key file"),
 }

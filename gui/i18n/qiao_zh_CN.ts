@@ -1447,6 +1447,30 @@
         <translation>本地翻译 API</translation>
     </message>
     <message>
+        <source>Underline words the model is unsure of</source>
+        <translation>给模型不确定的词加下划线</translation>
+    </message>
+    <message>
+        <source>Unsure below</source>
+        <translation>低于此概率视为不确定</translation>
+    </message>
+    <message>
+        <source>Scroll the panes together</source>
+        <translation>两侧窗格同步滚动</translation>
+    </message>
+    <message>
+        <source>Apply the glossary</source>
+        <translation>应用术语表</translation>
+    </message>
+    <message>
+        <source>Keep a history of translations</source>
+        <translation>保存翻译历史</translation>
+    </message>
+    <message>
+        <source>History size</source>
+        <translation>历史记录条数</translation>
+    </message>
+    <message>
         <source>API port</source>
         <translation>API 端口</translation>
     </message>
