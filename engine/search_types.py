@@ -3,7 +3,7 @@
 A search is called with the source id rows, the `GenerationParams`, per-row length limits and, optionally, one
 `RowExtras` per row (a forced target prefix, constraints). Once a sentence is finished its `StepUpdate.outputs`
 entry holds a `SentenceOutput`: the best hypothesis with its per-token log-probabilities, the n-best list (when
-`params.num_return > 1`) and which constraints it could not meet.
+`params.num_return > 1`), which constraints it could not meet and whether a repetition loop was cut.
 
 Scores follow transformers: a token's log-probability is the log-softmax of the processed logits at that step
 (bad words and forced tokens applied), as `compute_transition_scores(..., normalize_logits=True)` gives for greedy
@@ -56,3 +56,4 @@ class SentenceOutput:
     best: Hypothesis
     nbest: tuple[Hypothesis, ...] = ()
     unmet: tuple[int, ...] = field(default=())
+    repeated: bool = False  # `params.stop_repeats` cut a repetition loop (engine.repetition) short here
