@@ -22,7 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.constraint_banks import ConstraintSet, Progress, allocate
-from engine.decoding import GenerationParams, LogitsProcessor, StepUpdate, _topk_desc, log_softmax
+from engine.decoding import (
+    GenerationParams,
+    LogitsProcessor,
+    StepUpdate,
+    _topk_desc,
+    beam_search,
+    greedy_search,
+    log_softmax,
+)
 from engine.onnx_model import EncoderState
 from engine.search_types import Constraint, Hypothesis, RowExtras, SentenceOutput
 
@@ -83,9 +91,7 @@ def _rows(enc: EncoderState, rows: list[int]) -> EncoderState:
 
 def _plain_search(model, enc, params, max_lengths, extras, rows) -> Iterator[StepUpdate]:
     """The unconstrained rows through engine.decoding's search, as Translator._search would run them alone."""
-    from engine import decoding  # looked up at call time: the searches may gain arguments (row extras)
-
-    search = decoding.greedy_search if params.num_beams == 1 else decoding.beam_search
+    search = greedy_search if params.num_beams == 1 else beam_search
     sub = [extras[b] for b in rows]
     if any(e.prefix for e in sub):  # only a search that takes row extras can force prefixes
         return search(model, _rows(enc, rows), params, max_lengths[rows], sub)
@@ -174,7 +180,7 @@ class _Row:
             elif cand.hit:
                 self.finish(cand, params)
         going = [c for c in cands if not c.hit]
-        return [going[i] for i in allocate([self.cset.bank(c.state) for c in going], self.k)]
+        return [going[i] for i in allocate([c.state.bank for c in going], self.k)]
 
     def satisfied(self, cur_len: int, params: GenerationParams) -> bool:
         """transformers' stopping rule over the hypotheses that could end now: `k` finished ones and no complete
@@ -227,7 +233,7 @@ class _Row:
         if self.output is not None:
             return list(self.output.best.tokens)
         live = [h for h in self.running if h is not None]
-        return list(max(live, key=lambda h: (self.cset.bank(h.state), h.score)).tokens) if live else self.committed
+        return list(max(live, key=lambda h: (h.state.bank, h.score)).tokens) if live else self.committed
 
 
 class _Search:
@@ -279,12 +285,14 @@ class _Search:
         values = np.take_along_axis(processed, ids, axis=1)
         return values, ids, lambda s, t: float(processed[s, t]), lambda s, t: float(lsm[s, t])
 
-    def _banned(self, h: _Hyp, token: int) -> bool:
+    def _banned(self, h: _Hyp) -> set[int]:
+        """Tokens `h` may not continue with: eos before the minimum length, the last token of a multi-token bad
+        word whose beginning `h` ends with (the scorer has banned the single-token ones already)."""
         p = self.p
-        if token == p.eos_id and (self.cur_len < p.min_length or self.cur_len - 1 < p.min_new_tokens):
-            return True
+        out = {p.eos_id} if self.cur_len < p.min_length or self.cur_len - 1 < p.min_new_tokens else set()
         seq = [p.decoder_start_id, *h.tokens]
-        return any(w[-1] == token and seq[len(seq) - len(w) + 1 :] == list(w[:-1]) for w in self.multi_bad)
+        out.update(w[-1] for w in self.multi_bad if seq[len(seq) - len(w) + 1 :] == list(w[:-1]))
+        return out
 
     def _candidates(self, row: _Row, base: int, values, ids, proc, raw) -> list[_Cand]:
         p, cur_len, cset = self.p, self.cur_len, row.cset
@@ -302,8 +310,9 @@ class _Search:
                 options = dict(zip(ids[s].tolist(), values[s].tolist()))
                 for t in cset.next_tokens(h.state) - options.keys():
                     options[t] = proc(s, t)
+            banned = self._banned(h) if forced is None else set()
             for t, lp in options.items():
-                if not lp > _DEAD or (forced is None and self._banned(h, t)):
+                if not lp > _DEAD or t in banned:
                     continue
                 eos = t == p.eos_id
                 state = h.state if eos else cset.advance(h.state, t)

@@ -19,6 +19,7 @@ from engine.search_types import Constraint
 class Progress:
     met: int = 0  # bit c: constraint c met
     partial: tuple[tuple[int, int], ...] = ()  # (constraint, trie node) for every match in progress, sorted
+    bank: int = 0  # constraint tokens met (see the module docstring)
 
 
 class ConstraintSet:
@@ -49,7 +50,8 @@ class ConstraintSet:
                     node = nxt
                 self._ends[node] = True
         self.total = sum(self._weight)
-        self.start = Progress(met=empty)
+        self._firsts = {t for root in self._roots for t in self._children[root]}
+        self.start = self._progress(empty, ())
         self._memo: dict[tuple[Progress, int], Progress] = {}
 
     def _node(self, depth: int) -> int:
@@ -58,8 +60,14 @@ class ConstraintSet:
         self._depth.append(depth)
         return len(self._children) - 1
 
+    def _progress(self, met: int, partial: tuple[tuple[int, int], ...]) -> Progress:
+        done = sum(w for c, w in enumerate(self._weight) if met >> c & 1)
+        return Progress(met, partial, done + max((self._depth[node] for _, node in partial), default=0))
+
     def advance(self, state: Progress, token: int) -> Progress:
         """The progress after `token` is appended."""
+        if not state.partial and token not in self._firsts:
+            return state  # most tokens: nothing in progress, nothing starts
         key = (state, token)
         found = self._memo.get(key)
         if found is not None:
@@ -75,7 +83,7 @@ class ConstraintSet:
                 met |= 1 << c
             else:
                 partial.add((c, node))
-        result = Progress(met, tuple(sorted(p for p in partial if not met >> p[0] & 1)))
+        result = self._progress(met, tuple(sorted(p for p in partial if not met >> p[0] & 1)))
         self._memo[key] = result
         return result
 
@@ -88,10 +96,6 @@ class ConstraintSet:
             if not state.met >> c & 1:
                 out.update(self._children[self._roots[c]])
         return out
-
-    def bank(self, state: Progress) -> int:
-        done = sum(w for c, w in enumerate(self._weight) if state.met >> c & 1)
-        return done + max((self._depth[node] for _, node in state.partial), default=0)
 
     def complete(self, state: Progress) -> bool:
         return state.met == self.all_met
@@ -106,11 +110,13 @@ class ConstraintSet:
 def allocate(banks: Sequence[int], k: int) -> list[int]:
     """Which of the candidates (given best first, with their banks) fill a beam of `k`: the beam is divided evenly
     among the banks present (the remainder to the most advanced ones; with more banks than slots, one slot each to
-    the `k` most advanced); slots a bank cannot fill go to the best remaining candidates. Returns indices, best
-    first."""
+    the `k - 1` most advanced and to the least, which keeps an unforced continuation alive); slots a bank cannot
+    fill go to the best remaining candidates. Returns indices, best first."""
     if not banks:
         return []
-    present = sorted(set(banks), reverse=True)[:k]
+    present = sorted(set(banks), reverse=True)
+    if len(present) > k:
+        present = present[: k - 1] + present[-1:] if k > 1 else present[:1]
     base, extra = divmod(k, len(present))
     quota = {bank: base + (i < extra) for i, bank in enumerate(present)}
     chosen, rest = [], []

@@ -3,13 +3,15 @@ are reported, unconstrained rows decode exactly as the plain searches do, scores
 
 from __future__ import annotations
 
+import time
 from itertools import pairwise
 
 import numpy as np
 import pytest
 
+from engine.batching import length_limit
 from engine.constrained import beam_size, constrained_beam_search
-from engine.decoding import beam_search, greedy_search, log_softmax
+from engine.decoding import StepUpdate, beam_search, greedy_search, log_softmax
 from engine.search_types import Constraint, RowExtras
 from engine.translator import Translator
 from tests.conftest import FIXTURE_DIR
@@ -164,6 +166,8 @@ def test_unconstrained_rows_decode_as_the_plain_search(fp32, beams):
             assert tokens != plain[i]
         else:
             assert tokens == plain[i], texts[i]
+            out = last.outputs[i]  # the plain search's own SentenceOutput, where it gives one
+            assert out is None or list(out.best.tokens) == tokens
             assert tokens == fp32.generate_ids([fp32.tokenizer.encode(f">>cmn_Hans<< {texts[i]}")], beams, LIMIT)[0]
     assert sum(bool(e.constraints) for e in extras) == 4
 
@@ -277,3 +281,45 @@ def test_int8_meets_constraints_too(int8, fp32):
     for tokens, c, out in zip(last.tokens, chunks, last.outputs):
         _assert_met(int8, tokens, c)
         assert out.unmet == ()
+
+
+@pytest.fixture(scope="module")
+def full():
+    from tests.engine.convert.test_full_model import CACHE, _current
+
+    bundle = CACHE / "bundle"
+    if not _current(bundle):
+        pytest.skip("no full-size random bundle (pytest -m slow tests/engine/convert/test_full_model.py builds it)")
+    return Translator(bundle, precision="fp32", threads=2)
+
+
+def _timed(search, *args) -> tuple[float, StepUpdate]:
+    start = time.perf_counter()
+    *_, last = search(*args)
+    return time.perf_counter() - start, last
+
+
+@pytest.mark.slow
+def test_the_full_size_model_meets_every_constraint(full):
+    """The random full-size model (opus-mt-en-zh's shape, the fixture's tokenizer) writes random text up to the length
+    limit; every constraint must still appear. Prints what the constraints cost over plain beam search."""
+    texts = _corpus(6)
+    model, params = full._model, full.params(4)
+    _, chunks2 = _missing_chunks(full, texts, 2)
+    _, chunks1 = _missing_chunks(full, texts[::-1], 1)
+    costs = {1: [], 2: []}
+    for i, text in enumerate(texts):
+        limit = np.array([length_limit(len(full.tokenizer.encode(f">>cmn_Hans<< {text}")), model.max_positions)])
+        enc = _encode(full, [text])
+        base, last = _timed(beam_search, model, enc, params.replace(max_length=int(limit[0])), limit)
+        assert not any(_contains(last.tokens[0], c.options[0]) for c in (chunks2[i], chunks1[-1 - i]))
+        for n, constraints in ((1, (chunks2[i],)), (2, (chunks2[i], chunks1[-1 - i]))):
+            extras = [RowExtras(constraints=constraints)]
+            took, out = _timed(constrained_beam_search, model, enc, params, limit, extras)
+            for c in constraints:
+                _assert_met(full, out.tokens[0], c)
+            assert out.outputs[0].unmet == ()
+            costs[n].append(took / base)
+    for n, ratios in costs.items():
+        ratio = np.median(ratios)
+        print(f"\nconstrained / plain beam search (4 beams, 2 threads), {n} constraint(s): median ×{ratio:.2f}")
