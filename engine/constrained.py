@@ -8,9 +8,14 @@ made none. End of sentence is allowed only once every constraint is met; at the 
 ends anyway, and the constraints it lacks are reported in `SentenceOutput.unmet` (so are constraints no
 tokenisation of which fits the limit, which are not searched for at all).
 
+The beam is the requested one but at least 1 + the number of constraints (so `num_beams == 1` gets 2 or more).
+A forced target prefix (`RowExtras.prefix`) is decoded first and counts towards the constraints. Scores follow
+engine.search_types: per-token log-probabilities of the processed logits (the prefix's scored too), and a
+hypothesis' score is their sum (eos included) / its length (prefix and eos included) ** length_penalty. Repetition
+loops are not cut here: `StepUpdate.best` (the most advanced live hypothesis) lets the caller watch for them.
+
 Rows without constraints are not searched here: they run, in step with the constrained rows, through the search the
 translator would use for them (engine.decoding's greedy or beam search), so their output is exactly that search's.
-Scores follow engine.search_types: per-token log-probabilities of the processed logits, sum / length ** penalty.
 """
 
 from __future__ import annotations

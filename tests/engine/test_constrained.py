@@ -323,3 +323,23 @@ def test_the_full_size_model_meets_every_constraint(full):
     for n, ratios in costs.items():
         ratio = np.median(ratios)
         print(f"\nconstrained / plain beam search (4 beams, 2 threads), {n} constraint(s): median ×{ratio:.2f}")
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"renormalize": True, "min_length": 12},  # the full-vocabulary path, eos banned early
+        {"early_stopping": True},
+        {"early_stopping": "never", "length_penalty": 0.6},
+    ],
+)
+def test_other_generation_settings_still_meet_constraints(fp32, overrides):
+    texts = _corpus(6)
+    _, chunks = _missing_chunks(fp32, texts, 2)
+    last = _constrained(fp32, texts, [RowExtras(constraints=(c,)) for c in chunks], **overrides)[-1]
+    for tokens, c, out in zip(last.tokens, chunks, last.outputs):
+        _assert_met(fp32, tokens, c)
+        assert out.unmet == () and len(tokens) >= overrides.get("min_length", 0) - 1
+        lp = overrides.get("length_penalty", 1.0)
+        total = sum(out.best.logprobs) + out.best.eos_logprob
+        assert abs(out.best.score - total / (len(tokens) + 1) ** lp) < 1e-6
