@@ -283,9 +283,14 @@ class _Search:
             raw = proc = lambda s, t: float(logits[s, t] - shift[s])
             return values, ids, proc, raw
         lsm = log_softmax(logits.astype(np.float32, copy=False))
-        running = [h for i in self.active for h in self.rows[i].running] if self.multi_bad else []
-        seqs = [[self.p.decoder_start_id, *(h.tokens if h else [])] for h in running]
-        processed = self.proc(lsm.copy(), seqs, self.cur_len, np.repeat(self.active, self.k))
+        hist = None  # every decoder row's tokens so far, start included (multi-token bad words read them)
+        if self.multi_bad:
+            hist = np.full((len(logits), self.cur_len), self.p.pad_id, dtype=np.int64)
+            hist[:, 0] = self.p.decoder_start_id
+            for r, h in enumerate(h for i in self.active for h in self.rows[i].running):
+                if h is not None:
+                    hist[r, 1:] = h.tokens
+        processed = self.proc(lsm.copy(), hist, self.cur_len, np.repeat(self.active, self.k))
         ids = _topk_desc(processed, width)
         values = np.take_along_axis(processed, ids, axis=1)
         return values, ids, lambda s, t: float(processed[s, t]), lambda s, t: float(lsm[s, t])

@@ -262,7 +262,10 @@ def test_a_forced_prefix_is_kept_and_the_constraint_still_met(fp32):
     assert np.allclose(out.best.logprobs, steps, atol=1e-4)
 
 
-def test_multi_token_bad_words_still_apply(fp32):
+@pytest.mark.parametrize("path", ["scorer", "full vocabulary"])
+def test_multi_token_bad_words_still_apply(fp32, monkeypatch, path):
+    if path != "scorer":
+        monkeypatch.setattr(fp32._model, "scorer", lambda params: None)
     text = "Thank you very much."
     c = _c(fp32, "客", "气")
     free = _constrained(fp32, [text], [RowExtras(constraints=(c,))])[-1].tokens[0]
