@@ -303,18 +303,20 @@ def _timed(search, *args) -> tuple[float, StepUpdate]:
 
 
 @pytest.mark.slow
-def test_the_full_size_model_meets_every_constraint(full):
+@pytest.mark.parametrize("beams", [4, 1])
+def test_the_full_size_model_meets_every_constraint(full, beams):
     """The random full-size model (opus-mt-en-zh's shape, the fixture's tokenizer) writes random text up to the length
-    limit; every constraint must still appear. Prints what the constraints cost over plain beam search."""
+    limit; every constraint must still appear. Prints what the constraints cost over the plain search (greedy for
+    one beam, where the constrained search runs 1 + constraints beams)."""
     texts = _corpus(6)
-    model, params = full._model, full.params(4)
+    model = full._model
     _, chunks2 = _missing_chunks(full, texts, 2)
     _, chunks1 = _missing_chunks(full, texts[::-1], 1)
     costs = {1: [], 2: []}
     for i, text in enumerate(texts):
         limit = np.array([length_limit(len(full.tokenizer.encode(f">>cmn_Hans<< {text}")), model.max_positions)])
-        enc = _encode(full, [text])
-        base, last = _timed(beam_search, model, enc, params.replace(max_length=int(limit[0])), limit)
+        enc, params = _encode(full, [text]), full.params(beams, max_length=int(limit[0]))
+        base, last = _timed(greedy_search if beams == 1 else beam_search, model, enc, params, limit)
         assert not any(_contains(last.tokens[0], c.options[0]) for c in (chunks2[i], chunks1[-1 - i]))
         for n, constraints in ((1, (chunks2[i],)), (2, (chunks2[i], chunks1[-1 - i]))):
             extras = [RowExtras(constraints=constraints)]
@@ -325,7 +327,7 @@ def test_the_full_size_model_meets_every_constraint(full):
             costs[n].append(took / base)
     for n, ratios in costs.items():
         ratio = np.median(ratios)
-        print(f"\nconstrained / plain beam search (4 beams, 2 threads), {n} constraint(s): median ×{ratio:.2f}")
+        print(f"\nconstrained / plain search ({beams} beam(s), 2 threads), {n} constraint(s): median ×{ratio:.2f}")
 
 
 @pytest.mark.parametrize(
@@ -346,3 +348,17 @@ def test_other_generation_settings_still_meet_constraints(fp32, overrides):
         lp = overrides.get("length_penalty", 1.0)
         total = sum(out.best.logprobs) + out.best.eos_logprob
         assert abs(out.best.score - total / (len(tokens) + 1) ** lp) < 1e-6
+
+
+def test_do_not_translate_spans_come_out_verbatim(fp32):
+    """Spans tokenised as the source side tokenises them (the vocabulary is joint) appear in the text unchanged."""
+    cases = [("Visit https://example.com today.", "https://example.com"), ("See you at 2024.", "2024")]
+    cases.append(("Thank you %s.", "%s"))
+    texts = [src for src, _ in cases]
+    spans = [Constraint((tuple(fp32.tokenizer.encode(span, add_eos=False)),), span) for _, span in cases]
+    plain = _plain(fp32, texts, limit=60)
+    last = _constrained(fp32, texts, [RowExtras(constraints=(c,)) for c in spans], limit=60)[-1]
+    for before, tokens, c in zip(plain, last.tokens, spans):
+        assert c.label not in fp32.tokenizer.decode(before)
+        assert c.label in fp32.tokenizer.decode(tokens)
+        _assert_met(fp32, tokens, c)
