@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -22,6 +22,9 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -36,6 +39,30 @@ from gui.settings import Key, Settings
 
 SOURCE, TARGET, CASE, WHOLE = range(4)
 MERGE, REPLACE = "merge", "replace"
+
+
+class _KeepHint(QStyledItemDelegate):
+    """Shows "keep as is" in grey in an empty target cell, so a do-not-translate entry reads as one."""
+
+    def __init__(self, hint: str, parent: QObject) -> None:
+        super().__init__(parent)
+        self.hint = hint
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        super().paint(painter, option, index)
+        if index.data():
+            return
+        painter.save()
+        color = option.palette.color(QPalette.ColorRole.PlaceholderText)
+        if option.state & QStyle.StateFlag.State_Selected:
+            color = option.palette.color(QPalette.ColorRole.HighlightedText)
+        painter.setPen(color)
+        font = painter.font()
+        font.setItalic(True)
+        painter.setFont(font)
+        rect = option.rect.adjusted(4, 0, -4, 0)
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), self.hint)
+        painter.restore()
 
 
 class GlossaryDialog(QDialog):
@@ -74,6 +101,7 @@ class GlossaryDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.setItemDelegateForColumn(TARGET, _KeepHint(self.tr("keep as is"), self.table))
 
         self.add_button = QPushButton(self.tr("&Add"), self)
         self.remove_button = QPushButton(self.tr("&Remove"), self)
@@ -81,6 +109,11 @@ class GlossaryDialog(QDialog):
         self.export_button = QPushButton(self.tr("&Export…"), self)
         self.add_button.clicked.connect(self.add_row)
         self.remove_button.clicked.connect(self.remove_selected)
+        delete = QAction(self.table)
+        delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # not while a cell is being edited
+        delete.triggered.connect(self.remove_selected)
+        self.table.addAction(delete)
         self.import_button.clicked.connect(self._ask_import)
         self.export_button.clicked.connect(self._ask_export)
         row = QHBoxLayout()
@@ -239,9 +272,7 @@ class GlossaryDialog(QDialog):
         try:
             imported = read_glossary(Path(path))
         except InputError as exc:
-            self.show_message(
-                self.tr("Could not import {name}: {reason}").format(name=Path(path).name, reason=exc), error=True
-            )
+            self.show_message(self.tr("The glossary was not imported: {reason}").format(reason=exc), error=True)
             return False
         how = REPLACE if not self.entries() else self.ask_merge(len(imported.entries))
         if how is None:

@@ -85,9 +85,16 @@ def test_remove_and_cancel_forgets(dialog, store):
     assert store.glossary() == START
 
 
+def test_the_delete_key_removes_the_selected_rows(dialog, qtbot):
+    dialog.table.setFocus()
+    dialog.table.selectRow(1)
+    qtbot.keyClick(dialog.table, Qt.Key.Key_Delete)
+    assert [e.source for e in dialog.entries()] == ["train"]
+
+
 def test_import_csv_merges_when_asked(dialog, tmp_path):
     path = tmp_path / "more.csv"
-    path.write_text("source,target,case_sensitive\nTrain,动车,no\n\"Smith, John\",约翰·史密斯,yes\n", encoding="utf-8")
+    path.write_text('source,target,case_sensitive\nTrain,动车,no\n"Smith, John",约翰·史密斯,yes\n', encoding="utf-8")
     dialog.ask_import_path = lambda: str(path)
     asked = []
     dialog.ask_merge = lambda count: asked.append(count) or "merge"
