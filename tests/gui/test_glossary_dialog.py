@@ -226,3 +226,12 @@ def test_attach_to_the_real_window(make_window, store):
     window = make_window()
     attach_glossary(window, store)
     assert window.requests.options().glossary == START
+
+
+def test_a_damaged_glossary_is_reported_in_the_window(make_window, tmp_path):
+    path = tmp_path / "g.tsv"
+    path.write_text("a\tb\tmaybe\n", encoding="utf-8")
+    window = make_window()
+    attach_glossary(window, GlossaryStore(path))
+    assert "kept as" in window.notice.label.text() and window.notice.isVisible()
+    assert window.requests.options().glossary == Glossary()  # empty, yet it still protects placeholders
