@@ -40,9 +40,19 @@ SHORT_RATIO = 0.25
 LONG_RATIO = 3.0
 
 
+# engine.punctuation.is_cjk's ranges, as one pattern (counting with it is ~10x faster than calling is_cjk per character)
+_CJK_RANGES = (
+    "\u2e80-\u2fff\u3001-\u312f\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f"
+    "\uff00-\uffef\U00020000-\U0003ffff"
+)  # the ideographic space U+3000 is a space here
+_CJK = re.compile(f"[{_CJK_RANGES}]")
+_SPACE = re.compile(r"\s")
+_LATIN = re.compile(f"[^\\W\\d_{_CJK_RANGES}]")  # letters of the other scripts
+
+
 def length_units(text: str) -> int:
     """Non-space characters, each CJK character counted CJK_WEIGHT times."""
-    return sum(CJK_WEIGHT if is_cjk(c) else 1 for c in text if not c.isspace())
+    return len(text) - len(_SPACE.findall(text)) + (CJK_WEIGHT - 1) * len(_CJK.findall(text))
 
 
 def _length_flag(source: str, target: str, source_tokens: int, target_tokens: int) -> Flag | None:
@@ -237,7 +247,7 @@ def _artefact_words(source: str, *, both: bool = False) -> list[str]:
     """The artefacts to keep out: those of the target language (English for a Chinese source, Chinese otherwise;
     `both` for either) the source gives no reason for."""
     allowed = _allowed(source)
-    chinese_source = is_chinese(source)
+    chinese_source = not both and is_chinese(source)
     words: list[str] = []
     for name, (_, zh, en) in _ARTEFACTS.items():
         if name not in allowed:
@@ -247,8 +257,8 @@ def _artefact_words(source: str, *, both: bool = False) -> list[str]:
 
 def is_chinese(text: str) -> bool:
     """Mostly Chinese (CJK characters outweigh Latin letters, each CJK character counted CJK_WEIGHT times)."""
-    cjk = sum(1 for c in text if is_cjk(c))
-    return cjk * CJK_WEIGHT > sum(1 for c in text if c.isalpha() and not is_cjk(c))
+    cjk = len(_CJK.findall(text))
+    return cjk * CJK_WEIGHT > len(_LATIN.findall(text))
 
 
 def artefacts_in(source: str, target: str) -> list[str]:
