@@ -315,3 +315,42 @@ def test_length_band_on_real_human_translations():
             flagged += _length_flag(source, target, 20, 20) is not None
         assert judged > 1000
         assert flagged / judged < 0.005, (direction, flagged, judged)
+
+
+class _PieceVocab:
+    """A small vocabulary with the awkward pieces a real one has: brackets glued to a space, to the word, to
+    punctuation after them, and the whole artefact as one piece."""
+
+    PIECES = ("</s>", "<unk>", "(", "▁(", "（", "。(", "掌", "声", "掌声", "(掌", "声)", ")", ")。", "）", "你", "▁",
+              "笑", "笑声", "。", "(笑声)", "<pad>")  # fmt: skip
+    vocab_size = len(PIECES)
+    eos_id, unk_id, pad_id = 0, 1, len(PIECES) - 1
+
+    def id_to_piece(self, idx):
+        return self.PIECES[idx]
+
+    def text(self, seq):
+        return "".join(self.PIECES[i] for i in seq).replace("▁", " ")
+
+
+def test_bans_are_complete_and_exact_over_every_short_sequence():
+    """Brute force over every sequence of up to 4 tokens: each one that writes an artefact contains a banned
+    sequence (so the search cannot write it), and each banned sequence writes one only with its last token."""
+    import itertools
+    import re
+
+    vocab = _PieceVocab()
+    bans = artefact_bans("Thank you.", vocab)
+    artefacts = [o + w + c for w in ("掌声", "鼓掌", "笑声", "音乐", "欢呼") for o in "(（" for c in ")）"]
+    for ban in bans:
+        assert any(a in vocab.text(ban) for a in artefacts)
+        assert not any(a in vocab.text(ban[:-1]) for a in artefacts)
+    banned = set(bans)
+    writes = re.compile("|".join(map(re.escape, artefacts)))
+    surfaces = [p.replace("▁", " ") for p in vocab.PIECES]
+    ids = range(2, vocab.vocab_size - 1)  # not eos, unk, pad
+    for n in range(1, 5):
+        for seq in itertools.product(ids, repeat=n):
+            if writes.search("".join(surfaces[i] for i in seq)):
+                slices = (seq[i:j] for i in range(n) for j in range(i + 1, n + 1))
+                assert any(s in banned for s in slices), f"{[vocab.PIECES[i] for i in seq]} is not banned"
