@@ -1,0 +1,257 @@
+"""Glossaries as CSV or TSV files: what spreadsheets export and what a person types in a text editor.
+
+One entry per line: `source,target,case_sensitive,whole_word` (a header line with those names is optional and may
+put them in another order; a missing column takes its default: match any case, whole words). An empty target means
+do not translate. Fields follow the spreadsheet convention (Python's csv "excel" / "excel-tab" dialects): a field
+with the delimiter, a quote or a line break is quoted, quotes doubled. Blank lines and lines starting with `#` are
+skipped; `# protect: no` switches the automatic placeholder/link/code protection off (`Glossary.protect`).
+UTF-8, with or without a BOM. A line that cannot be read is an InputError naming its line number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import re
+from pathlib import Path
+
+from engine.errors import InputError
+from engine.glossary import Glossary, GlossaryEntry
+
+MAX_BYTES = 8 * 1024 * 1024  # a glossary is typed or exported by a person: 8 MB is ~100,000 long entries
+MAX_ENTRIES = 100_000
+FORMATS = ("csv", "tsv")
+COLUMNS = ("source", "target", "case_sensitive", "whole_word")
+_ALIASES = {
+    "source": "source",
+    "source term": "source",
+    "term": "source",
+    "target": "target",
+    "target term": "target",
+    "translation": "target",
+    "case_sensitive": "case_sensitive",
+    "case sensitive": "case_sensitive",
+    "case": "case_sensitive",
+    "match case": "case_sensitive",
+    "whole_word": "whole_word",
+    "whole word": "whole_word",
+    "whole words": "whole_word",
+}
+_TRUE = {"1", "true", "yes", "y", "x", "on"}
+_FALSE = {"0", "false", "no", "n", "off"}
+_PROTECT = re.compile(r"#\s*protect\s*[:=]\s*(\S+)\s*$", re.IGNORECASE)
+
+
+def read_glossary(source: str | os.PathLike[str], format: str | None = None) -> Glossary:
+    """A glossary from a file (a path) or from its text (a str with a line break, or that names no file).
+
+    `format` "csv" or "tsv"; None: from the file's extension (.csv, .tsv/.tab), else sniffed from the first entry
+    line (a tab → TSV, else CSV)."""
+    name = "glossary"
+    if isinstance(source, os.PathLike) or ("\n" not in source and "\r" not in source and Path(source).is_file()):
+        path = Path(source)
+        name = path.name
+        try:
+            size = path.stat().st_size
+            if size > MAX_BYTES:
+                raise InputError(_too_big(name, size))
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read the glossary {path}: {exc.strerror or exc}") from exc
+        format = format or _format_of(path)
+        text = _decode(data, name)
+    else:
+        text = str(source)
+        if len(text) > MAX_BYTES:
+            raise InputError(_too_big(name, len(text.encode("utf-8"))))
+        text = text.removeprefix("\ufeff")
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown glossary format {format!r}: use csv or tsv")
+    return _parse(text, format or _sniff(text), name)
+
+
+def _too_big(name: str, size: int) -> str:
+    return (
+        f"{name} is {size / 1e6:.1f} MB; a glossary may be at most {MAX_BYTES // (1024 * 1024)} MB "
+        f"({MAX_ENTRIES:,} entries)"
+    )
+
+
+def _format_of(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".tsv", ".tab"):
+        return "tsv"
+    return None
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{name}, line {line}: not UTF-8 text (save the glossary as UTF-8)") from exc
+
+
+def _sniff(text: str) -> str:
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return "tsv" if "\t" in line else "csv"
+    return "tsv"
+
+
+class _Lines:
+    """The text's lines for csv.reader, remembering which ones the current record took (for comments, numbers)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = io.StringIO(text, newline="")
+        self.taken: list[str] = []
+        self.number = 0  # lines read so far
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = self._lines.readline()
+        if not line:
+            raise StopIteration
+        self.number += 1
+        self.taken.append(line)
+        return line
+
+
+def _parse(text: str, format: str, name: str) -> Glossary:
+    lines = _Lines(text)
+    reader = csv.reader(lines, dialect="excel-tab" if format == "tsv" else "excel", strict=True)
+    columns: tuple[str, ...] | None = None
+    entries: dict[tuple[str, bool], GlossaryEntry] = {}
+    protect = True
+    while True:
+        lines.taken = []
+        start = lines.number + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise InputError(f"{name}, line {start}: {exc}") from exc
+        first = lines.taken[0].strip() if lines.taken else ""
+        if first.startswith("#"):
+            m = _PROTECT.match(first)
+            if m:
+                protect = _flag(m.group(1), True, name, start, "protect")
+            continue
+        if not any(field.strip() for field in row):
+            continue
+        if columns is None:
+            columns = _header(row, name, start)
+            if columns is not None:
+                continue
+            columns = COLUMNS
+        entry = _entry(row, columns, name, start)
+        key = (entry.source if entry.case_sensitive else entry.source.casefold(), entry.case_sensitive)
+        entries.pop(key, None)  # a later line for the same term wins
+        entries[key] = entry
+        if len(entries) > MAX_ENTRIES:
+            raise InputError(f"{name} has more than {MAX_ENTRIES:,} entries; split it or remove some")
+    return Glossary(entries=tuple(entries.values()), protect=protect)
+
+
+def _header(row: list[str], name: str, line: int) -> tuple[str, ...] | None:
+    """The columns a header line names, or None when the line is an entry."""
+    names = [field.strip().lower() for field in row]
+    known = [_ALIASES.get(n) for n in names[:2]]
+    if None in known or "source" not in [_ALIASES.get(n) for n in names]:
+        return None  # an entry whose term happens to be "source" ("source,来源") is not a header
+    columns = []
+    for field, key in zip(row, names, strict=True):
+        column = _ALIASES.get(key)
+        if column is None:
+            raise InputError(
+                f"{name}, line {line}: unknown column {field.strip()!r}; the columns are {', '.join(COLUMNS)}"
+            )
+        if column in columns:
+            raise InputError(f"{name}, line {line}: the column {column} is named twice")
+        columns.append(column)
+    return tuple(columns)
+
+
+def _entry(row: list[str], columns: tuple[str, ...], name: str, line: int) -> GlossaryEntry:
+    if len(row) > len(columns):
+        extra = " ".join(f"{f!r}" for f in row[len(columns) :] if f.strip())
+        if extra:
+            raise InputError(
+                f"{name}, line {line} has {len(row)} fields; a glossary line has at most {len(columns)} "
+                f"({', '.join(columns)})"
+            )
+    values = dict(zip(columns, (f.strip() for f in row), strict=False))
+    source = values.get("source", "")
+    if not source:
+        raise InputError(f"{name}, line {line} has no source term")
+    target = values.get("target", "") or None
+    return GlossaryEntry(
+        source=source,
+        target=target,
+        case_sensitive=_flag(values.get("case_sensitive", ""), False, name, line, "case_sensitive"),
+        whole_word=_flag(values.get("whole_word", ""), True, name, line, "whole_word"),
+    )
+
+
+def _flag(value: str, default: bool, name: str, line: int, column: str) -> bool:
+    word = value.strip().lower()
+    if not word:
+        return default
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise InputError(f"{name}, line {line}: {column} must be yes or no, not {value.strip()!r}")
+
+
+def format_glossary(glossary: Glossary, format: str = "tsv") -> str:
+    """The file text `write_glossary` writes: a header, then one line per entry (yes/no flags)."""
+    if format not in FORMATS:
+        raise InputError(f"unknown glossary format {format!r}: use csv or tsv")
+    out = io.StringIO()
+    if not glossary.protect:
+        out.write("# protect: no\n")
+    dialect = "excel-tab" if format == "tsv" else "excel"
+    writer = csv.writer(out, dialect=dialect, lineterminator="\n")
+    # a term starting with "#" is quoted, or reading it back would take its line for a comment
+    quoted = csv.writer(out, dialect=dialect, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerow(COLUMNS)
+    for e in glossary.entries:
+        row = [e.source, e.target or "", "yes" if e.case_sensitive else "no", "yes" if e.whole_word else "no"]
+        (quoted if e.source.lstrip().startswith("#") else writer).writerow(row)
+    return out.getvalue()
+
+
+def write_glossary(glossary: Glossary, path: str | os.PathLike[str], format: str | None = None) -> None:
+    """Write `glossary` to `path` whole or not at all (temporary file beside it, fsynced, renamed over it).
+    `format` None: from the extension (.csv → CSV, anything else TSV)."""
+    path = Path(path)
+    fmt = format or _format_of(path) or "tsv"
+    data = format_glossary(glossary, fmt).encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    if os.name == "posix":
+        with contextlib.suppress(OSError):
+            fd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)

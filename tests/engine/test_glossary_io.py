@@ -1,0 +1,159 @@
+"""Reading and writing glossaries as CSV/TSV: headers, comments, BOM, do-not-translate, errors with line numbers,
+size limits, and a byte-exact round trip of awkward fields."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from engine import glossary_io
+from engine.errors import InputError
+from engine.glossary import Glossary, GlossaryEntry
+from engine.glossary_io import format_glossary, read_glossary, write_glossary
+
+
+def test_tsv_with_header_comments_blank_lines_and_defaults(tmp_path):
+    path = tmp_path / "terms.tsv"
+    path.write_text(
+        "# my terms\nsource\ttarget\tcase_sensitive\twhole_word\n\nQiao\t\nGPU\t显卡\tyes\tno\n  # indented note\n"
+        "train\t火车\n",
+        encoding="utf-8",
+    )
+    g = read_glossary(path)
+    assert g == Glossary(
+        entries=(
+            GlossaryEntry("Qiao", None, False, True),
+            GlossaryEntry("GPU", "显卡", True, False),
+            GlossaryEntry("train", "火车", False, True),
+        ),
+        protect=True,
+    )
+    assert g.entries[0].keep and not g.entries[1].keep
+
+
+def test_csv_without_header_with_bom_and_crlf(tmp_path):
+    path = tmp_path / "terms.csv"
+    path.write_bytes('\ufeffNew York,纽约\r\n"Smith, John",约翰·史密斯,1\r\n'.encode())
+    g = read_glossary(path)
+    assert [(e.source, e.target, e.case_sensitive) for e in g.entries] == [
+        ("New York", "纽约", False),
+        ("Smith, John", "约翰·史密斯", True),
+    ]
+
+
+def test_header_columns_in_another_order_and_aliases():
+    g = read_glossary("target,Source,Match case\n火车,train,no\n", format="csv")
+    assert g.entries == (GlossaryEntry("train", "火车", False, True),)
+
+
+def test_format_is_sniffed_from_text_when_not_named():
+    assert read_glossary("a\tb,c\n").entries == (GlossaryEntry("a", "b,c"),)  # a tab: TSV
+    assert read_glossary("a,b\n").entries == (GlossaryEntry("a", "b"),)  # no tab: CSV
+
+
+def test_an_entry_whose_term_is_source_is_not_a_header():
+    assert read_glossary("source,来源\n", format="csv").entries == (GlossaryEntry("source", "来源"),)
+
+
+def test_later_line_for_the_same_term_wins():
+    g = read_glossary("Qiao\t桥\nqiao\t乔\nQiao\tQiao\tyes\n")
+    assert g.entries == (GlossaryEntry("qiao", "乔"), GlossaryEntry("Qiao", "Qiao", True, True))
+
+
+def test_protect_comment():
+    assert read_glossary("# protect: no\na\tb\n").protect is False
+    assert read_glossary("# protect: yes\na\tb\n").protect is True
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt", "line", "words"),
+    [
+        ("a\tb\n\tc\n", "tsv", 2, "no source term"),
+        ("a,b\nc,d,maybe\n", "csv", 2, "case_sensitive must be yes or no, not 'maybe'"),
+        ("a,b\nc,d,yes,no,extra\n", "csv", 2, "5 fields"),
+        ('a,b\n"unclosed,x\n', "csv", 2, "line 2"),
+        ("source\ttarget\tcolour\nx\ty\n", "tsv", 1, "unknown column 'colour'"),
+    ],
+)
+def test_malformed_lines_name_the_line(text, fmt, line, words):
+    with pytest.raises(InputError) as err:
+        read_glossary(text, format=fmt)
+    assert f"line {line}" in str(err.value)
+    assert words in str(err.value)
+
+
+def test_not_utf8_names_the_line(tmp_path):
+    path = tmp_path / "g.tsv"
+    path.write_bytes(b"a\tb\nc\t\xb9\xfe\n")
+    with pytest.raises(InputError, match=r"g\.tsv, line 2: not UTF-8"):
+        read_glossary(path)
+
+
+def test_huge_file_is_refused_before_reading(tmp_path, monkeypatch):
+    monkeypatch.setattr(glossary_io, "MAX_BYTES", 100)
+    path = tmp_path / "big.csv"
+    path.write_text("a,b\n" * 30, encoding="utf-8")
+    with pytest.raises(InputError, match=r"big\.csv is 0\.0 MB; a glossary may be at most"):
+        read_glossary(path)
+
+
+def test_too_many_entries_refused(monkeypatch):
+    monkeypatch.setattr(glossary_io, "MAX_ENTRIES", 3)
+    with pytest.raises(InputError, match="more than 3 entries"):
+        read_glossary("".join(f"t{i}\tx\n" for i in range(5)))
+
+
+def test_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="cannot read the glossary"):
+        read_glossary(tmp_path / "none.tsv")
+
+
+AWKWARD = Glossary(
+    entries=(
+        GlossaryEntry("Smith, John", "约翰, 史密斯", True, False),
+        GlossaryEntry('say "hi"', "说“嗨”"),
+        GlossaryEntry("tab\there", "制表\t符"),
+        GlossaryEntry("two\nlines", "两\r\n行"),
+        GlossaryEntry("#hashtag", "话题"),
+        GlossaryEntry("Qiao"),
+        GlossaryEntry("{name}", "{name}"),
+    ),
+    protect=False,
+)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_round_trip_keeps_every_field(tmp_path, fmt):
+    path = tmp_path / f"g.{fmt}"
+    write_glossary(AWKWARD, path, fmt)
+    assert read_glossary(path) == AWKWARD
+    assert read_glossary(path.read_bytes().decode("utf-8"), format=fmt) == AWKWARD
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_written_file_is_plain_and_has_a_header(tmp_path):
+    text = format_glossary(Glossary((GlossaryEntry("GPU", "显卡"),)), "csv")
+    assert text == "source,target,case_sensitive,whole_word\nGPU,显卡,no,yes\n"
+
+
+def test_write_is_atomic_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "g.tsv"
+    write_glossary(Glossary((GlossaryEntry("a", "b"),)), path)
+    before = path.read_bytes()
+
+    def broken(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", broken)
+    with pytest.raises(OSError):
+        write_glossary(Glossary((GlossaryEntry("c", "d"),)), path)
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["g.tsv"]
+
+
+def test_unknown_format_is_refused(tmp_path):
+    with pytest.raises(InputError, match="unknown glossary format"):
+        read_glossary("a,b\n", format="xlsx")
+    with pytest.raises(InputError, match="unknown glossary format"):
+        write_glossary(Glossary(), tmp_path / "g.x", "xlsx")
