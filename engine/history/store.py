@@ -431,16 +431,27 @@ def _replace_shown(output: str, records: Sequence[SentenceRecord], index: int, n
 
 
 def _unreadable(path: Path) -> str | None:
-    """Why `path` is certainly not a SQLite database (read without SQLite), or None (absent, empty, or a header)."""
+    """Why `path` is certainly not a whole SQLite database (read without SQLite), or None (absent, empty, or it
+    looks whole). SQLite itself reads a truncated file as a smaller, valid one (the lost pages simply gone), so the
+    size its header records is compared with the file's."""
     try:
         with open(path, "rb") as f:
-            head = f.read(len(_HEADER))
+            head = f.read(100)
+            size = os.fstat(f.fileno()).st_size
     except FileNotFoundError:
         return None
     except OSError as exc:
         return f"unreadable: {exc.strerror or exc}"
-    if head and (head != _HEADER[: len(head)] or len(head) < len(_HEADER)):
+    if not head:
+        return None
+    if not head.startswith(_HEADER) or len(head) < 100:
         return "not a SQLite database"
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    header_valid = head[24:28] == head[92:96] and pages > 0  # SQLite trusts the count only then
+    if header_valid and size < page_size * pages:
+        return f"truncated: {size:,} of {page_size * pages:,} bytes"
     return None
 
 
