@@ -1,7 +1,8 @@
 """The history database: every finished translation, the user's edits, and the translation memory built from them.
 
-One SQLite file (stdlib sqlite3), one connection per store, shared by the threads that use it under a lock (the
-window's thread writes, the engine's thread asks the memory). Settings, and why:
+One SQLite file (stdlib sqlite3), one connection per thread that uses the store (the window's thread reads, a
+background thread writes, the engine's thread asks the memory): in WAL mode none of them waits for another's
+reads, and writers queue on SQLite's own lock. Settings, and why:
 - WAL: readers (`qiao history` while the window writes) never block the writer or each other.
 - synchronous=NORMAL: in WAL mode a commit is then durable against the process dying (kill -9, a crash) — the WAL
   write has reached the OS when commit returns — and only a power cut or OS crash can lose the last commits, never
@@ -76,8 +77,10 @@ class HistoryStore:
         self.path = Path(path)
         self.max_entries = max(1, int(max_entries))
         self._busy_timeout = busy_timeout
-        self._lock = threading.RLock()
-        self._db: sqlite3.Connection | None = None
+        self._lock = threading.Lock()  # guards the registry of connections, not their use
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._closed = True
         self.path.parent.mkdir(parents=True, exist_ok=True)
         problem = _unreadable(self.path)
         db = None
@@ -101,9 +104,15 @@ class HistoryStore:
             db = self._connect()
             schema.migrate(db)
             self.mode = schema.ensure_search(db)
-            self._db = db
+            self._adopt(db)
             raise HistoryDamaged(self.path, moved, problem)
-        self._db = db
+        self._adopt(db)
+
+    def _adopt(self, db: sqlite3.Connection) -> None:
+        """`db` (migrated, checked) becomes this thread's connection; the store is open."""
+        self._local.db = db
+        self._connections.append(db)
+        self._closed = False
 
     # ---- opening --------------------------------------------------------------------------------------------------
 
@@ -142,14 +151,16 @@ class HistoryStore:
         return target
 
     def close(self) -> None:
+        """Close every thread's connection; later calls raise HistoryError (a memory lookup answers None)."""
         with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+            self._closed = True
+            connections, self._connections = self._connections, []
+        for db in connections:
+            db.close()
 
     @property
     def closed(self) -> bool:
-        return self._db is None
+        return self._closed
 
     def __enter__(self) -> HistoryStore:
         return self
@@ -158,24 +169,41 @@ class HistoryStore:
         self.close()
 
     def _conn(self) -> sqlite3.Connection:
-        if self._db is None:
-            raise HistoryError("the history database is closed")
-        return self._db
+        """This thread's connection (each thread has its own: in WAL mode, the window's reads, the engine's memory
+        lookups and a background write never wait for each other; writers queue on SQLite's lock)."""
+        db = getattr(self._local, "db", None)
+        with self._lock:
+            if self._closed:
+                raise HistoryError("the history database is closed")
+            if db is not None and db in self._connections:
+                return db
+        try:
+            db = self._connect()
+        except sqlite3.Error as exc:
+            raise HistoryError(f"the history database {self.path}: {exc}") from exc
+        with self._lock:
+            if self._closed:
+                db.close()
+                raise HistoryError("the history database is closed")
+            self._connections.append(db)
+        self._local.db = db
+        return db
 
     def _run(self, work):
-        """`work(db)` under the lock, SQLite's errors as HistoryError."""
-        with self._lock:
-            db = self._conn()
-            try:
-                return work(db)
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    raise HistoryError(
-                        f"the history database {self.path} is busy (another Qiao is writing to it); try again"
-                    ) from exc
-                raise HistoryError(f"the history database {self.path}: {exc}") from exc
-            except sqlite3.DatabaseError as exc:
-                raise HistoryError(f"the history database {self.path} is damaged ({exc}); restart Qiao") from exc
+        """`work(db)` on this thread's connection, SQLite's errors as HistoryError."""
+        db = self._conn()
+        try:
+            return work(db)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise HistoryError(
+                    f"the history database {self.path} is busy (another Qiao is writing to it); try again"
+                ) from exc
+            raise HistoryError(f"the history database {self.path}: {exc}") from exc
+        except sqlite3.ProgrammingError as exc:  # closed under a thread's feet
+            raise HistoryError(f"the history database is closed ({exc})") from exc
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(f"the history database {self.path} is damaged ({exc}); restart Qiao") from exc
 
     # ---- entries --------------------------------------------------------------------------------------------------
 
@@ -209,10 +237,11 @@ class HistoryStore:
         return self._run(work)
 
     def _prune(self, db: sqlite3.Connection) -> None:
-        db.execute(
-            "DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY id DESC LIMIT -1 OFFSET ?)",
-            (self.max_entries,),
-        )
+        # COUNT(*) reads the small entries_created index, and the oldest are found from the start of the table:
+        # "all but the newest N" (ORDER BY id DESC OFFSET N) would read every row, texts and all, on each add.
+        over = int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]) - self.max_entries
+        if over > 0:
+            db.execute("DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY id LIMIT ?)", (over,))
 
     def set_max_entries(self, max_entries: int) -> None:
         """A new size limit, applied now (the oldest entries beyond it go)."""

@@ -250,6 +250,26 @@ def test_a_writer_waits_for_another_instead_of_failing(tmp_path: Path) -> None:
         assert window.memory("en-zh").lookup("a") == "b"
 
 
+def test_reads_and_lookups_do_not_wait_for_a_writer(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    with HistoryStore(path) as store:
+        kept = store.add(entry())
+        store.remember("en-zh", "Hello world.", "你好世界。")
+        writer = sqlite3.connect(path, isolation_level=None)
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("DELETE FROM entries")  # not committed yet
+        try:
+            answers: list[object] = []
+            reader = threading.Thread(target=lambda: answers.append(store.memory("en-zh").lookup("Hello world.")))
+            reader.start()
+            reader.join()
+            assert answers == ["你好世界。"]
+            assert [e.id for e in store.search("桥")] == [kept]  # the committed state, without waiting
+        finally:
+            writer.execute("ROLLBACK")
+            writer.close()
+
+
 def test_busy_past_the_timeout_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
     HistoryStore(path).close()
