@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QDateTime, QLocale, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QDateTime, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import QiaoError
-from engine.history.errors import HistoryDamaged
+from engine.history.errors import HistoryDamaged, HistoryTooNew
 from engine.history.records import HistoryEntry
 from engine.history.store import HistoryStore
 from gui.history_recorder import HistoryRecorder
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 SEARCH_DELAY_MS = 200  # typing in the search field searches once it pauses this long
 LIST_LIMIT = 200  # rows the list shows (search narrows it)
-SNIPPET = 40  # characters of source and of output a row shows
+SNIPPET = 120  # characters of source and of output a row holds (the list elides them to its width)
 EXPORT_FILTERS = {"jsonl": "JSON Lines (*.jsonl)", "csv": "CSV (*.csv)", "tsv": "TSV (*.tsv)"}
 EDITED_MARK = "✎"
 
@@ -54,21 +54,25 @@ def default_history_path() -> Path:
     return data_dir() / "history.sqlite3"
 
 
-def open_history_store(path: Path | None = None, max_entries: int | None = None) -> tuple[HistoryStore | None, str]:
-    """The user's history database and a message for the panel ("" when all is well; the store may be None)."""
+Problem = Exception | str | None  # why the history is not (all) there: the panel words it
+
+
+def open_history_store(path: Path | None = None, max_entries: int | None = None) -> tuple[HistoryStore | None, Problem]:
+    """The user's history database, and what the panel should say about it (None when all is well; a
+    HistoryDamaged comes with the fresh store that replaced the file, any other problem with no store)."""
     path = Path(path) if path is not None else default_history_path()
     limit = max_entries if max_entries is not None else SPECS[Key.HISTORY_LIMIT].default
     try:
-        return HistoryStore(path, max_entries=limit), ""
+        return HistoryStore(path, max_entries=limit), None
     except HistoryDamaged as exc:
         log.warning("%s", exc)
         try:
-            return HistoryStore(path, max_entries=limit), str(exc)
+            return HistoryStore(path, max_entries=limit), exc
         except (QiaoError, OSError) as again:
-            return None, str(again)
+            return None, again
     except (QiaoError, OSError) as exc:
         log.warning("no history: %s", exc)
-        return None, str(exc)
+        return None, exc
 
 
 def _snippet(text: str) -> str:
@@ -85,7 +89,7 @@ class HistoryPanel(QDockWidget):
 
     reopened = Signal(object)  # the HistoryEntry handed to the window
 
-    def __init__(self, window, store: HistoryStore | None, recorder: HistoryRecorder | None, problem: str = ""):
+    def __init__(self, window, store: HistoryStore | None, recorder: HistoryRecorder | None, problem: Problem = None):
         super().__init__(window)
         self.setObjectName("historyPanel")
         self.window_ = window
@@ -108,6 +112,9 @@ class HistoryPanel(QDockWidget):
         self.list.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
         self.list.setUniformItemSizes(True)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setSpacing(2)
+        self.list.setAlternatingRowColors(True)
         self.empty = QLabel(body)
         self.empty.setObjectName("historyEmpty")
         self.empty.setWordWrap(True)
@@ -207,12 +214,27 @@ class HistoryPanel(QDockWidget):
         super().changeEvent(event)
 
     def _show_message(self) -> None:
+        self.message.setText(self._problem_text())
+        self.message.setVisible(bool(self.message.text()))
+
+    def _problem_text(self) -> str:
+        problem = self.problem
+        if isinstance(problem, HistoryDamaged) and self.store is not None:
+            if problem.moved_to is None:
+                return self.tr("Your history could not be read, so a new, empty one was started.")
+            return self.tr(
+                "Your history could not be read, so a new, empty one was started. The damaged file was kept as {path}."
+            ).format(path=problem.moved_to)
+        if isinstance(problem, HistoryTooNew):
+            return self.tr(
+                "Your history was written by a newer version of Qiao. It is left as it is, and no history is kept "
+                "until Qiao is updated."
+            )
+        if not problem:
+            return ""
         if self.store is None:
-            text = self.tr("The history is not available: {reason}").format(reason=self.problem)
-        else:
-            text = self.problem
-        self.message.setText(text)
-        self.message.setVisible(bool(text))
+            return self.tr("The history is not available: {reason}").format(reason=problem)
+        return str(problem)  # a write or read the database refused just now (the engine's English wording)
 
     @Slot(str)
     def _show_problem(self, message: str) -> None:
@@ -255,16 +277,21 @@ class HistoryPanel(QDockWidget):
         self._update_buttons()
 
     def _row_text(self, entry: HistoryEntry) -> str:
+        """Three lines: when (and the mark of the user's changes), the source's start, the output's start; the
+        list elides each line to the panel's width."""
         when = QDateTime.fromString(entry.created, Qt.DateFormat.ISODate)
         if when.isValid():
             when = when.toLocalTime()
-            today = when.date() == QDateTime.currentDateTime().date()
-            fmt = "HH:mm" if today else QLocale().dateFormat(QLocale.FormatType.ShortFormat) + " HH:mm"
-            stamp = QLocale().toString(when, fmt)
+            time_text = when.toString("HH:mm")
+            if when.date() == QDateTime.currentDateTime().date():
+                stamp = self.tr("Today {time}").format(time=time_text)
+            else:
+                stamp = f"{when.toString('yyyy-MM-dd')} {time_text}"
         else:
             stamp = entry.created
-        mark = f"  {EDITED_MARK}" if _edited(entry) else ""
-        return f"{stamp}   {_snippet(entry.source)} → {_snippet(entry.output)}{mark}"
+        if _edited(entry):
+            stamp += "   " + self.tr("{mark} changed by you").format(mark=EDITED_MARK)
+        return f"{stamp}\n{_snippet(entry.source)}\n{_snippet(entry.output)}"
 
     def entries(self) -> list[HistoryEntry]:
         """What the list shows, top first."""
@@ -322,7 +349,7 @@ class HistoryPanel(QDockWidget):
         except (QiaoError, OSError) as exc:
             self._show_problem(self.tr("The history could not be exported: {reason}").format(reason=exc))
             return
-        self.problem = ""
+        self.problem = None
         self._show_message()
         if hasattr(self.window_, "statusBar"):
             done = self.tr("Exported %n translation(s) to {path}", "", count).format(path=path)
@@ -373,7 +400,7 @@ class HistoryPanel(QDockWidget):
             self.refresh()
 
 
-def attach_history(window, store: HistoryStore | None, problem: str = "") -> HistoryPanel:
+def attach_history(window, store: HistoryStore | None, problem: Problem = None) -> HistoryPanel:
     """Dock a History panel on `window` (hidden) with View → History (Ctrl+H), and record into `store` (None: the
     panel shows `problem` and nothing is recorded). Returns the panel; its `recorder` is None without a store."""
     recorder = HistoryRecorder(store, window) if store is not None else None
