@@ -16,6 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QDateTime, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QPalette
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QDockWidget,
     QFileDialog,
@@ -344,11 +345,14 @@ class HistoryPanel(QDockWidget):
         fmt = fmt or "jsonl"
         if not Path(path).suffix:
             path += f".{fmt}"
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # 10,000 entries take about half a second
         try:
             count = self.store.export(Path(path), fmt)
         except (QiaoError, OSError) as exc:
             self._show_problem(self.tr("The history could not be exported: {reason}").format(reason=exc))
             return
+        finally:
+            QApplication.restoreOverrideCursor()
         self.problem = None
         self._show_message()
         if hasattr(self.window_, "statusBar"):
