@@ -154,6 +154,9 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     tr.add_argument("--json", action="store_true", help="one request per input line; one JSON object per line")
 
     _add_translate_file(sub)
+    from engine.cli_history import add_history_parser
+
+    add_history_parser(sub)
 
     from engine.cli_serve import add_serve
 
@@ -305,6 +308,10 @@ def run_command(args: argparse.Namespace) -> int:
         from engine.cli_documents import translate_file_command
 
         return translate_file_command(args)
+    if args.command == "history":
+        from engine.cli_history import run_history
+
+        return run_history(args)
     if args.command == "serve":
         from engine.cli_serve import serve_command
 
