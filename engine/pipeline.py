@@ -40,7 +40,15 @@ from engine.results import (
 from engine.search_types import SentenceOutput
 from engine.segment import Segmentation, segment_text
 from engine.sentence_cache import SentenceCache
-from engine.sentence_results import Row, RowPlanner, cache_extra, guards_module, request_params, sentence_result
+from engine.sentence_results import (
+    Row,
+    RowPlanner,
+    SpanMemo,
+    cache_extra,
+    guards_module,
+    request_params,
+    sentence_result,
+)
 from engine.tokenizer import MarianTokenizer
 
 MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of an hours-long job
@@ -86,6 +94,7 @@ class Pipeline:
         self.segmentation = Segmentation.of(pair)
         self.joiner = pair.joiner
         self.planner = RowPlanner(tokenizer)
+        self.span_memo = SpanMemo()
 
     # -- planning (no model needed: done before taking the model lock) ----------------------------------------------
     def job(self, text: str, options: TranslationOptions, lang_id: int | None, start: float) -> Job:
@@ -232,6 +241,7 @@ class Pipeline:
                     rules=job.out.rules,
                     options=job.options,
                     guards=job.guards,
+                    memo=self.span_memo,
                 )
             )
         return out

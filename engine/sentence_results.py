@@ -11,6 +11,7 @@ imported when a request needs them; a build without engine.guards translates wit
 from __future__ import annotations
 
 import importlib
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -120,6 +121,30 @@ class RowPlanner:
         return self._interned.setdefault(bans, bans)
 
 
+class SpanMemo:
+    """Token spans of recently shown sentences: `token_spans` decodes every prefix of a sentence (quadratic in its
+    length), and a re-translation while typing shows mostly the same sentences again (cache hits)."""
+
+    def __init__(self, max_entries: int = 4096) -> None:
+        self.max_entries = max_entries
+        self._items: OrderedDict[tuple[tuple[int, ...], str], tuple[tuple[int, int], ...]] = OrderedDict()
+
+    def spans(
+        self, tokenizer: object, tokens: Sequence[int], rules: TargetRules | None, shown: str
+    ) -> tuple[tuple[int, int], ...]:
+        """`token_spans` of `tokens` shown as `shown` (the text and the tokens decide it, for one tokenizer)."""
+        key = (tuple(tokens), shown)
+        hit = self._items.get(key)
+        if hit is not None:
+            self._items.move_to_end(key)
+            return hit
+        _, spans = token_spans(tokenizer, tokens, rules, shown)  # type: ignore[arg-type]
+        self._items[key] = spans
+        if len(self._items) > self.max_entries:
+            self._items.popitem(last=False)
+        return spans
+
+
 def cache_extra(params: GenerationParams, row: Row) -> tuple:
     """What besides ids, beams, precision and model changes this row's output (a part of its cache key)."""
     constraints: tuple[Constraint, ...] = row.extras.constraints if row.extras is not None else ()
@@ -137,6 +162,7 @@ def sentence_result(
     rules: TargetRules | None,
     options: TranslationOptions,
     guards: ModuleType | None,
+    memo: SpanMemo | None = None,
 ) -> SentenceResult:
     """The finished row's SentenceResult: `shown` is its text in the output, at `span`."""
     if row.origin == ORIGIN_MEMORY or row.output is None:
@@ -144,7 +170,10 @@ def sentence_result(
     output = row.output
     best = output.best
     scored = is_scored(best)
-    _, spans = token_spans(tokenizer, tokens, rules, shown)  # type: ignore[arg-type]
+    if memo is not None:
+        spans = memo.spans(tokenizer, tokens, rules, shown)
+    else:
+        _, spans = token_spans(tokenizer, tokens, rules, shown)  # type: ignore[arg-type]
     constraints = row.extras.constraints if row.extras is not None else ()
     unmet = tuple(constraints[k].label for k in output.unmet if 0 <= k < len(constraints))
     return SentenceResult(
