@@ -94,6 +94,7 @@ class SentenceResult:
     alternatives: tuple[Alternative, ...] = ()  # n-best, best excluded, distinct texts (options.alternatives)
     flags: tuple[Flag, ...] = ()
     unmet: tuple[str, ...] = ()  # glossary / do-not-translate terms the search could not place
+    text: str = ""  # the sentence's text as shown: Translation.text[target_span[0]:target_span[1]]
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def sentence_result(
 ) -> SentenceResult:
     """The finished row's SentenceResult: `shown` is its text in the output, at `span`."""
     if row.origin == ORIGIN_MEMORY or row.output is None:
-        return SentenceResult(index, row.source, row.span, span, origin=row.origin or ORIGIN_MEMORY)
+        return SentenceResult(index, row.source, row.span, span, origin=row.origin or ORIGIN_MEMORY, text=shown)
     output = row.output
     best = output.best
     scored = is_scored(best)
@@ -189,6 +189,7 @@ def sentence_result(
         alternatives=_alternatives(output, shown, options.alternatives, tokenizer, rules),
         flags=_flags(row, shown, len(tokens), output.repeated, unmet, guards),
         unmet=unmet,
+        text=shown,
     )
 
 

@@ -84,7 +84,7 @@ def test_every_field_of_a_decoded_sentence():
     for s in result.sentences:
         a, b = s.source_span
         assert text[a:b] == s.source
-        assert result.text[s.target_span[0] : s.target_span[1]] == table[s.source]
+        assert result.text[s.target_span[0] : s.target_span[1]] == table[s.source] == s.text
         assert s.origin == ORIGIN_MODEL and s.flags == () and s.unmet == () and s.alternatives == ()
         assert s.tokens == tuple(ord(ch) for ch in table[s.source])
         assert s.logprobs == tuple(logprob(ch) for ch in table[s.source])
