@@ -8,6 +8,10 @@ under its model lock. Two ways through it:
 * `run_window(window, ...)`: many independent texts (paragraphs, table cells, API items, CLI lines) decoded
   together, one Translation per text, in order, each as soon as it is complete (`Translator.translate_segments`).
 
+Both fill `Translation.sentences` (engine.sentence_results builds them): each sentence's place in both texts, its
+token scores and flags, and its origin. Before decoding, a sentence the translation memory (`options.memory`)
+knows is taken as the user wrote it, and one the sentence cache knows is reused; both appear at once.
+
 Every convention comes from the pair: sentencex's code and spacing of the source (engine.segment.Segmentation),
 the joiner between two translated sentences of one line, the punctuation rules of the target script.
 """
@@ -40,15 +44,7 @@ from engine.results import (
 from engine.search_types import SentenceOutput
 from engine.segment import Segmentation, segment_text
 from engine.sentence_cache import SentenceCache
-from engine.sentence_results import (
-    Row,
-    RowPlanner,
-    SpanMemo,
-    cache_extra,
-    guards_module,
-    request_params,
-    sentence_result,
-)
+from engine.sentence_results import Row, RowPlanner, SpanMemo, cache_extra, guards_module, request_params, results_of
 from engine.tokenizer import MarianTokenizer
 
 MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of an hours-long job
@@ -225,26 +221,7 @@ class Pipeline:
 
     def results(self, job: Job) -> list[SentenceResult]:
         """The SentenceResult of every sentence whose text is in the output so far (all, unless cancelled)."""
-        out = []
-        for local, row in enumerate(job.rows):
-            span, shown = job.out.span(local), job.out.text_of(local)
-            if row.origin is None or span is None or shown is None:
-                continue
-            out.append(
-                sentence_result(
-                    local,
-                    row,
-                    job.tokens[local],
-                    shown,
-                    span,
-                    tokenizer=self.tokenizer,
-                    rules=job.out.rules,
-                    options=job.options,
-                    guards=job.guards,
-                    memo=self.span_memo,
-                )
-            )
-        return out
+        return results_of(job.rows, job.tokens, job.out, self.tokenizer, job.options, job.guards, self.span_memo)
 
 
 def _decode(todo: list[Sentence], owners: list[tuple[Job, int]], params, decoding: Decoding, cancel, clock):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
+from engine.assembly import Assembler
 from engine.decode_loop import Bans, is_scored
 from engine.decoding import GenerationParams
 from engine.errors import InputError
@@ -149,6 +150,38 @@ def cache_extra(params: GenerationParams, row: Row) -> tuple:
     """What besides ids, beams, precision and model changes this row's output (a part of its cache key)."""
     constraints: tuple[Constraint, ...] = row.extras.constraints if row.extras is not None else ()
     return (params.num_return, params.stop_repeats, row.bans, constraints)
+
+
+def results_of(
+    rows: Sequence[Row],
+    tokens: Sequence[Sequence[int]],
+    out: Assembler,
+    tokenizer: object,
+    options: TranslationOptions,
+    guards: ModuleType | None,
+    memo: SpanMemo | None = None,
+) -> list[SentenceResult]:
+    """A text's SentenceResults: every finished row whose text the assembler has drained into the output."""
+    results = []
+    for local, row in enumerate(rows):
+        span, shown = out.span(local), out.text_of(local)
+        if row.origin is None or span is None or shown is None:
+            continue
+        results.append(
+            sentence_result(
+                local,
+                row,
+                tokens[local],
+                shown,
+                span,
+                tokenizer=tokenizer,
+                rules=out.rules,
+                options=options,
+                guards=guards,
+                memo=memo,
+            )
+        )
+    return results
 
 
 def sentence_result(
