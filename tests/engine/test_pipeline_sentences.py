@@ -32,17 +32,18 @@ from engine.results import (
 )
 from engine.search_types import Constraint, Hypothesis, SentenceOutput
 from engine.sentence_cache import SentenceCache
-from tests.engine.pipeline_fakes import PARAMS, CharTokenizer, DictionaryModel, hypothesis, logprob
+from tests.engine.pipeline_fakes import (  # noqa: F401 (no_guards_module: an autouse fixture)
+    PARAMS,
+    CharTokenizer,
+    DictionaryModel,
+    hypothesis,
+    logprob,
+    no_guards_module,
+)
 
 ZH_EN = default_pair("zh", "en")
 EN_ZH = default_pair("en", "zh", [">>cmn_Hans<<", ">>cmn_Hant<<"])
 NO_GUARDS = TranslationOptions(guards=False)
-
-
-@pytest.fixture(autouse=True)
-def no_guards_module(monkeypatch):
-    """Whatever the build has, these tests decide what engine.guards is (absent unless a test installs one)."""
-    monkeypatch.setitem(sys.modules, "engine.guards", None)  # import raises ModuleNotFoundError
 
 
 def install_guards(monkeypatch, bans_for=lambda source: (), flags_for=lambda source, target, **kw: ()):
