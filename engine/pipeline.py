@@ -44,7 +44,7 @@ from engine.results import (
 from engine.search_types import SentenceOutput
 from engine.segment import Segmentation, segment_text
 from engine.sentence_cache import SentenceCache
-from engine.sentence_results import Row, RowPlanner, SpanMemo, cache_extra, guards_module, request_params, results_of
+from engine.sentence_results import Memos, Row, RowPlanner, cache_extra, guards_module, request_params, results_of
 from engine.tokenizer import MarianTokenizer
 
 MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of an hours-long job
@@ -89,8 +89,8 @@ class Pipeline:
         self.pair = pair
         self.segmentation = Segmentation.of(pair)
         self.joiner = pair.joiner
-        self.planner = RowPlanner(tokenizer)
-        self.span_memo = SpanMemo()
+        self.memos = Memos()  # per-sentence work a re-translation would repeat (spans, flags, bans)
+        self.planner = RowPlanner(tokenizer, self.memos)
 
     # -- planning (no model needed: done before taking the model lock) ----------------------------------------------
     def job(self, text: str, options: TranslationOptions, lang_id: int | None, start: float) -> Job:
@@ -221,7 +221,7 @@ class Pipeline:
 
     def results(self, job: Job) -> list[SentenceResult]:
         """The SentenceResult of every sentence whose text is in the output so far (all, unless cancelled)."""
-        return results_of(job.rows, job.tokens, job.out, self.tokenizer, job.options, job.guards, self.span_memo)
+        return results_of(job.rows, job.tokens, job.out, self.tokenizer, job.options, job.guards, self.memos)
 
 
 def _decode(todo: list[Sentence], owners: list[tuple[Job, int]], params, decoding: Decoding, cancel, clock):

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import importlib
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from types import ModuleType
+from typing import TypeVar
 
 from engine.assembly import Assembler
 from engine.decode_loop import Bans, is_scored
@@ -28,6 +29,7 @@ from engine.search_types import Constraint, RowExtras, SentenceOutput
 from engine.segment import Segment
 from engine.token_spans import final_text, token_spans
 
+T = TypeVar("T")
 _INTERNED_MAX = 256  # distinct ban sets kept shared (there are only a few: subsets of one fixed list)
 
 
@@ -76,8 +78,9 @@ def _glossary_match() -> ModuleType:
 class RowPlanner:
     """Rows of a text for one tokenizer; keeps equal ban sets as one shared object (they sit in cache keys)."""
 
-    def __init__(self, tokenizer: object) -> None:
+    def __init__(self, tokenizer: object, memos: Memos | None = None) -> None:
         self.tokenizer = tokenizer
+        self.memos = memos if memos is not None else Memos()
         self._interned: dict[Bans, Bans] = {}
 
     def rows(
@@ -109,7 +112,10 @@ class RowPlanner:
                 row.memory = hit if isinstance(hit, str) else None
             if row.memory is None:
                 if guards is not None:
-                    row.bans = self._intern(tuple(guards.artefact_bans(source, self.tokenizer)))
+                    bans = self.memos.bans.get(
+                        (id(guards), source), lambda s=source: tuple(guards.artefact_bans(s, self.tokenizer))
+                    )
+                    row.bans = self._intern(bans)
                 if match is not None:
                     constraints = tuple(match.constraints_for(options.glossary, source, self.tokenizer))
                     row.extras = RowExtras(constraints=constraints) if constraints else None
@@ -122,28 +128,36 @@ class RowPlanner:
         return self._interned.setdefault(bans, bans)
 
 
-class SpanMemo:
-    """Token spans of recently shown sentences: `token_spans` decodes every prefix of a sentence (quadratic in its
-    length), and a re-translation while typing shows mostly the same sentences again (cache hits)."""
+class LRU:
+    """A bounded memo of a pure function's results, least recently used out first."""
 
     def __init__(self, max_entries: int = 4096) -> None:
         self.max_entries = max_entries
-        self._items: OrderedDict[tuple[tuple[int, ...], str], tuple[tuple[int, int], ...]] = OrderedDict()
+        self._items: OrderedDict[Hashable, object] = OrderedDict()
 
-    def spans(
-        self, tokenizer: object, tokens: Sequence[int], rules: TargetRules | None, shown: str
-    ) -> tuple[tuple[int, int], ...]:
-        """`token_spans` of `tokens` shown as `shown` (the text and the tokens decide it, for one tokenizer)."""
-        key = (tuple(tokens), shown)
-        hit = self._items.get(key)
-        if hit is not None:
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        if key in self._items:
             self._items.move_to_end(key)
-            return hit
-        _, spans = token_spans(tokenizer, tokens, rules, shown)  # type: ignore[arg-type]
-        self._items[key] = spans
+            return self._items[key]  # type: ignore[return-value]
+        value = compute()
+        self._items[key] = value
         if len(self._items) > self.max_entries:
             self._items.popitem(last=False)
-        return spans
+        return value
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+@dataclass
+class Memos:
+    """What a re-translation while typing would compute again for the same sentences: token spans (quadratic in a
+    sentence's length: every prefix is decoded), the guards' flags and a source's artefact bans. Each is a pure
+    function of its key (for one tokenizer; the guards module is part of the key)."""
+
+    spans: LRU = field(default_factory=LRU)
+    flags: LRU = field(default_factory=LRU)
+    bans: LRU = field(default_factory=LRU)
 
 
 def cache_extra(params: GenerationParams, row: Row) -> tuple:
@@ -159,7 +173,7 @@ def results_of(
     tokenizer: object,
     options: TranslationOptions,
     guards: ModuleType | None,
-    memo: SpanMemo | None = None,
+    memos: Memos | None = None,
 ) -> list[SentenceResult]:
     """A text's SentenceResults: every finished row whose text the assembler has drained into the output."""
     results = []
@@ -178,7 +192,7 @@ def results_of(
                 rules=out.rules,
                 options=options,
                 guards=guards,
-                memo=memo,
+                memos=memos,
             )
         )
     return results
@@ -195,7 +209,7 @@ def sentence_result(
     rules: TargetRules | None,
     options: TranslationOptions,
     guards: ModuleType | None,
-    memo: SpanMemo | None = None,
+    memos: Memos | None = None,
 ) -> SentenceResult:
     """The finished row's SentenceResult: `shown` is its text in the output, at `span`."""
     if row.origin == ORIGIN_MEMORY or row.output is None:
@@ -203,10 +217,11 @@ def sentence_result(
     output = row.output
     best = output.best
     scored = is_scored(best)
-    if memo is not None:
-        spans = memo.spans(tokenizer, tokens, rules, shown)
-    else:
-        _, spans = token_spans(tokenizer, tokens, rules, shown)  # type: ignore[arg-type]
+
+    def spans() -> tuple[tuple[int, int], ...]:
+        return token_spans(tokenizer, tokens, rules, shown)[1]  # type: ignore[arg-type]
+
+    spans = memos.spans.get((tuple(tokens), shown), spans) if memos is not None else spans()
     constraints = row.extras.constraints if row.extras is not None else ()
     unmet = tuple(constraints[k].label for k in output.unmet if 0 <= k < len(constraints))
     return SentenceResult(
@@ -220,7 +235,7 @@ def sentence_result(
         score=best.score if scored else None,
         origin=row.origin or "",
         alternatives=_alternatives(output, shown, options.alternatives, tokenizer, rules),
-        flags=_flags(row, shown, len(tokens), output.repeated, unmet, guards),
+        flags=_flags(row, shown, len(tokens), output.repeated, unmet, guards, memos),
         unmet=unmet,
         text=shown,
     )
@@ -248,21 +263,33 @@ def _alternatives(
 
 
 def _flags(
-    row: Row, shown: str, target_tokens: int, repeated: bool, unmet: tuple[str, ...], guards: ModuleType | None
+    row: Row,
+    shown: str,
+    target_tokens: int,
+    repeated: bool,
+    unmet: tuple[str, ...],
+    guards: ModuleType | None,
+    memos: Memos | None,
 ) -> tuple[Flag, ...]:
     """engine.guards' flags (with guards on), and always one FLAG_CONSTRAINT for glossary terms not placed."""
     flags: tuple[Flag, ...] = ()
     if guards is not None:
-        flags = tuple(
-            guards.check_sentence(
-                row.source,
-                shown,
-                source_tokens=row.source_tokens,
-                target_tokens=target_tokens,
-                repeated=repeated,
-                unmet=unmet,
+        checked = guards
+
+        def check() -> tuple[Flag, ...]:
+            return tuple(
+                checked.check_sentence(
+                    row.source,
+                    shown,
+                    source_tokens=row.source_tokens,
+                    target_tokens=target_tokens,
+                    repeated=repeated,
+                    unmet=unmet,
+                )
             )
-        )
+
+        key = (id(guards), row.source, shown, row.source_tokens, target_tokens, repeated, unmet)
+        flags = memos.flags.get(key, check) if memos is not None else check()
     if unmet and not any(f.kind == FLAG_CONSTRAINT for f in flags):
         terms = ", ".join(f"“{u}”" for u in unmet)
         flags += (Flag(FLAG_CONSTRAINT, f"the glossary's {terms} could not be placed in the translation"),)

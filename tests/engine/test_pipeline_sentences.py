@@ -362,3 +362,23 @@ def test_the_new_options_are_checked(changes, message):
 def test_valid_new_options_pass():
     options = TranslationOptions(alternatives=7, glossary=Glossary(), memory=Memory({}), guards=False)
     assert options.validate((), 8) is options
+
+
+def test_a_retranslation_reuses_flags_bans_and_spans_of_unchanged_sentences(monkeypatch):
+    asked = []
+    guards = install_guards(
+        monkeypatch,
+        bans_for=lambda source: asked.append(source) or ((7, 8),),
+        flags_for=lambda source, target, **kw: (Flag(FLAG_LENGTH, "short"),),
+    )
+    pipe = Pipeline(CharTokenizer(), ZH_EN)  # type: ignore[arg-type]
+    model = DictionaryModel({"一。": "One."})
+    decoding = model.decoding()
+    results = []
+    for text in ("一。", "一。二。"):
+        job = pipe.job(text, TranslationOptions(), None, 0.0)
+        *_, result = pipe.stream(job, PARAMS, decoding, None)
+        results.append(result)
+    assert asked == ["一。", "二。"] and [c[0] for c in guards.checks] == ["一。", "二。"]  # each computed once
+    first, again = results[0].sentences[0], results[1].sentences[0]
+    assert again.origin == ORIGIN_CACHE and again.flags == first.flags and again.token_spans == first.token_spans
