@@ -1,5 +1,6 @@
-"""Per-sentence results of the segment seam, without a model: spans in both texts, token scores, origin (model,
-cache, memory), n-best alternatives, guards' flags and bans, glossary constraints, cancel, and option checks."""
+"""Per-sentence results of the segment seam, mostly without a model (a fake search that delivers outputs): spans in
+both texts, token scores, origin (model, cache, memory), n-best alternatives, guards' flags and bans, glossary
+constraints, cancel, option checks; then the same through the real Translator on the fixture."""
 
 from __future__ import annotations
 
@@ -382,3 +383,46 @@ def test_a_retranslation_reuses_flags_bans_and_spans_of_unchanged_sentences(monk
     assert asked == ["一。", "二。"] and [c[0] for c in guards.checks] == ["一。", "二。"]  # each computed once
     first, again = results[0].sentences[0], results[1].sentences[0]
     assert again.origin == ORIGIN_CACHE and again.flags == first.flags and again.token_spans == first.token_spans
+
+
+# -- the same through the real Translator on the committed fixture ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fixture_translator(bundle_dir):
+    from engine.translator import Translator
+
+    return Translator(bundle_dir, precision="fp32", threads=1)
+
+
+def test_the_translator_fills_sentences_with_memory_cache_and_n_best(fixture_translator):
+    tr = fixture_translator
+    tr.clear_cache()
+    text = "Thank you very much.\nGood morning, everyone!"
+    searched = []
+    real = tr._search
+
+    def spy(batch, *args):
+        searched.extend(len(row) for row in batch)
+        return real(batch, *args)
+
+    tr._search = spy
+    try:
+        memory = Memory({"Good morning, everyone!": "早上好（我的版本）"})
+        options = TranslationOptions(beams=3, alternatives=2, memory=memory, guards=False)
+        events = []
+        result = tr.translate(text, options, on_event=events.append)
+        assert "".join(e.delta for e in events) == result.text
+        decoded, mine = result.sentences
+        assert len(searched) == 1  # the memory hit was not decoded
+        assert mine.origin == ORIGIN_MEMORY and mine.text == "早上好（我的版本）" and mine.tokens == ()
+        assert result.text == decoded.text + "\n" + mine.text
+        assert text[slice(*decoded.source_span)] == "Thank you very much." and decoded.origin == ORIGIN_MODEL
+        assert len(decoded.token_spans) == len(decoded.tokens) == len(result.tokens[0])
+        assert len(decoded.alternatives) <= 2 and decoded.text not in {a.text for a in decoded.alternatives}
+        assert result.stats.beams == 3
+        again = tr.translate(text, options)
+        assert len(searched) == 1 and again.sentences[0].origin == ORIGIN_CACHE
+        assert (again.sentences[0].score, again.sentences[0].alternatives) == (decoded.score, decoded.alternatives)
+    finally:
+        del tr._search
