@@ -5,6 +5,9 @@ a line replaced by the target's joiner: " " for English, "" for Chinese) and sen
 emitted only up to its last non-space character (a later token may end in whitespace that the final strip removes),
 and, when punctuation is normalised, only up to what no later character can change (the target's
 `TargetRules.stable_prefix`), so every delta is final and the deltas concatenate to the result.
+
+The assembler also records where each finished sentence's text went (`span`, `text_of`): the punctuation rules
+applied, or the text verbatim for a sentence given as the user wrote it (translation memory).
 """
 
 from __future__ import annotations
@@ -58,10 +61,24 @@ class Assembler:
         self.partial: list[list[int]] = [[] for _ in sentences]
         self.emitted = ""  # text of the chunk in progress already emitted
         self.sentences_done = 0
+        self.length = 0  # characters drained so far
+        self.verbatim = [False] * len(sentences)  # shown as given, the punctuation rules not applied
+        self.spans: list[tuple[int, int] | None] = [None] * len(sentences)  # in the drained text, once drained
+        self.shown: list[str | None] = [None] * len(sentences)  # each sentence's text as drained
 
-    def finish(self, i: int, text: str) -> None:
+    def finish(self, i: int, text: str, *, verbatim: bool = False) -> None:
+        """Sentence i's final text (as decoded; `verbatim`: shown exactly so, e.g. the user's own translation)."""
         if self.final[i] is None:
             self.final[i] = text
+            self.verbatim[i] = verbatim
+
+    def span(self, i: int) -> tuple[int, int] | None:
+        """Where sentence i's text is in the drained text; None until it is drained."""
+        return self.spans[i]
+
+    def text_of(self, i: int) -> str | None:
+        """Sentence i's text as it appears in the output (normalised unless verbatim); None until drained."""
+        return self.shown[i]
 
     def progress(self, i: int, tokens: list[int]) -> None:
         if self.final[i] is None:
@@ -75,13 +92,19 @@ class Assembler:
             kind, value = self.plan[self.pos]
             if kind == "text":
                 out.append(value)  # type: ignore[arg-type]
+                self.length += len(value)  # type: ignore[arg-type]
                 self.pos += 1
                 continue
             final = self.final[value]  # type: ignore[index]
             if final is not None:
-                if rules is not None:
+                if rules is not None and not self.verbatim[value]:  # type: ignore[index]
                     final = rules.normalize(final)
-                out.append(final[len(self.emitted) :])
+                start = self.length - len(self.emitted)  # the part already emitted is this text's start
+                rest = final[len(self.emitted) :]
+                out.append(rest)
+                self.length += len(rest)
+                self.spans[value] = (start, self.length)  # type: ignore[index]
+                self.shown[value] = final  # type: ignore[index]
                 self.emitted = ""
                 self.pos += 1
                 self.sentences_done += 1
@@ -92,6 +115,7 @@ class Assembler:
                     safe = rules.normalize(rules.stable_prefix(safe))
                 if len(safe) > len(self.emitted):
                     out.append(safe[len(self.emitted) :])
+                    self.length += len(safe) - len(self.emitted)
                     self.emitted = safe
             break
         return "".join(out)

@@ -76,6 +76,13 @@ def _beam_count(value: str) -> int:
     return n
 
 
+def _alternative_count(value: str) -> int:
+    n = _whole_number(value)
+    if not 0 <= n <= MAX_BEAMS - 1:
+        raise argparse.ArgumentTypeError(f"{n} is out of range: use 0 (none) to {MAX_BEAMS - 1}")
+    return n
+
+
 def _direction(value: str) -> str:
     from engine.model_store import ModelStoreError, normalise_pair
 
@@ -131,7 +138,10 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
         help="translate text from an argument, a file or stdin",
         description="--json: one request per input line (split on \\n or \\r\\n only) and exactly one JSON "
         "object per line, in order, written as each is done. A line Qiao refuses (over its size limit) gets "
-        '{"error": …, "line": N} and the run goes on; the exit status is then 1.',
+        '{"error": …, "line": N} and the run goes on; the exit status is then 1. Each record has "text", '
+        '"tokens", "stats", "scores" (one per sentence) and "sentences" (per sentence: source, text, score, '
+        "tokens with their text and log-probability, flags, alternatives, origin, unmet glossary terms). "
+        "Without --json, a sentence the guards flag gets a note on stderr.",
     )
     tr.add_argument("text", nargs="?", help="text to translate (default: stdin)")
     _add_model_arg(tr)
@@ -152,6 +162,32 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     tr.add_argument("--raw-punctuation", action="store_true", help="keep the model's half-width ! ? , : ;")
     tr.add_argument("--stream", action="store_true", help="print the translation as it is decoded")
     tr.add_argument("--json", action="store_true", help="one request per input line; one JSON object per line")
+    tr.add_argument(
+        "--alternatives",
+        type=_alternative_count,
+        default=0,
+        metavar="K",
+        help=f"up to K other whole-sentence translations per sentence from the beam, 0 … {MAX_BEAMS - 1} (the beam "
+        "is raised to at least K+1): in the --json records, else as notes on stderr",
+    )
+    tr.add_argument(
+        "--prefix",
+        metavar="TEXT",
+        help="force the translation to start with TEXT (it may end inside a word), then decode the rest; "
+        "the input must be one sentence",
+    )
+    tr.add_argument(
+        "--glossary",
+        type=Path,
+        metavar="FILE",
+        help="CSV/TSV of source term, target term[, case, whole_word]: the terms the translation must use "
+        "(an empty target: keep the source term as it is)",
+    )
+    tr.add_argument(
+        "--no-guards",
+        action="store_true",
+        help="no checks for known model failures (length, numbers, repetition, subtitle artefacts like (掌声))",
+    )
 
     _add_translate_file(sub)
     from engine.cli_history import add_history_parser

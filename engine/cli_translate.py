@@ -1,12 +1,19 @@
 """`qiao translate`: the text of an argument, a file or stdin as one request, or `--json`: one request per line,
-batched across lines by `Translator.translate_batch`, each record written as soon as it is done."""
+batched across lines by `Translator.translate_batch`, each record written as soon as it is done.
+
+Records carry each sentence's review data (engine.results.SentenceResult: token log-probabilities, score, flags,
+n-best alternatives, origin); `--prefix` forces the start of a one-sentence input (`Translator.translate_sentence`),
+`--glossary` reads the terms the translation must use (engine.glossary_io), `--no-guards` turns the checks off.
+Plain output notes flagged sentences on stderr."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 import threading
+import unicodedata
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,7 +55,61 @@ def _options(args):
         variant=args.variant,
         join_wrapped_lines=not args.no_join_lines,
         normalize_punctuation=not args.raw_punctuation,
+        alternatives=getattr(args, "alternatives", 0) or 0,
+        glossary=_glossary(getattr(args, "glossary", None)),
+        guards=not getattr(args, "no_guards", False),
     )
+
+
+def _glossary(path: Path | None):
+    """--glossary FILE read by engine.glossary_io (a clear error for a missing, unreadable or malformed file)."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise QiaoError(f"--glossary {path}: is a folder, not a CSV/TSV file")
+    if not path.exists():
+        raise QiaoError(f"--glossary {path}: no such file")
+    try:
+        from engine.glossary_io import read_glossary
+    except ModuleNotFoundError as exc:
+        if exc.name != "engine.glossary_io":
+            raise
+        raise QiaoError(
+            "--glossary: this build of Qiao cannot read glossaries (engine.glossary_io is missing)"
+        ) from exc
+    try:
+        return read_glossary(path)
+    except InputError as exc:
+        raise InputError(f"--glossary {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"--glossary {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise QiaoError(f"--glossary {path}: cannot read it: {exc.strerror or exc}") from exc
+
+
+def _checked_prefix(prefix: str) -> str:
+    """--prefix TEXT: the start of the translation, as plain text on one line."""
+    if not prefix.strip():
+        raise InputError("--prefix is empty: give the start of the translation, e.g. --prefix 我们")
+    bad = next((ch for ch in prefix if unicodedata.category(ch) == "Cc"), None)
+    if bad is not None:
+        raise InputError(
+            f"--prefix has a control character (U+{ord(bad):04X}); give the start of the translation as plain text"
+        )
+    return prefix
+
+
+def _one_sentence(pair, text: str, options) -> str:
+    """The only sentence of `text` as the model reads it (for --prefix), or a clear error."""
+    from engine.segment import Segmentation, segment_text
+
+    sentences = [
+        s.sentence for s in segment_text(text, options.join_wrapped_lines, Segmentation.of(pair)) if s.translate
+    ]
+    if len(sentences) != 1:
+        found = "no sentence to translate" if not sentences else f"{len(sentences)} sentences"
+        raise InputError(f"--prefix forces the start of one sentence, and the input has {found}")
+    return sentences[0]
 
 
 def _check_variant(pair, variant: str | None) -> None:
@@ -70,13 +131,18 @@ def translate_command(args: argparse.Namespace) -> int:
     try:
         name = str(args.file) if args.file is not None else "the input"
         text = args.text
-        if text is None and not args.json:
+        prefix = getattr(args, "prefix", None)
+        if prefix is not None:
+            prefix = _checked_prefix(prefix)
+        if text is None and (not args.json or prefix is not None):
             text = _read_text(source, name, MAX_CHARS)
         options = _options(args)
         bundle = find_bundle(args.model, pair=args.direction)
         translator = Translator(bundle, EngineConfig(precision=args.precision, threads=args.threads or None))
         _check_variant(translator.manifest.pair, options.variant)
         options.validate(translator.manifest.pair.variant_keys, MAX_BEAMS)  # the request's errors once, first
+        if prefix is not None:
+            return _translate_prefixed(translator, text, options, prefix, args.json, out)
         if args.json and text is None:
             return _translate_lines(translator, source, options, MAX_CHARS, out)
         if args.json:
@@ -92,7 +158,72 @@ def translate_command(args: argparse.Namespace) -> int:
 def _record(result) -> dict:
     # The stats' fields are flat figures: a shallow copy, not as_dict()'s deep one (half the CLI's time per line).
     stats = {f.name: getattr(result.stats, f.name) for f in dataclasses.fields(result.stats)}
-    return {"text": result.text, "tokens": result.tokens, "stats": stats}
+    sentences = [_sentence_record(s, result.text) for s in result.sentences]
+    return {
+        "text": result.text,
+        "tokens": result.tokens,
+        "stats": stats,
+        "scores": [s["score"] for s in sentences],
+        "sentences": sentences,
+    }
+
+
+def _number(x: float | None) -> float | None:
+    """A score for JSON: None for none (or a non-finite value, which JSON cannot carry)."""
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _sentence_record(s, text: str | None = None) -> dict:
+    """One sentence of a record: its text, score, tokens (the text each produced, its log-probability), flags,
+    alternatives, origin and unmet glossary terms."""
+    shown = s.text or (text[s.target_span[0] : s.target_span[1]] if text is not None else "")
+    logprobs = s.logprobs if len(s.logprobs) == len(s.tokens) else [None] * len(s.tokens)
+    spans = s.token_spans if len(s.token_spans) == len(s.tokens) else [(0, 0)] * len(s.tokens)
+    return {
+        "source": s.source,
+        "text": shown,
+        "score": _number(s.score),
+        "tokens": [
+            {"id": t, "text": shown[a:b], "logprob": _number(lp)} for t, lp, (a, b) in zip(s.tokens, logprobs, spans)
+        ],
+        "flags": [{"kind": f.kind, "detail": f.detail} for f in s.flags],
+        "alternatives": [{"text": a.text, "score": _number(a.score)} for a in s.alternatives],
+        "origin": s.origin,
+        "unmet": list(s.unmet),
+    }
+
+
+def _notes(sentences) -> None:
+    """Plain output: each flagged sentence's reasons, and the alternatives asked for, on stderr."""
+    for s in sentences:
+        for flag in s.flags:
+            say(f"note: sentence {s.index + 1}: {flag.detail}")
+        for k, alt in enumerate(s.alternatives, 1):
+            say(f"note: sentence {s.index + 1}, alternative {k}: {alt.text}")
+
+
+def _translate_prefixed(translator, text: str, options, prefix: str, as_json: bool, out: Output) -> int:
+    """--prefix: the one sentence of `text` decoded with its translation forced to start with `prefix`."""
+    source = _one_sentence(translator.manifest.pair, text, options)
+    if not hasattr(translator, "translate_sentence"):
+        raise QiaoError("--prefix: this build of Qiao cannot force a prefix (Translator.translate_sentence)")
+    result = translator.translate_sentence(source, options, prefix=prefix)
+    if not result.text and result.tokens:  # a result without its text: decode it as the pipeline shows it
+        from engine import punctuation
+        from engine.token_spans import final_text
+
+        target = translator.manifest.pair.target
+        rules = punctuation.rules_for(target.script) if options.normalize_punctuation else None
+        result = dataclasses.replace(result, text=final_text(translator.tokenizer, result.tokens, rules))
+    record = _sentence_record(result)
+    if as_json:
+        tokens = [list(result.tokens)]
+        full = {"text": record["text"], "tokens": tokens, "stats": None, "scores": [record["score"]]}
+        out.write(json_line({**full, "sentences": [record]}), flush=True)
+        return 0
+    out.write(record["text"] + "\n", flush=True)
+    _notes([result])
+    return 0
 
 
 def _translate_text(translator, text: str, options, stream: bool, out: Output) -> int:
@@ -111,6 +242,7 @@ def _translate_text(translator, text: str, options, stream: bool, out: Output) -
         raise
     assert result is not None
     out.write(("" if stream else result.text) + "\n", flush=True)
+    _notes(result.sentences)
     s = result.stats
     if s is not None and s.sentences:
         first = f"{s.first_token_ms:.0f} ms" if s.first_token_ms is not None else "–"

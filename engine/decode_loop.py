@@ -1,13 +1,19 @@
 """The decode driver: runs planned sentences through the search in batches, reporting every step, cancellable.
 
-One run decodes a list of sentences batch by batch (engine.batching), in order, and yields (sentence, committed
-tokens, finished) after every decoder step, so a caller can stream partial text or wait for whole sentences. A set
-`cancel` event stops it within one decoder step; `Clock` records the decoding time, the tokens decoded and whether
-the run stopped early.
+One run decodes a list of sentences batch by batch (engine.batching) and yields (sentence, committed tokens,
+output) after every decoder step, so a caller can stream partial text or wait for whole sentences: `output` is the
+finished sentence's `SentenceOutput` (engine.search_types), None while it runs. A set `cancel` event stops it within
+one decoder step; `Clock` records the decoding time, the tokens decoded and whether the run stopped early.
+
+Sentences may need different bad words (the subtitle-artefact bans depend on each source), and bad words belong to
+a whole search call: the sentences are grouped by their bans, each group batched in reading order, and the batches
+of every group run in the order of their first sentence, so the usual single group decodes exactly as before and a
+rare odd sentence costs one batch of its own, not a wrong ban for its neighbours.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -19,9 +25,16 @@ from engine.batching import batches, length_limit
 from engine.decoding import GenerationParams, StepUpdate
 from engine.planning import Sentence
 from engine.repetition import repeating_tail
+from engine.search_types import Hypothesis, RowExtras, SentenceOutput
 
-# (source id rows, params, per-row length limits) → the search's step updates (Translator._search)
-Search = Callable[[Sequence[Sequence[int]], GenerationParams, np.ndarray], Generator[StepUpdate, None, None]]
+# (source id rows, params, per-row length limits[, one RowExtras per row]) → the search's step updates
+# (Translator._search). `extras` is passed only when a row has some, so a search without the argument still works.
+Search = Callable[..., Generator[StepUpdate, None, None]]
+
+Bans = tuple[tuple[int, ...], ...]
+
+# The score of an output the search did not score (a loop cut here, or a search that gives no outputs)
+UNSCORED = math.nan
 
 
 @dataclass
@@ -37,6 +50,30 @@ class Clock:
         return self.decode_s + (time.perf_counter() - self.since if self.since is not None else 0.0)
 
 
+def unscored(tokens: Sequence[int], repeated: bool = False) -> SentenceOutput:
+    """The output of a sentence the search gave no SentenceOutput for: its tokens, no log-probabilities."""
+    return SentenceOutput(Hypothesis(tuple(tokens), (), None, UNSCORED), repeated=repeated)
+
+
+def is_scored(h: Hypothesis) -> bool:
+    return len(h.logprobs) == len(h.tokens) and not math.isnan(h.score)
+
+
+def plan_batches(
+    sentences: Sequence[Sentence], bans: Sequence[Bans] | None, beams: int, model_max: int
+) -> list[tuple[Bans, list[int]]]:
+    """(bans, sentence indices) per batch: grouped by bans, batched in reading order, batches by first sentence."""
+    groups: dict[Bans, list[int]] = {}
+    for i in range(len(sentences)):
+        groups.setdefault(bans[i] if bans is not None else (), []).append(i)
+    out: list[tuple[Bans, list[int]]] = []
+    for group_bans, members in groups.items():
+        for batch in batches([len(sentences[i].ids) for i in members], beams, model_max):
+            out.append((group_bans, [members[k] for k in batch]))
+    out.sort(key=lambda item: item[1][0])
+    return out
+
+
 def decode(
     sentences: Sequence[Sentence],
     params: GenerationParams,
@@ -44,30 +81,43 @@ def decode(
     model_max: int,
     cancel: threading.Event | None,
     clock: Clock,
-) -> Iterator[tuple[int, list[int], bool]]:
-    """Decode `sentences` in batches, in order: yields (index, committed tokens, finished) after every step.
+    *,
+    extras: Sequence[RowExtras | None] | None = None,
+    bans: Sequence[Bans] | None = None,
+) -> Iterator[tuple[int, list[int], SentenceOutput | None]]:
+    """Decode `sentences` in batches: yields (index, committed tokens, output or None) after every step.
 
-    Greedy decoding also finishes a sentence caught repeating itself (engine.repetition). Stops early
-    (`clock.cancelled`) when `cancel` is set, within one decoder step."""
-    for batch_idx in batches([len(s.ids) for s in sentences], params.num_beams, model_max):
+    `extras` (one per sentence, None for none) go to the search; `bans` (one per sentence) are added to the
+    params' bad words for that sentence. A sentence caught repeating itself is finished here with its loop cut
+    (`SentenceOutput.repeated`): always with greedy decoding, and in beam search (the best running hypothesis) when
+    `params.stop_repeats`. Stops early (`clock.cancelled`) when `cancel` is set, within one decoder step."""
+    for batch_bans, batch_idx in plan_batches(sentences, bans, params.num_beams, model_max):
         if cancel is not None and cancel.is_set():
             clock.cancelled = True
             return
         batch = [sentences[i] for i in batch_idx]
         limits = np.array([length_limit(len(s.ids), model_max) for s in batch], dtype=np.int64)
         clock.since = time.perf_counter()
-        steps = search([s.ids for s in batch], params.replace(max_length=int(limits.max())), limits)
+        call = params.replace(max_length=int(limits.max()))
+        if batch_bans:
+            call = call.replace(bad_words=params.bad_words + batch_bans)
+        rows = [s.ids for s in batch]
+        row_extras = [extras[i] for i in batch_idx] if extras is not None else []
+        if any(e is not None and (e.prefix or e.constraints) for e in row_extras):
+            steps = search(rows, call, limits, [e or RowExtras() for e in row_extras])
+        else:
+            steps = search(rows, call, limits)
         finished = [False] * len(batch)
         try:
             for update in steps:
                 for j, i in enumerate(batch_idx):
                     if finished[j]:
                         continue
-                    toks = update.committed[j]
-                    finished[j] = update.done[j] or (params.num_beams == 1 and repeating_tail(toks))
-                    if finished[j]:
+                    toks, output = _step(update, j, params)
+                    finished[j] = output is not None
+                    if output is not None:
                         clock.tokens += len(toks)
-                    yield i, list(toks), finished[j]
+                    yield i, toks, output
                 if all(finished) or (cancel is not None and cancel.is_set()):
                     break
         finally:
@@ -76,3 +126,20 @@ def decode(
         if not all(finished):
             clock.cancelled = True
             return
+
+
+def _step(update: StepUpdate, j: int, params: GenerationParams) -> tuple[list[int], SentenceOutput | None]:
+    """Row j after one step: (its tokens now, its output if it finished on this step)."""
+    toks = list(update.committed[j])
+    if update.done[j]:
+        output = update.outputs[j] if j < len(update.outputs) else None
+        if output is None:  # a search that gives no outputs: the tokens, unscored
+            return toks, unscored(toks)
+        return list(output.best.tokens), output
+    if params.num_beams == 1:
+        if repeating_tail(toks):
+            return toks, unscored(toks, repeated=True)
+    elif params.stop_repeats and j < len(update.best) and repeating_tail(update.best[j]):
+        best = list(update.best[j])
+        return best, unscored(best, repeated=True)
+    return toks, None

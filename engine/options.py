@@ -22,7 +22,9 @@ class TranslationOptions:
     join_wrapped_lines: bool = True
     # Half-width ! ? , : ; ( ) next to CJK characters become full-width (numbers, Latin text and URLs untouched).
     normalize_punctuation: bool = True
-    # Whole-sentence alternatives per sentence from the beam (SentenceResult.alternatives): 0 none, at most beams-1.
+    # Whole-sentence alternatives per sentence from the beam (SentenceResult.alternatives): 0 none, at most
+    # MAX_BEAMS - 1. The beam is raised to at least alternatives + 1 (so the best translation may change with it,
+    # as with more beams), and fewer come back when the beam's hypotheses read alike (texts are distinct).
     alternatives: int = 0
     # Terms the output must contain (constrained beam search); None: no glossary for this request.
     glossary: Glossary | None = None
@@ -49,7 +51,14 @@ class TranslationOptions:
             raise InputError(f"variant must be a name such as 'hans', not {self.variant!r}")
         if variants and self.variant is not None and self.variant not in variants:
             raise InputError(f"unknown variant {self.variant!r}; this model offers {', '.join(variants)}")
-        for name in ("join_wrapped_lines", "normalize_punctuation"):
+        for name in ("join_wrapped_lines", "normalize_punctuation", "guards"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        k = self.alternatives
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= max_beams - 1:
+            raise InputError(f"alternatives must be a whole number between 0 and {max_beams - 1}, not {k!r}")
+        if self.glossary is not None and not isinstance(self.glossary, Glossary):
+            raise InputError(f"glossary must be a Glossary or None, not {type(self.glossary).__name__}")
+        if self.memory is not None and not callable(getattr(self.memory, "lookup", None)):
+            raise InputError(f"memory must have a lookup(source) method, not {type(self.memory).__name__}")
         return self

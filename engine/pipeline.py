@@ -8,6 +8,10 @@ under its model lock. Two ways through it:
 * `run_window(window, ...)`: many independent texts (paragraphs, table cells, API items, CLI lines) decoded
   together, one Translation per text, in order, each as soon as it is complete (`Translator.translate_segments`).
 
+Both fill `Translation.sentences` (engine.sentence_results builds them): each sentence's place in both texts, its
+token scores and flags, and its origin. Before decoding, a sentence the translation memory (`options.memory`)
+knows is taken as the user wrote it, and one the sentence cache knows is reused; both appear at once.
+
 Every convention comes from the pair: sentencex's code and spacing of the source (engine.segment.Segmentation),
 the joiner between two translated sentences of one line, the punctuation rules of the target script.
 """
@@ -18,18 +22,29 @@ import threading
 import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from engine import punctuation
 from engine.assembly import Assembler
-from engine.decode_loop import Clock, Search, decode
+from engine.decode_loop import Clock, Search, decode, unscored
 from engine.decoding import GenerationParams
 from engine.errors import InputError
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
 from engine.planning import Sentence, plan_sentences
-from engine.results import StreamEvent, Translation, TranslationStats
+from engine.results import (
+    ORIGIN_CACHE,
+    ORIGIN_MEMORY,
+    ORIGIN_MODEL,
+    SentenceResult,
+    StreamEvent,
+    Translation,
+    TranslationStats,
+)
+from engine.search_types import SentenceOutput
 from engine.segment import Segmentation, segment_text
 from engine.sentence_cache import SentenceCache
+from engine.sentence_results import Memos, Row, RowPlanner, cache_extra, guards_module, request_params, results_of
 from engine.tokenizer import MarianTokenizer
 
 MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of an hours-long job
@@ -59,8 +74,11 @@ class Job:
     start: float
     tokens: list[list[int]] = field(default_factory=list)
     pending: int = 0  # sentences not finished yet
-    reused: int = 0  # sentences taken from the cache
+    reused: int = 0  # sentences taken from the cache (memory hits are not counted)
     first_token_ms: float | None = None
+    options: TranslationOptions = field(default_factory=TranslationOptions)
+    rows: list[Row] = field(default_factory=list)  # per sentence: what its search needs, what it gave
+    guards: ModuleType | None = None  # engine.guards when the options have guards on (and the build has it)
 
 
 class Pipeline:
@@ -71,17 +89,22 @@ class Pipeline:
         self.pair = pair
         self.segmentation = Segmentation.of(pair)
         self.joiner = pair.joiner
+        self.memos = Memos()  # per-sentence work a re-translation would repeat (spans, flags, bans)
+        self.planner = RowPlanner(tokenizer, self.memos)
 
     # -- planning (no model needed: done before taking the model lock) ----------------------------------------------
     def job(self, text: str, options: TranslationOptions, lang_id: int | None, start: float) -> Job:
-        """Segment and tokenise one checked text."""
+        """Segment and tokenise one checked text; each sentence's bans, constraints and memory hit."""
         segments = segment_text(text, options.join_wrapped_lines, self.segmentation) if text.strip() else []
         sentences = (
             plan_sentences(self.tokenizer, segments, lang_id, spaced=self.segmentation.spaced) if segments else []
         )
         rules = punctuation.rules_for(self.pair.target.script) if options.normalize_punctuation else None
         out = Assembler(self.tokenizer, segments, sentences, self.joiner, rules)
-        return Job(sentences, out, start, tokens=[[] for _ in sentences], pending=len(sentences))
+        guards = guards_module() if options.guards else None
+        rows = self.planner.rows(segments, sentences, options, lang_id, guards)
+        tokens: list[list[int]] = [[] for _ in sentences]
+        return Job(sentences, out, start, tokens, len(sentences), options=options, rows=rows, guards=guards)
 
     def read_window(
         self, texts: Iterator[object], options: TranslationOptions, lang_id: int | None
@@ -105,23 +128,25 @@ class Pipeline:
     def stream(
         self, job: Job, params: GenerationParams, decoding: Decoding, cancel: threading.Event | None
     ) -> Iterator[StreamEvent | Translation]:
-        """StreamEvents for `job` as its sentences decode (cached ones at once), then its Translation."""
+        """StreamEvents for `job` as its sentences decode (cached ones and memory hits at once), then its
+        Translation. `params` are the model's; the job's options add n-best, guards and bans."""
+        params = request_params(params, job.options)
         out, total = job.out, len(job.sentences)
         pieces: list[str] = []
-        todo, keys, owners = _reuse([job], decoding, params.num_beams)
+        todo, keys, owners = _reuse([job], decoding, params)
         delta = out.drain()
         if delta or out.sentences_done:  # cached sentences at the start appear at once
             job.first_token_ms = (time.perf_counter() - job.start) * 1000
             pieces.append(delta)
             yield StreamEvent(delta, out.sentences_done, total)
         clock = Clock()
-        for f, toks, done in decode(todo, params, decoding.search, decoding.max_positions, cancel, clock):
+        for f, toks, output in _decode(todo, owners, params, decoding, cancel, clock):
             if job.first_token_ms is None and toks:
                 job.first_token_ms = (time.perf_counter() - job.start) * 1000
             local = owners[f][1]
             before = out.sentences_done
-            if done:
-                self._finish(job, local, toks, decoding.cache, keys[f])
+            if output is not None:
+                self._finish(job, local, toks, output, decoding.cache, keys[f])
             else:
                 out.progress(local, toks)
             delta = out.drain()
@@ -133,8 +158,7 @@ class Pipeline:
             if tail:
                 pieces.append(tail)
                 yield StreamEvent(tail, out.sentences_done, total)
-        stats = _stats(job, clock, params, decoding.precision)
-        yield Translation(text="".join(pieces), tokens=job.tokens, stats=stats, cancelled=clock.cancelled)
+        yield self._translation(job, "".join(pieces), clock, params, decoding.precision, clock.cancelled)
 
     def run_window(
         self,
@@ -143,17 +167,19 @@ class Pipeline:
         decoding: Decoding,
         cancel: threading.Event | None,
     ) -> Generator[Translation, None, bool]:
-        """Decode one window's sentences together; yields each text's result in order; returns True if cancelled."""
+        """Decode one window's sentences together; yields each text's result in order; returns True if cancelled.
+
+        Every text of a window has the same options (one request)."""
         jobs = [job for job in window if isinstance(job, Job)]
-        todo, keys, owners = _reuse(jobs, decoding, params.num_beams)
+        params = request_params(params, jobs[0].options if jobs else TranslationOptions())
+        todo, keys, owners = _reuse(jobs, decoding, params)
         clock = Clock()
         ready = 0
 
         def result(item: Job | Translation, cancelled: bool = False) -> Translation:
             if isinstance(item, Translation):
                 return item
-            stats = _stats(item, clock, params, decoding.precision)
-            return Translation(text=item.out.drain(), tokens=item.tokens, stats=stats, cancelled=cancelled)
+            return self._translation(item, item.out.drain(), clock, params, decoding.precision, cancelled)
 
         def complete(item: Job | Translation) -> bool:
             return isinstance(item, Translation) or item.pending == 0
@@ -161,13 +187,13 @@ class Pipeline:
         while ready < len(window) and complete(window[ready]):
             yield result(window[ready])
             ready += 1
-        for f, toks, done in decode(todo, params, decoding.search, decoding.max_positions, cancel, clock):
-            if not done:
+        for f, toks, output in _decode(todo, owners, params, decoding, cancel, clock):
+            if output is None:
                 continue
             job, local = owners[f]
             if job.first_token_ms is None:
                 job.first_token_ms = (time.perf_counter() - job.start) * 1000
-            self._finish(job, local, toks, decoding.cache, keys[f])
+            self._finish(job, local, toks, output, decoding.cache, keys[f])
             while ready < len(window) and complete(window[ready]):
                 yield result(window[ready])
                 ready += 1
@@ -177,27 +203,59 @@ class Pipeline:
             return True
         return False
 
-    def _finish(self, job: Job, local: int, tokens: list[int], cache: SentenceCache, key: tuple) -> None:
+    def _finish(
+        self, job: Job, local: int, tokens: list[int], output: SentenceOutput, cache: SentenceCache, key: tuple
+    ) -> None:
         text = self.tokenizer.decode(tokens)
         job.tokens[local] = tokens
+        job.rows[local].output, job.rows[local].origin = output, ORIGIN_MODEL
         job.out.finish(local, text)
         job.pending -= 1
-        cache.put(key, tokens, text)  # only finished sentences: a cancelled one never gets here
+        cache.put(key, tokens, text, output)  # only finished sentences: a cancelled one never gets here
+
+    def _translation(
+        self, job: Job, text: str, clock: Clock, params: GenerationParams, precision: str, cancelled: bool
+    ) -> Translation:
+        stats = _stats(job, clock, params, precision)
+        return Translation(text, job.tokens, stats, cancelled, sentences=self.results(job))
+
+    def results(self, job: Job) -> list[SentenceResult]:
+        """The SentenceResult of every sentence whose text is in the output so far (all, unless cancelled)."""
+        return results_of(job.rows, job.tokens, job.out, self.tokenizer, job.options, job.guards, self.memos)
 
 
-def _reuse(jobs: list[Job], decoding: Decoding, beams: int) -> tuple[list[Sentence], list[tuple], list]:
-    """Fill every sentence the cache knows; returns the others (flat), their cache keys, and their owners."""
+def _decode(todo: list[Sentence], owners: list[tuple[Job, int]], params, decoding: Decoding, cancel, clock):
+    """engine.decode_loop.decode over the sentences to decode, with each one's extras and bans."""
+    rows = [job.rows[local] for job, local in owners]
+    extras = [row.extras for row in rows] if any(row.extras is not None for row in rows) else None
+    bans = [row.bans for row in rows]
+    return decode(todo, params, decoding.search, decoding.max_positions, cancel, clock, extras=extras, bans=bans)
+
+
+def _reuse(
+    jobs: list[Job], decoding: Decoding, params: GenerationParams
+) -> tuple[list[Sentence], list[tuple], list[tuple[Job, int]]]:
+    """Fill every sentence the translation memory or the cache knows; returns the others (flat), their cache keys,
+    and their owners."""
     cache = decoding.cache
     flat: list[Sentence] = []
     keys: list[tuple] = []
     owners: list[tuple[Job, int]] = []
     for job in jobs:
         for local, sentence in enumerate(job.sentences):
-            key = cache.key(sentence.ids, beams, decoding.precision, decoding.scope)
-            hit = cache.get(key)
+            row = job.rows[local]
+            if row.memory is not None:  # the user's own translation, shown as they wrote it
+                row.origin = ORIGIN_MEMORY
+                job.out.finish(local, row.memory, verbatim=True)
+                job.pending -= 1
+                continue
+            extra = cache_extra(params, row)
+            key = cache.key(sentence.ids, params.num_beams, decoding.precision, decoding.scope, extra)
+            hit = cache.lookup(key)
             if hit is not None:
-                job.tokens[local], text = hit
-                job.out.finish(local, text)
+                job.tokens[local] = hit.tokens
+                row.origin, row.output = ORIGIN_CACHE, hit.output or unscored(hit.tokens)
+                job.out.finish(local, hit.text)
                 job.pending -= 1
                 job.reused += 1
                 continue

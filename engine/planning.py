@@ -38,6 +38,7 @@ class Sentence:
 
     index: int  # position in the segment list
     ids: list[int]  # language token (if any) + source ids + eos
+    source: str = ""  # the text these ids encode (the sentence, or its piece when a long one was split)
 
 
 def plan_sentences(
@@ -57,14 +58,14 @@ def plan_sentences(
     out: list[Sentence] = []
     for (index, text), ids in zip(texts, encoded):
         if len(ids) <= budget:
-            out.append(Sentence(index, [*prefix, *ids, eos]))
+            out.append(Sentence(index, [*prefix, *ids, eos], text))
             continue
 
         def fits(s: str) -> bool:
             return len(tokenizer.encode(s, add_eos=False)) <= budget
 
         for chunk in split_long(text, fits, spaced=spaced):
-            out.append(Sentence(index, [*prefix, *tokenizer.encode(chunk, add_eos=False), eos]))
+            out.append(Sentence(index, [*prefix, *tokenizer.encode(chunk, add_eos=False), eos], chunk))
     return out
 
 

@@ -105,3 +105,72 @@ class BatchingTranslator(EchoTranslator):
                 return
             answers = [self._answer(t) for t in chunk]  # raises before any of the batch is yielded
             yield from answers
+
+
+class ReviewTranslator(EchoTranslator):
+    """Echoes each sentence of a text as one SentenceResult with review data: one token per character (log-probability
+    -0.1 each, -2.0 for a "?"), a FLAG_NUMBERS flag when the text has a digit, `options.alternatives` alternatives
+    ("TEXT (k)"), and `translate_sentence` with the prefix put in front."""
+
+    def _answer_with(self, text: str, options: TranslationOptions | None) -> Translation:
+        from engine.results import FLAG_NUMBERS, Alternative, Flag, SentenceResult
+
+        options = options or TranslationOptions()
+        sentences, pos = [], 0
+        for index, part in enumerate(p for p in text.split(" ") if p):
+            start = text.index(part, pos)
+            pos = start + len(part)
+            flags = (Flag(FLAG_NUMBERS, f"“{part}” has a number"),) if any(c.isdigit() for c in part) else ()
+            alts = tuple(Alternative(f"{part} ({k})", (k,), -1.0 - k) for k in range(1, options.alternatives + 1))
+            sentences.append(
+                SentenceResult(
+                    index=index,
+                    source=part,
+                    source_span=(start, pos),
+                    target_span=(start, pos),
+                    tokens=tuple(ord(c) for c in part),
+                    logprobs=tuple(-2.0 if c == "?" else -0.1 for c in part),
+                    token_spans=tuple((i, i + 1) for i in range(len(part))),
+                    score=-0.1,
+                    alternatives=alts,
+                    flags=flags,
+                    text=part,
+                )
+            )
+        stats = TranslationStats(0.0, None, len(text), len(text), 0.0, "int8", 1, len(sentences))
+        return Translation(text=text, tokens=[list(s.tokens) for s in sentences], stats=stats, sentences=sentences)
+
+    def translate(self, text: str, options: TranslationOptions | None = None, **_: object) -> Translation:
+        self.options.append(options)
+        return self._answer_with(text, options)
+
+    def stream(self, text: str, options: TranslationOptions | None = None, **_: object) -> Iterator[Translation]:
+        self.options.append(options)
+        yield self._answer_with(text, options)
+
+    def translate_batch(
+        self, texts: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
+    ) -> Iterator[Translation]:
+        self.options.append(options)
+        for text in texts:
+            self.seen.append(text)
+            yield self._answer_with(text, options)
+
+    def translate_sentence(self, source: str, options: TranslationOptions | None = None, *, prefix=(), cancel=None):
+        from engine.results import SentenceResult
+
+        self.options.append(options)
+        self.seen.append(source)
+        self.prefixes = [*getattr(self, "prefixes", []), prefix]
+        text = f"{prefix}{source}"
+        return SentenceResult(
+            0,
+            source,
+            (0, len(source)),
+            (0, len(text)),
+            tokens=tuple(ord(c) for c in text),
+            logprobs=(-0.5,) * len(text),
+            token_spans=tuple((i, i + 1) for i in range(len(text))),
+            score=-0.5,
+            text=text,
+        )

@@ -11,7 +11,7 @@ from engine.options import TranslationOptions
 from engine.pipeline import Pipeline
 from engine.results import StreamEvent, Translation
 from engine.sentence_cache import SentenceCache
-from tests.engine.pipeline_fakes import PARAMS, CharTokenizer, DictionaryModel
+from tests.engine.pipeline_fakes import PARAMS, CharTokenizer, DictionaryModel, no_guards_module  # noqa: F401
 
 ZH_EN = default_pair("zh", "en")
 EN_ZH = default_pair("en", "zh", [">>cmn_Hans<<", ">>cmn_Hant<<"])
