@@ -48,6 +48,7 @@ def sentence(source: str, tokens: Sequence[int], *, index: int = 0, start: int =
         logprobs=tuple(-0.1 for _ in tokens),
         token_spans=tuple(spans),
         score=-0.1,
+        text=text_of(tokens),
         **extra,
     )
 
@@ -227,7 +228,9 @@ class FakeTargetPane(QWidget):
         cursor.insertText(result.text)
         self._replacing = False
         self._shift(i, len(result.text) - (b - a))
-        self._sentences[i] = replace(result, index=i, target_span=(a, a + len(result.text)))
+        self._sentences[i] = replace(
+            result, index=i, source=self._sentences[i].source, target_span=(a, a + len(result.text))
+        )
         self.replaced.append((i, result, origin))
         self.sentence_replaced.emit(i)
 
