@@ -134,6 +134,7 @@ class AlternativesController(QObject):
         request_id = self.worker.alternatives(target.source, target.tokens, position, options, k=K)
         self._asked = _Asked(request_id, target, options, "alternatives")
         begin = self.pane.sentence_range(index)[0]
+        self.popup.set_text_font(self.editor.font())
         self.popup.open_at(self._anchor(begin + start, begin + end), target.text, start, target.text[start:end])
         return True
 
@@ -154,6 +155,7 @@ class AlternativesController(QObject):
         self._asked = _Asked(request_id, target, options, "nbest")
         begin, end = self.pane.sentence_range(index)
         anchor = QRect(at, at) if at is not None else self._anchor(begin, end)
+        self.popup.set_text_font(self.editor.font())
         self.popup.open_at(anchor, target.text, len(target.text))
         return request_id
 

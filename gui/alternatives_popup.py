@@ -13,10 +13,13 @@ from collections.abc import Sequence
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
     QGuiApplication,
     QHideEvent,
     QKeyEvent,
     QPainter,
+    QPaintEvent,
     QPalette,
     QTextDocument,
 )
@@ -58,6 +61,20 @@ def split_alternative(current: str, prefix_end: int, text: str, word: str = "") 
     return text[:head_len], "", text[head_len:]
 
 
+def blend(palette: QPalette, fore: QPalette.ColorRole, back: QPalette.ColorRole, share: float) -> QColor:
+    """`share` of `fore` over `back`, opaque: a colour with the theme's contrast whatever its lightness."""
+    a = palette.color(QPalette.ColorGroup.Active, fore)
+    b = palette.color(QPalette.ColorGroup.Active, back)
+    mix = [round(x * share + y * (1 - share)) for x, y in zip(a.getRgb()[:3], b.getRgb()[:3], strict=True)]
+    return QColor(*mix)
+
+
+def muted(palette: QPalette) -> str:
+    """A message row's colour: halfway from the text to the background (rich text drops the alpha that the
+    palette's placeholder colour relies on)."""
+    return blend(palette, QPalette.ColorRole.Text, QPalette.ColorRole.Base, 0.5).name()
+
+
 def row_html(parts: tuple[str, str, str], palette: QPalette, selected: bool) -> str:
     """A row as rich text: the start plain, the word bold and larger, the rest emphasised (accent colour; when
     the row is selected, everything in the selection's text colour and the rest underlined)."""
@@ -86,7 +103,7 @@ class _RowDelegate(QStyledItemDelegate):
         parts = index.data(PARTS_ROLE)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         if parts is None:  # a message row ("Loading…")
-            color = option.palette.color(QPalette.ColorRole.PlaceholderText).name()
+            color = muted(option.palette)
             doc.setHtml(f'<span style="color:{color}">{html.escape(str(index.data()))}</span>')
         else:
             doc.setHtml(row_html(parts, option.palette, selected))
@@ -133,7 +150,7 @@ class AlternativesPopup(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Popup)
         self.setObjectName("alternativesPopup")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setFrameShape(QFrame.Shape.NoFrame)  # paintEvent draws the edge
         self.setAccessibleName(self.tr("Alternatives"))
         self.heading = QLabel(self)
         self.heading.setObjectName("alternativesHeading")
@@ -173,13 +190,19 @@ class AlternativesPopup(QFrame):
         self.show()
         self.list.setFocus(Qt.FocusReason.PopupFocusReason)
 
+    def set_text_font(self, font: QFont) -> None:
+        """The rows in the translation's own font (its Chinese faces and the user's zoom); the heading keeps the
+        interface font."""
+        self.list.setFont(font)
+
     def set_message(self, text: str) -> None:
         """One row that cannot be taken: "Loading…", "No alternatives", a failure."""
         self.list.clear()
         item = QListWidgetItem(text)
-        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        item.setFlags(Qt.ItemFlag.NoItemFlags)  # not current, not selectable: it does not look like a choice
         item.setData(ALT_ROLE, None)
         self.list.addItem(item)
+        self.list.setCurrentRow(-1)
         self._fit()
 
     def set_alternatives(self, alternatives: Sequence[Alternative]) -> None:
@@ -233,6 +256,15 @@ class AlternativesPopup(QFrame):
         if y + self.height() > area.bottom() and self._anchor.top() - self.height() - 2 >= area.top():
             y = self._anchor.top() - self.height() - 2
         self.move(QPoint(x, y))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """A 1 px edge a third of the way from the background to the text: visible in dark themes too, where the
+        style's panel frame is as dark as the editor behind the popup."""
+        super().paintEvent(event)
+        painter = QPainter(self)
+        painter.setPen(blend(self.palette(), QPalette.ColorRole.WindowText, QPalette.ColorRole.Window, 0.35))
+        painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
+        painter.end()
 
     # ---- choosing -----------------------------------------------------------------------------------------------
 
