@@ -107,6 +107,7 @@ class AlternativesController(QObject):
         self.worker.alternatives_ready.connect(self._alternatives_ready)
         self.worker.sentence_ready.connect(self._sentence_ready)
         self.worker.review_failed.connect(self._review_failed)
+        self.editor.document().contentsChanged.connect(self._text_changed)
         self._viewport = self.editor.viewport()  # kept: the filter must not call into a widget being destroyed
         self._viewport.installEventFilter(self)
         self.editor.installEventFilter(self)
@@ -232,6 +233,12 @@ class AlternativesController(QObject):
                 self._status(self._wording(message))
         elif self._asked is not None and self._asked.request_id == request_id:
             self.popup.set_message(self._wording(message))
+
+    def _text_changed(self) -> None:
+        """A translation finished (or the text changed otherwise) under the open popup: close it if its sentence
+        is no longer the one it was opened for (its rows would rewrite the wrong text)."""
+        if self._asked is not None and self.popup.isVisible() and not self._still(self._asked.target):
+            self.popup.close()
 
     def _chosen(self, alternative: Alternative) -> None:
         asked, self._asked = self._asked, None

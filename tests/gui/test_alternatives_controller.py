@@ -153,6 +153,17 @@ def test_a_choice_decoded_after_the_sentence_changed_is_not_applied(qtbot, windo
     assert window.target.editor.toPlainText() == text_of(FIRST[1]) + text_of(THIRD[1]) + text_of(SECOND[1])
 
 
+def test_a_new_translation_under_the_open_popup_closes_it(qtbot, window):
+    rid = open_on_bridge(qtbot, window)
+    window.worker.alternatives_ready.emit(rid, fake_alternatives(SECOND[1], 4, 3))
+    window.target.show_sentences([FIRST, SECOND, THIRD])  # the same sentences again: the popup stays
+    assert window.alternatives.popup.isVisible()
+    window.target.show_sentences([FIRST, THIRD, SECOND])
+    assert not window.alternatives.popup.isVisible()
+    assert window.worker.of("cancel") == [("review",)]
+    assert window.worker.of("sentence") == []
+
+
 def test_no_popup_in_an_edited_sentence_nor_after_a_drag_selection(qtbot, window):
     editor = window.target.editor
     cursor = QTextCursor(editor.document())
