@@ -102,6 +102,7 @@ class AlternativesController(QObject):
         self.editor = editor_of(self.pane)
         self.worker = window.engine.worker
         self.popup = AlternativesPopup(self.editor)
+        self.popup.forward_to = self.editor
         self.popup.chosen.connect(self._chosen)
         self.popup.dismissed.connect(self._dismissed)
         self.worker.alternatives_ready.connect(self._alternatives_ready)

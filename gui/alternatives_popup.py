@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QLabel,
     QListWidget,
@@ -42,6 +43,10 @@ ALT_ROLE = Qt.ItemDataRole.UserRole + 2  # the row's Alternative (None for the "
 MAX_WIDTH = 560  # px: longer sentences wrap
 MIN_WIDTH = 220
 MAX_ROWS_SHOWN = 8
+# keys the list keeps (choosing); other keys with text, and these editing keys, go on to the editor
+NAVIGATION = {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Home, Qt.Key.Key_End}
+EDITING = {Qt.Key.Key_Backspace, Qt.Key.Key_Delete, Qt.Key.Key_Left, Qt.Key.Key_Right}
+MODIFIERS = {Qt.Key.Key_Shift, Qt.Key.Key_Control, Qt.Key.Key_Alt, Qt.Key.Key_Meta, Qt.Key.Key_AltGr}
 
 
 def split_alternative(current: str, prefix_end: int, text: str, word: str = "") -> tuple[str, str, str]:
@@ -173,6 +178,7 @@ class AlternativesPopup(QFrame):
         self._prefix_end = 0
         self._anchor = QRect()
         self._taken = False
+        self.forward_to: QWidget | None = None  # where typing goes on (the editor the popup belongs to)
 
     # ---- filling ------------------------------------------------------------------------------------------------
 
@@ -277,7 +283,22 @@ class AlternativesPopup(QFrame):
             if key == Qt.Key.Key_Escape:
                 self.close()
                 return True
+            if key not in NAVIGATION and self._pass_on(event):  # type: ignore[arg-type]
+                return True
         return super().eventFilter(watched, event)
+
+    def _pass_on(self, event: QKeyEvent) -> bool:
+        """Typing while the popup is open goes on in the text (the popup closes), as if it had never opened: a
+        click into an editable translation must not swallow the keys that follow."""
+        target = self.forward_to
+        if target is None or event.key() in MODIFIERS or not (event.text() or event.key() in EDITING):
+            return False
+        self.close()
+        copy = QKeyEvent(
+            event.type(), event.key(), event.modifiers(), event.text(), event.isAutoRepeat(), event.count()
+        )
+        QApplication.sendEvent(target, copy)
+        return True
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:

@@ -131,6 +131,20 @@ def test_escape_leaves_everything_and_cancels_the_request(qtbot, window):
     assert window.target.editor.toPlainText() == SHOWN
 
 
+def test_typing_while_the_popup_is_open_goes_on_in_the_text(qtbot, window):
+    open_on_bridge(qtbot, window)
+    popup = window.alternatives.popup
+    editor = window.target.editor
+    assert editor.textCursor().position() in (BRIDGE, BRIDGE + 1), "the click put the cursor at the word"
+    at = editor.textCursor().position()
+    qtbot.keyClick(popup.list, Qt.Key.Key_Shift)  # a modifier alone changes nothing
+    assert popup.isVisible()
+    qtbot.keyClicks(popup.list, "X")
+    assert not popup.isVisible()
+    assert editor.toPlainText() == SHOWN[:at] + "X" + SHOWN[at:]
+    assert window.worker.of("cancel") == [("review",)]
+
+
 def test_alternatives_for_a_sentence_changed_since_are_ignored(qtbot, window):
     rid = open_on_bridge(qtbot, window)
     cursor = QTextCursor(window.target.editor.document())
