@@ -741,7 +741,7 @@ class TranslationWorker(QObject):
             failed = f"{INTERNAL}{type(exc).__name__}: {exc}"
         if running.superseded:
             return
-        if not failed and running.cancel.is_set():
+        if running.cancel.is_set():  # whatever the engine did when cut short (returned or raised)
             failed = CANCELLED
         if failed:
             self.review_failed.emit(request.id, failed)

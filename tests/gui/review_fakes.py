@@ -92,6 +92,7 @@ class ReviewTranslator(FakeTranslator):
         self.review_calls: list[tuple] = []
         self.review_error: Exception | None = None
         self.cancelled: list[tuple] = []
+        self.raise_on_cancel = False
         self.order: list[str] = []  # "stream:<text>" / "alternatives" / "sentence", in the order they ran
 
     def stream(self, text, options=None, *, cancel=None):
@@ -106,6 +107,8 @@ class ReviewTranslator(FakeTranslator):
         while self.review_gate is not None and not self.review_gate.wait(0.005):
             if cancel is not None and cancel.is_set():
                 self.cancelled.append(call)
+                if self.raise_on_cancel:  # as engine.alternatives does (SearchCancelled)
+                    raise RuntimeError("cancelled")
                 return False
         if self.review_error is not None:
             raise self.review_error

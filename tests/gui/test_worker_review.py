@@ -125,9 +125,11 @@ def test_without_a_model_review_fails_with_no_model(qtbot, engine):
     assert rec.answers() == [("review_failed", rid, NO_MODEL)]
 
 
-def test_cancel_review_reports_cancelled_and_leaves_the_window_alone(qtbot, engine):
+@pytest.mark.parametrize("raises", [False, True], ids=["returns", "raises"])
+def test_cancel_review_reports_cancelled_and_leaves_the_window_alone(qtbot, engine, raises):
     gate = threading.Event()
     wt, rec, factory = engine(ReviewFactory(review_gate=gate))
+    factory.translator.raise_on_cancel = raises  # the engine raises SearchCancelled; either way it is CANCELLED
     rid = wt.worker.alternatives("x", TOKENS, 0, None)
     qtbot.waitUntil(lambda: len(factory.translator.review_calls) == 1, timeout=5000)
     window = wt.worker.translate("hello")
