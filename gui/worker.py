@@ -10,9 +10,12 @@ frame, so a fast decoder never floods the UI's event queue.
 
 Interactive requests come on channels: "window" (the main window) and "popup" (the quick-translate popup). The
 latest request wins PER CHANNEL: a popup request never cancels the window's translation, nor the reverse; with one
-engine they run one after another, the window first. Requests of the local API (`translate_ordered`) are served in
+engine they run one after another, the window first. The window's review requests (`alternatives`, `sentence`: the
+click-a-word popup, gui.review_requests) are a third latest-wins channel, "review", served right after the window's
+translation. Requests of the local API (`translate_ordered`) are served in
 arrival order, one item at a time between interactive requests, and are never cancelled by a newer one (only by
-`cancel_ordered` or `stop`). Priority: configuration, window, popup, API, document steps.
+`cancel_ordered` or `stop`). Priority: configuration, window, review, popup, API,
+document steps.
 
 Documents (`translate_document`) wait in a queue and are served in order, one bounded step
 (`engine.documents.job.DocumentJob.steps`) at a time, and only when nothing else is pending: configuration and the
@@ -42,6 +45,7 @@ from engine.errors import BundleError, FileProblem, ModelNotFoundError, QiaoErro
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
 from engine.results import StreamEvent, Translation
+from gui.review_requests import REVIEW, ReviewRequest, alternatives_request, run_review, sentence_request
 
 NO_MODEL = "no-model"  # translation_failed's message when no model is loaded (the window words it)
 INTERNAL = "internal-error: "  # prefix of translation_failed's message for an unexpected exception (raw detail after)
@@ -194,6 +198,7 @@ class _Running:
     request: _Request
     cancel: threading.Event = field(default_factory=threading.Event)
     superseded: bool = False  # a newer request replaced it: its result is not reported
+    review: ReviewRequest | None = None  # set for a review request (channel "review")
 
 
 @dataclass
@@ -263,6 +268,9 @@ class TranslationWorker(QObject):
     ordered_progress = Signal(int, int, str)  # id, item index, new text (streamed ordered requests only)
     ordered_finished = Signal(int, object)  # id, list[Translation] in the order of the texts
     ordered_failed = Signal(int, str)  # id, the engine's wording, NO_MODEL, STOPPED, CANCELLED or INTERNAL + detail
+    alternatives_ready = Signal(int, object)  # id, list[engine.results.Alternative], best first
+    sentence_ready = Signal(int, object)  # id, engine.results.SentenceResult
+    review_failed = Signal(int, str)  # id, the engine's wording, NO_MODEL, CANCELLED or INTERNAL + detail
     _wake = Signal()
 
     def __init__(
@@ -292,6 +300,7 @@ class TranslationWorker(QObject):
         self._pending_threads: tuple[int | None] | None = None
         self._pending: dict[str, _Request] = {}  # per channel: the latest request waiting
         self._ordered: deque[_Ordered] = deque()  # API requests, in arrival order (the head may be part-done)
+        self._review: ReviewRequest | None = None  # the latest review request waiting
         self._running: _Running | None = None
         self._pairs_known: tuple[str, ...] = ()  # as found by the last load (a precision switch keeps them)
         self._stopped = False
@@ -316,6 +325,10 @@ class TranslationWorker(QObject):
             if running is not None and channel in CHANNELS and not running.superseded and channel not in self._pending:
                 running.superseded = True
                 self._pending[running.request.channel] = running.request
+                running.cancel.set()
+            elif running is not None and running.review is not None and not running.superseded and not self._review:
+                running.superseded = True
+                self._review = running.review
                 running.cancel.set()
         self._wake.emit()
 
@@ -357,8 +370,39 @@ class TranslationWorker(QObject):
         """Stop the channel's running request (its partial text is reported) and drop its waiting one."""
         with self._lock:
             self._pending.pop(channel, None)
+            if channel == REVIEW:
+                self._review = None
             if self._running is not None and self._running.request.channel == channel:
                 self._running.cancel.set()
+
+    def alternatives(
+        self,
+        source: str,
+        tokens: list[int] | tuple[int, ...],
+        position: int,
+        options: TranslationOptions | None,
+        k: int = 5,
+    ) -> int:
+        """Other words for target position `position` of the sentence `source` → `tokens`, each with the rest
+        re-decoded (alternatives_ready); replaces any earlier review request."""
+        return self._queue_review(alternatives_request(next(self._ids), source, tokens, position, options, k))
+
+    def sentence(
+        self, source: str, options: TranslationOptions | None, prefix_tokens: list[int] | tuple[int, ...]
+    ) -> int:
+        """One sentence decoded with its start forced to `prefix_tokens` (sentence_ready); replaces any earlier
+        review request. Options asking for n-best (`options.alternatives`) give a result with its alternatives."""
+        return self._queue_review(sentence_request(next(self._ids), source, options, prefix_tokens))
+
+    def _queue_review(self, request: ReviewRequest) -> int:
+        with self._lock:
+            self._review = request
+            running = self._running
+            if running is not None and running.review is not None:
+                running.superseded = True
+                running.cancel.set()
+        self._wake.emit()
+        return request.id
 
     def translate_ordered(
         self, texts: Iterable[str], options: TranslationOptions | None = None, *, stream: bool = False
@@ -441,6 +485,7 @@ class TranslationWorker(QObject):
             if self._document is not None:
                 self._document.cancel.set()
             self._pending.clear()
+            self._review = None
             dropped = list(self._ordered)
             self._ordered.clear()
             for request in dropped:
@@ -458,7 +503,7 @@ class TranslationWorker(QObject):
         """Whether `channel` has a request running or waiting."""
         with self._lock:
             running = self._running is not None and self._running.request.channel == channel
-            return running or channel in self._pending
+            return running or channel in self._pending or (channel == REVIEW and self._review is not None)
 
     # ---- on the worker thread --------------------------------------------------------------------------------
 
@@ -478,11 +523,16 @@ class TranslationWorker(QObject):
                 elif self._pending_threads is not None:
                     job = self._job_threads(self._pending_threads[0])
                     self._pending_threads = None
-                elif self._pending:
+                elif "window" in self._pending or (self._pending and self._review is None):
                     channel = next(c for c in CHANNELS if c in self._pending)
                     running = _Running(self._pending.pop(channel))
                     self._running = running
                     job = self._job_translate(running)
+                elif self._review is not None:
+                    review, self._review = self._review, None
+                    running = _Running(_Request(review.id, review.source, review.options, REVIEW), review=review)
+                    self._running = running
+                    job = self._job_review(running)
                 elif self._ordered:
                     ordered = self._ordered[0]
                     self._running = _Running(_Request(ordered.id, "", ordered.options, "api"), ordered.cancel)
@@ -670,6 +720,35 @@ class TranslationWorker(QObject):
         flush()
         if not running.superseded:
             self.translation_finished.emit(request.id, result)
+
+    def _job_review(self, running: _Running) -> Callable[[], None]:
+        return lambda: self._run_review(running)
+
+    def _run_review(self, running: _Running) -> None:
+        """Alternatives or one sentence; nothing is reported for a request a newer one (or a restart) replaced."""
+        request = running.review
+        assert request is not None
+        failed = ""
+        result: object = None
+        try:
+            if self._translator is None:
+                failed = NO_MODEL
+            else:
+                result = run_review(self._translator, request, running.cancel)
+        except QiaoError as exc:
+            failed = str(exc)
+        except Exception as exc:  # a bug: the window words it, the worker goes on
+            failed = f"{INTERNAL}{type(exc).__name__}: {exc}"
+        if running.superseded:
+            return
+        if running.cancel.is_set():  # whatever the engine did when cut short (returned or raised)
+            failed = CANCELLED
+        if failed:
+            self.review_failed.emit(request.id, failed)
+        elif isinstance(result, list):
+            self.alternatives_ready.emit(request.id, result)
+        else:
+            self.sentence_ready.emit(request.id, result)
 
     # ---- API requests, on the worker thread ----------------------------------------------------------------------
 

@@ -1,0 +1,69 @@
+"""The worker's "review" requests (alternatives for one word, one sentence re-decoded), kept out of gui/worker.py.
+
+One slot, latest wins: the popup only ever shows the answer to the user's last click, so a newer review request
+replaces the waiting one and cancels the running one (the engine's `cancel` event, one decoder step). They run just
+below the window's own translation and above the popup, the API and documents: the user is looking at the window.
+
+A sentence re-run for more n-best entries ("More translations…") is a plain `sentence` request whose options ask for
+them (`more_translations_options`); no separate kind is needed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.options import TranslationOptions
+
+ALTERNATIVES = "alternatives"  # Translator.alternatives: other words at one position, the rest re-decoded
+SENTENCE = "sentence"  # Translator.translate_sentence: one sentence, its start forced to the given tokens
+REVIEW = "review"  # the channel name (is_busy / cancel)
+MORE_ALTERNATIVES = 4  # n-best entries asked for by "More translations…"
+MORE_BEAMS = 5  # at least this many beams then (n-best comes from the beam)
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    """What one review request asks of the engine."""
+
+    id: int
+    kind: str  # ALTERNATIVES | SENTENCE
+    source: str
+    options: TranslationOptions
+    tokens: tuple[int, ...] = ()  # ALTERNATIVES: the sentence's current tokens; SENTENCE: the forced prefix
+    position: int = 0  # ALTERNATIVES only
+    k: int = 5  # ALTERNATIVES only
+
+
+def alternatives_request(
+    request_id: int, source: str, tokens: Sequence[int], position: int, options: TranslationOptions | None, k: int
+) -> ReviewRequest:
+    if position < 0 or position >= len(tokens):
+        raise ValueError(f"position {position} is outside the sentence's {len(tokens)} tokens")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, not {k}")
+    return ReviewRequest(request_id, ALTERNATIVES, source, options or TranslationOptions(), tuple(tokens), position, k)
+
+
+def sentence_request(
+    request_id: int, source: str, options: TranslationOptions | None, prefix_tokens: Sequence[int]
+) -> ReviewRequest:
+    return ReviewRequest(request_id, SENTENCE, source, options or TranslationOptions(), tuple(prefix_tokens))
+
+
+def run_review(translator: Any, request: ReviewRequest, cancel: threading.Event) -> object:
+    """Ask the engine (on the worker thread): a list[Alternative] or a SentenceResult."""
+    if request.kind == ALTERNATIVES:
+        found = translator.alternatives(
+            request.source, request.tokens, request.position, request.options, k=request.k, cancel=cancel
+        )
+        return list(found)
+    return translator.translate_sentence(request.source, request.options, prefix=request.tokens, cancel=cancel)
+
+
+def more_translations_options(options: TranslationOptions, default_beams: int | None) -> TranslationOptions:
+    """The options of a sentence re-run that yields n-best entries when the shown result has none."""
+    beams = options.beams or default_beams or 1
+    return options.replace(alternatives=MORE_ALTERNATIVES, beams=max(beams, MORE_BEAMS))
