@@ -94,6 +94,9 @@ class SentenceResult:
     alternatives: tuple[Alternative, ...] = ()  # n-best, best excluded, distinct texts (options.alternatives)
     flags: tuple[Flag, ...] = ()
     unmet: tuple[str, ...] = ()  # glossary / do-not-translate terms the search could not place
+    # The row's own text (Translation.text[target_span] in a request; what `Translator.translate_sentence` made,
+    # which has no Translation around it). "" where the producer did not fill it.
+    text: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
 """The last finished translation, kept on disk beside the autosaved source, so a restart shows it again.
 
-One JSON file (`translation.json` in the state folder), replaced atomically when a translation finishes: the
-source's SHA-256 and length (the source itself is already in `source.txt`), the translated text, the settings that
-produced it and when. At start the window shows it as current only if the restored source and the settings still
-match; otherwise as out of date. A cancelled request is not saved: its partial text would come back looking
-complete.
+One JSON file (`translation.json` in the state folder), replaced atomically when a translation finishes or the
+user edits it: the source's SHA-256 and length (the source itself is already in `source.txt`), the translated text
+as shown, the settings that produced it and when, and the sentences the user made their own (by their place in the
+source, with the English only where the model read it differently, e.g. wrapped lines joined), so their edits
+survive a restart and a re-translation after it. At start the window shows it as current only if the restored
+source and the settings still match; otherwise as out of date. A cancelled request is not saved: its partial text
+would come back looking complete.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +37,8 @@ class SavedTranslation:
     target: str
     options: dict[str, object] = field(default_factory=dict)  # precision, script, beams, … as the settings had them
     finished_at: float = 0.0  # seconds since the epoch
+    # (start, end, source as the model read it or None when it is source[start:end], the user's text)
+    edits: tuple[tuple[int, int, str | None, str], ...] = ()
 
     def matches_source(self, source: str) -> bool:
         return len(source) == self.source_chars and source_digest(source) == self.source_sha256
@@ -51,8 +55,16 @@ class LastTranslation:
         self.path = Path(path)
         self.cleaned = remove_stale_temps(self.path)
 
-    def save(self, source: str, target: str, options: Mapping[str, object], *, now: float | None = None) -> None:
-        """Keep a finished translation (raises OSError, as any write may)."""
+    def save(
+        self,
+        source: str,
+        target: str,
+        options: Mapping[str, object],
+        *,
+        now: float | None = None,
+        edits: Sequence[tuple[int, int, str | None, str]] = (),
+    ) -> None:
+        """Keep a finished translation, edits included (raises OSError, as any write may)."""
         record = {
             "format": FORMAT,
             "source_sha256": source_digest(source),
@@ -61,6 +73,8 @@ class LastTranslation:
             "options": dict(options),
             "finished_at": time.time() if now is None else now,
         }
+        if edits:
+            record["edits"] = [list(edit) for edit in edits]
         write_atomic(self.path, json.dumps(record, ensure_ascii=False).encode("utf-8", "replace"))
 
     def load(self) -> SavedTranslation | None:
@@ -75,6 +89,7 @@ class LastTranslation:
                 target=record["target"],
                 options=record["options"],
                 finished_at=record["finished_at"],
+                edits=_edits(record.get("edits", [])),
             )
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None
@@ -92,3 +107,20 @@ class LastTranslation:
     def clear(self) -> None:
         with contextlib.suppress(OSError):
             self.path.unlink()
+
+
+def _edits(value: object) -> tuple[tuple[int, int, str | None, str], ...]:
+    """The saved edits; a damaged list is dropped as a whole (the text itself still comes back)."""
+    if not isinstance(value, list):
+        return ()
+    out = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 4):
+            return ()
+        start, end, key, text = item
+        if not (
+            isinstance(start, int) and isinstance(end, int) and 0 <= start <= end and isinstance(text, str)
+        ) or not (key is None or isinstance(key, str)):
+            return ()
+        out.append((start, end, key, text))
+    return tuple(out)

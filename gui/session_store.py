@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, Slot
+from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, QTimer, Slot
 from PySide6.QtGui import QTextCursor
 
 from engine.results import Translation
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from gui.main_window import MainWindow
 
 TRANSLATION_FILE = "translation.json"
+EDIT_SAVE_DELAY_MS = 800  # an edited translation is kept once typing in it pauses this long
 # Settings that change what a translation says.
 OPTION_KEYS = (Key.DIRECTION, Key.PRECISION, Key.VARIANT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION)
 
@@ -45,6 +46,10 @@ class SessionStore(QObject):
         self.restored: SavedTranslation | None = None  # the translation brought back at start, while still shown
         self.restored_current = False
         self._retranslate_when_ready = False
+        self._edit_timer = QTimer(self)
+        self._edit_timer.setSingleShot(True)
+        self._edit_timer.setInterval(EDIT_SAVE_DELAY_MS)
+        self._edit_timer.timeout.connect(self.save_shown)
 
     # ---- start ---------------------------------------------------------------------------------------------
 
@@ -66,6 +71,7 @@ class SessionStore(QObject):
         requests.started.connect(self._forget_restored)
         self.window.engine.worker.model_ready.connect(self._model_ready)
         self.window.target.textChanged.connect(self._target_changed)
+        self.window.target_pane.text_edited.connect(self._edit_timer.start)
         self._restore_translation()
 
     def _restore_translation(self) -> None:
@@ -77,6 +83,10 @@ class SessionStore(QObject):
         self.restored = saved
         self.restored_current = saved.matches(source, translation_options(window.settings))
         window.target.setPlainText(saved.target)
+        for start, end, key, text in saved.edits:  # the user's sentences, by their English, for translating again
+            english = key if key is not None else source[start:end]
+            if english.strip():
+                window.target_pane.edits.remember(english, text)
         if self.restored_current:
             # As if it had just finished: a settings change now re-translates it, as it would a fresh result.
             window.requests.adopt(source, saved.target)
@@ -152,8 +162,38 @@ class SessionStore(QObject):
         source = window.requests.translated_source  # the controller reports only its current request
         if result.cancelled or source is None or not result.text:
             return
+        self._save(source, result.text)
+
+    @Slot()
+    def save_shown(self) -> None:
+        """Keep the translation as shown now, with the user's edits (after typing in it pauses, and at close)."""
+        self._edit_timer.stop()
+        window = self.window
+        source = window.requests.translated_source
+        text = window.target.toPlainText()
+        if window.translating or source is None or window.requests.last_result is None or not text:
+            return
+        if window.requests.last_result.cancelled:
+            return  # a cancelled request's partial text would come back looking complete
+        self._save(source, text)
+
+    def flush(self) -> None:
+        """Write a pending edit now (the window is closing)."""
+        if self._edit_timer.isActive():
+            self.save_shown()
+
+    def _save(self, source: str, text: str) -> None:
+        pane = self.window.target_pane
+        edits = []
+        for i in range(len(pane.ranges)):
+            if pane.edit_origin(i) is None:
+                continue
+            result = pane.ranges.results[i]
+            start, end = result.source_span
+            key = None if source[start:end] == result.source else result.source
+            edits.append((start, end, key, pane.ranges.current(i)))
         try:
-            self.translation.save(source, result.text, translation_options(window.settings))
+            self.translation.save(source, text, translation_options(self.window.settings), edits=edits)
         except OSError as exc:
             self._save_failed(exc.strerror or str(exc))
 
