@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self._closed = False
         self._retrying = False  # a "Try again" load is under way
         self._fallback_from = ""  # the broken precision the user replaced with "Use … instead"
+        self._history_note = False  # the target's note says it was reopened from the history
 
         self._build_widgets()
         self._build_actions()
@@ -632,6 +633,9 @@ class MainWindow(QMainWindow):
         self.target.clear()
         self.target_pane.begin_stream()
         self.source_pane.clear_sentences()
+        if self._history_note:
+            self._history_note = False
+            self.target_pane.set_note("")
         if self.loading or self.model is None:
             self._show_status(lambda: self.tr("Waiting for the model to load; your text will be translated next."))
         else:
@@ -753,6 +757,7 @@ class MainWindow(QMainWindow):
             if own is not None:
                 self.target_pane.edits.remember(record.source, own)
         self.target_pane.set_note(self.tr("From history"), self.tr("Reopened from the history; not translated again."))
+        self._history_note = True
         self._show_status(lambda: self.tr("Reopened from the history."))
         self._update_actions()
 

@@ -34,6 +34,16 @@ def flag_mark(palette: QPalette) -> QColor:
     return QColor(0xFF, 0x8A, 0x65) if is_dark(palette) else QColor(0xC6, 0x4B, 0x1E)
 
 
+def _own(palette: QPalette) -> QColor:
+    """The user's colour: a green apart from the blue of the alignment tint and the amber of the underline."""
+    return QColor(0x6F, 0xCF, 0x97) if is_dark(palette) else QColor(0x2E, 0x8B, 0x57)
+
+
+def owned_tint(palette: QPalette) -> QColor:
+    """The faint background of a sentence that is the user's own, barely off the page."""
+    return _blend(palette.color(QPalette.ColorRole.Base), _own(palette), 0.16 if is_dark(palette) else 0.10)
+
+
 def edit_mark(palette: QPalette) -> QColor:
-    """The user's own sentence's margin bar: the link colour, legible on either page."""
-    return palette.color(QPalette.ColorRole.Link)
+    """The user's own sentence's margin bar."""
+    return _own(palette)

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from gui.review_colors import edit_mark, flag_mark
 
-LAYERS = ("highlight", "underline")  # drawn in this order; later layers' formats win where they overlap
+# Drawn in this order; later layers' formats win where they overlap (the alignment tint over the user's own tint)
+LAYERS = ("owned", "highlight", "underline")
 
 MARK_FLAG = "flag"  # the guards flagged the sentence
 MARK_EDIT = "edit"  # the user's own text (typed, chosen or remembered)
@@ -47,6 +48,11 @@ def text_after_change(editor: QPlainTextEdit, old: str, pos: int, removed: int) 
     cursor.setPosition(pos + added, QTextCursor.MoveMode.KeepAnchor)
     part = cursor.selectedText().replace("\u2029", "\n").replace("\u00a0", " ")
     return old[:pos] + part + old[pos + removed :]
+
+
+def _quote(sentence: str, limit: int = 12) -> str:
+    sentence = sentence.strip()
+    return f"“{sentence if len(sentence) <= limit else sentence[: limit - 1] + '…'}”"
 
 
 class SelectionLayers:
@@ -185,9 +191,15 @@ class ReviewEditor(QPlainTextEdit):
         return out
 
     def margin_tooltip(self, y: int) -> str:
-        """The reasons of every mark beside viewport line `y`, one per line."""
-        texts = [mark.tooltip for mark, top, bottom in self.visible_marks() if top <= y < bottom and mark.tooltip]
-        return "\n".join(dict.fromkeys(texts))
+        """The reasons of every mark beside viewport line `y`, one per line; when the line holds marks of several
+        sentences, each reason is preceded by the start of its sentence, so the reader knows which is which."""
+        marks = [mark for mark, top, bottom in self.visible_marks() if top <= y < bottom and mark.tooltip]
+        if len({(m.start, m.end) for m in marks}) > 1:
+            text = self.toPlainText()
+            lines = [f"{_quote(text[m.start : m.end])}: {line}" for m in marks for line in m.tooltip.split("\n")]
+        else:
+            lines = [line for m in marks for line in m.tooltip.split("\n")]
+        return "\n".join(dict.fromkeys(lines))
 
     def update_margin(self) -> None:
         self.margin.update()

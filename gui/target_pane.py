@@ -34,7 +34,7 @@ from gui.edit_memory import EditMemory
 from gui.fonts import pane_font
 from gui.pair_text import chosen_variant, language_name, target_heading
 from gui.pane import Pane
-from gui.review_colors import unsure_underline
+from gui.review_colors import owned_tint, unsure_underline
 from gui.review_editor import MARK_EDIT, MARK_FLAG, Mark, ReviewEditor, text_after_change
 from gui.sentence_view import (
     EDIT_ORIGIN_ALTERNATIVE,
@@ -112,6 +112,7 @@ class TargetPane(Pane):
             self._describe()
         elif event.type() == QEvent.Type.PaletteChange:
             self._refresh_underlines()
+            self._refresh_owned()
             self.editor.update_margin()
 
     def apply_font(self, size: int) -> None:
@@ -175,6 +176,7 @@ class TargetPane(Pane):
         self.ranges.reset(text, results, spans, origins)
         self._set_editable(bool(text))
         self._refresh_underlines()
+        self._refresh_owned()
         self.editor.update_margin()
         self.sentences_changed.emit()
 
@@ -182,6 +184,7 @@ class TargetPane(Pane):
         had = bool(self.ranges.items)
         self.ranges.reset(self.editor.toPlainText() if not self._streaming else "")
         self.editor.layers.set("underline", [])
+        self.editor.layers.set("owned", [])
         self.editor.update_margin()
         if had:
             self.sentences_changed.emit()
@@ -258,6 +261,7 @@ class TargetPane(Pane):
         self.ranges._was[i] = origin
         self.edits.remember(kept.source, new)
         self._refresh_underlines()
+        self._refresh_owned()
         self.editor.update_margin()
         self.sentence_replaced.emit(i)
         self.text_edited.emit()
@@ -294,6 +298,7 @@ class TargetPane(Pane):
         if changed_origin:
             self._refresh_underlines()
         if touched:
+            self._refresh_owned()
             self.editor.update_margin()
         for i in touched:
             self.sentence_edited.emit(i)
@@ -349,6 +354,24 @@ class TargetPane(Pane):
             selection.format = fmt
             selections.append(selection)
         self.editor.layers.set("underline", selections)
+
+    def _refresh_owned(self) -> None:
+        """A faint tint under the user's own sentences (typed, chosen, remembered), beside their margin bar."""
+        tint = owned_tint(self.editor.palette())
+        selections = []
+        doc = self.editor.document()
+        for i in self.ranges.owned():
+            start, end = self.ranges.span(i)
+            if start >= end:
+                continue
+            selection = QTextEdit.ExtraSelection()
+            cursor = QTextCursor(doc)
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            selection.cursor = cursor
+            selection.format.setBackground(tint)
+            selections.append(selection)
+        self.editor.layers.set("owned", selections)
 
     def _scrolled(self) -> None:
         """New lines on screen: underline them if they are outside what was underlined."""

@@ -152,7 +152,9 @@ def test_show_history_entry_shows_it_without_translating_and_keeps_its_edits(qtb
     assert len(factory.translator.calls) == calls and not window.translating, "nothing was translated"
     assert window.requests.translated_source == entry.source
     assert window.target_pane.edits.lookup("Hello world.") == "哈喽世界。"
+    assert window.target_pane.info.text() == "From history"
     translate(qtbot, window)
+    assert window.target_pane.info.text() == ""
     assert window.target.toPlainText() == "哈喽世界。好早上。"
     assert window.target_pane.edit_origin(0) == EDIT_ORIGIN_MEMORY and window.target_pane.edit_origin(1) is None
 
