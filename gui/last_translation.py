@@ -4,9 +4,10 @@ One JSON file (`translation.json` in the state folder), replaced atomically when
 user edits it: the source's SHA-256 and length (the source itself is already in `source.txt`), the translated text
 as shown, the settings that produced it and when, and the sentences the user made their own (by their place in the
 source, with the English only where the model read it differently, e.g. wrapped lines joined), so their edits
-survive a restart and a re-translation after it. At start the window shows it as current only if the restored
-source and the settings still match; otherwise as out of date. A cancelled request is not saved: its partial text
-would come back looking complete.
+survive a restart and a re-translation after it; and where each sentence is in both texts, so the restored
+translation is aligned and its edits are followed as before. At start the window shows it as current only if the
+restored source and the settings still match; otherwise as out of date. A cancelled request is not saved: its
+partial text would come back looking complete.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class SavedTranslation:
     finished_at: float = 0.0  # seconds since the epoch
     # (start, end, source as the model read it or None when it is source[start:end], the user's text)
     edits: tuple[tuple[int, int, str | None, str], ...] = ()
+    # (source start, source end, target start, target end, source as the model read it or None), in reading order
+    sentences: tuple[tuple[int, int, int, int, str | None], ...] = ()
 
     def matches_source(self, source: str) -> bool:
         return len(source) == self.source_chars and source_digest(source) == self.source_sha256
@@ -63,6 +66,7 @@ class LastTranslation:
         *,
         now: float | None = None,
         edits: Sequence[tuple[int, int, str | None, str]] = (),
+        sentences: Sequence[tuple[int, int, int, int, str | None]] = (),
     ) -> None:
         """Keep a finished translation, edits included (raises OSError, as any write may)."""
         record = {
@@ -75,6 +79,8 @@ class LastTranslation:
         }
         if edits:
             record["edits"] = [list(edit) for edit in edits]
+        if sentences:
+            record["sentences"] = [list(s) for s in sentences]
         write_atomic(self.path, json.dumps(record, ensure_ascii=False).encode("utf-8", "replace"))
 
     def load(self) -> SavedTranslation | None:
@@ -90,6 +96,7 @@ class LastTranslation:
                 options=record["options"],
                 finished_at=record["finished_at"],
                 edits=_edits(record.get("edits", [])),
+                sentences=_sentences(record.get("sentences", [])),
             )
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None
@@ -123,4 +130,21 @@ def _edits(value: object) -> tuple[tuple[int, int, str | None, str], ...]:
         ) or not (key is None or isinstance(key, str)):
             return ()
         out.append((start, end, key, text))
+    return tuple(out)
+
+
+def _sentences(value: object) -> tuple[tuple[int, int, int, int, str | None], ...]:
+    """The saved sentence places; a damaged list is dropped as a whole (the text comes back without them)."""
+    if not isinstance(value, list):
+        return ()
+    out = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 5):
+            return ()
+        *spans, key = item
+        if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in spans):
+            return ()
+        if not (key is None or isinstance(key, str)):
+            return ()
+        out.append((spans[0], spans[1], spans[2], spans[3], key))
     return tuple(out)

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, QTimer, Slot
 from PySide6.QtGui import QTextCursor
 
-from engine.results import Translation
+from engine.results import ORIGIN_MEMORY, ORIGIN_MODEL, SentenceResult, Translation
 from gui.autosave import Autosave
 from gui.last_translation import LastTranslation, SavedTranslation
+from gui.sentence_view import spans_fit
 from gui.settings import Key, Settings
 
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ class SessionStore(QObject):
         self.restored: SavedTranslation | None = None  # the translation brought back at start, while still shown
         self.restored_current = False
         self._retranslate_when_ready = False
+        # The restored file's edits: kept in the file while the restored text (which has no sentences) is shown
+        self._carried_edits: tuple[tuple[int, int, str | None, str], ...] = ()
         self._edit_timer = QTimer(self)
         self._edit_timer.setSingleShot(True)
         self._edit_timer.setInterval(EDIT_SAVE_DELAY_MS)
@@ -87,6 +90,9 @@ class SessionStore(QObject):
             english = key if key is not None else source[start:end]
             if english.strip():
                 window.target_pane.edits.remember(english, text)
+        self._carried_edits = saved.edits
+        if self.restored_current:
+            self._restore_sentences(saved, source)
         if self.restored_current:
             # As if it had just finished: a settings change now re-translates it, as it would a fresh result.
             window.requests.adopt(source, saved.target)
@@ -96,6 +102,26 @@ class SessionStore(QObject):
             # user needs now. With translate-as-you-type on, the user asked for exactly that: do it once ready.
             self._retranslate_when_ready = bool(window.settings.get(Key.LIVE_TRANSLATE))
         self._show_mark()
+
+    def _restore_sentences(self, saved: SavedTranslation, source: str) -> None:
+        """Give the restored text its sentences back (no token scores: nothing is underlined), the user's own
+        marked as theirs, so alignment and edit tracking carry on as before the restart."""
+        owned = {(start, end) for start, end, _, _ in saved.edits}
+        results = [
+            SentenceResult(
+                i,
+                key if key is not None else source[a:b],
+                (a, b),
+                (c, d),
+                origin=ORIGIN_MEMORY if (a, b) in owned else ORIGIN_MODEL,
+            )
+            for i, (a, b, c, d, key) in enumerate(saved.sentences)
+        ]
+        if not spans_fit([r.source_span for r in results], len(source)):
+            return
+        window = self.window
+        window.target_pane.set_result(Translation(text=saved.target, sentences=results), source)
+        window.source_pane.set_sentences(results if len(window.target_pane.ranges) else [], source)
 
     def restored_label(self) -> str:
         """The note beside the translation's heading: one word, so it never widens the pane."""
@@ -184,16 +210,19 @@ class SessionStore(QObject):
 
     def _save(self, source: str, text: str) -> None:
         pane = self.window.target_pane
-        edits = []
+        edits = [] if len(pane.ranges) else list(self._carried_edits)
+        sentences = []
         for i in range(len(pane.ranges)):
-            if pane.edit_origin(i) is None:
-                continue
             result = pane.ranges.results[i]
             start, end = result.source_span
             key = None if source[start:end] == result.source else result.source
-            edits.append((start, end, key, pane.ranges.current(i)))
+            sentences.append((start, end, *pane.ranges.span(i), key))
+            if pane.edit_origin(i) is not None:
+                edits.append((start, end, key, pane.ranges.current(i)))
         try:
-            self.translation.save(source, text, translation_options(self.window.settings), edits=edits)
+            self.translation.save(
+                source, text, translation_options(self.window.settings), edits=edits, sentences=sentences
+            )
         except OSError as exc:
             self._save_failed(exc.strerror or str(exc))
 

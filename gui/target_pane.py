@@ -269,8 +269,11 @@ class TargetPane(Pane):
     # ---- edits ---------------------------------------------------------------------------------------------
 
     def _contents_change(self, pos: int, removed: int, added: int) -> None:
-        if self._streaming and not self.ranges.items:
-            return  # streamed text: nothing tracked yet, the final text is read when it finishes
+        if not self.ranges.items:
+            # Streamed text (read when it finishes), or a text without sentences: nothing to follow
+            if not self._streaming and not self._replacing and not self.editor.isReadOnly():
+                self.text_edited.emit()
+            return
         old = self.ranges.text
         new_text = text_after_change(self.editor, old, pos, removed)
         if self._replacing:
@@ -403,6 +406,8 @@ class TargetPane(Pane):
     def flag_reasons(self, i: int) -> list[str]:
         """Why the guards flagged sentence i, one line each (the engine's detail, else a general wording)."""
         result = self.ranges.results[i]
+        if not result.flags and not result.unmet:
+            return []
         general = {
             FLAG_LENGTH: self.tr("The translation is much longer or shorter than the source suggests."),
             FLAG_NUMBERS: self.tr("A number, address or code of the source is missing or changed."),

@@ -113,8 +113,24 @@ def test_the_last_translation_keeps_the_edits_across_a_restart(qtbot, make_windo
     assert again.target.toPlainText() == "你好世界。这模型词好。好W早上。"
     assert again.target_pane.edits.lookup("Good morning.") == "好W早上。"
     assert not again.target.isReadOnly(), "a restored translation can be edited"
+    # Its sentences came back with it: aligned, the user's own marked as theirs
+    assert [s.text for s in again.target_pane.sentences()] == ["你好世界。", "这模型词好。", "好W早上。"]
+    assert again.target_pane.edit_origin(2) == EDIT_ORIGIN_MEMORY and again.target_pane.edit_origin(0) is None
+    assert again.source_pane.sentence_count() == 3
+    assert any(m.kind == MARK_EDIT for m, _, _ in again.target.visible_marks())
+    # A new edit after the restart is followed like any other
+    cursor = again.target.textCursor()
+    cursor.setPosition(0)
+    again.target.setTextCursor(cursor)
+    again.target.setFocus()
+    qtbot.keyClicks(again.target, "U")
+    again.store.flush()
+    record = json.loads((tmp_path / "state" / "translation.json").read_text("utf-8"))
+    assert record["edits"] == [[0, 12, None, "U你好世界。"], [32, 45, None, "好W早上。"]]
+    assert record["sentences"] == [[0, 12, 0, 6, None], [13, 31, 6, 12, None], [32, 45, 12, 17, None]]
     translate(qtbot, again)
-    assert again.target.toPlainText() == "你好世界。这模型词好。好W早上。"
+    assert again.target.toPlainText() == "U你好世界。这模型词好。好W早上。"
+    assert again.target_pane.edit_origin(0) == EDIT_ORIGIN_MEMORY
     assert again.target_pane.edit_origin(2) == EDIT_ORIGIN_MEMORY
 
 
@@ -184,3 +200,26 @@ def test_typing_in_the_whole_target_keeps_the_users_text_and_origin(qtbot, make_
     qtbot.waitUntil(lambda: window.last_result is not None and window.last_result.stats.beams == 2, timeout=5000)
     qtbot.waitUntil(lambda: len(window.target_pane.ranges) > 0, timeout=5000)
     assert window.target_pane.sentences()[1].text == "这K模型词好。"
+
+
+def test_the_last_translation_file_round_trips_edits_and_sentences_and_drops_damaged_ones(tmp_path):
+    from gui.last_translation import LastTranslation
+
+    store = LastTranslation(tmp_path / "translation.json")
+    store.save(
+        "Hi. Bye.",
+        "嗨。再见！",
+        {},
+        edits=[(4, 8, None, "再见！")],
+        sentences=[(0, 3, 0, 2, None), (4, 8, 2, 5, "Bye .")],
+    )
+    saved = store.load()
+    assert saved.edits == ((4, 8, None, "再见！"),)
+    assert saved.sentences == ((0, 3, 0, 2, None), (4, 8, 2, 5, "Bye ."))
+    record = json.loads((tmp_path / "translation.json").read_text("utf-8"))
+    record["edits"] = [[4, "8", None, "x"]]
+    record["sentences"] = [[0, 3, 0, -2, None]]
+    (tmp_path / "translation.json").write_text(json.dumps(record), "utf-8")
+    damaged = store.load()
+    assert damaged is not None and damaged.target == "嗨。再见！"
+    assert damaged.edits == () and damaged.sentences == ()
