@@ -78,9 +78,9 @@ class LastTranslation:
             "finished_at": time.time() if now is None else now,
         }
         if edits:
-            record["edits"] = [list(edit) for edit in edits]
+            record["edits"] = list(edits)  # tuples are written as JSON arrays
         if sentences:
-            record["sentences"] = [list(s) for s in sentences]
+            record["sentences"] = list(sentences)
         write_atomic(self.path, json.dumps(record, ensure_ascii=False).encode("utf-8", "replace"))
 
     def load(self) -> SavedTranslation | None:

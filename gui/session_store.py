@@ -6,6 +6,7 @@ decides what is written, what comes back at start, and tells the user once when 
 
 from __future__ import annotations
 
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -209,16 +210,19 @@ class SessionStore(QObject):
             self.save_shown()
 
     def _save(self, source: str, text: str) -> None:
-        pane = self.window.target_pane
-        edits = [] if len(pane.ranges) else list(self._carried_edits)
-        sentences = []
-        for i in range(len(pane.ranges)):
-            result = pane.ranges.results[i]
-            start, end = result.source_span
-            key = None if source[start:end] == result.source else result.source
-            sentences.append((start, end, *pane.ranges.span(i), key))
-            if pane.edit_origin(i) is not None:
-                edits.append((start, end, key, pane.ranges.current(i)))
+        ranges = self.window.target_pane.ranges
+        results = ranges.results
+        spans = [r.source_span for r in results]
+        # The English only where the model read it differently from the source text (wrapped lines joined)
+        keys = [
+            None if b - a == len(r.source) and source.startswith(r.source, a) else r.source
+            for r, (a, b) in zip(results, spans, strict=True)
+        ]
+        starts, ends = list(map(itemgetter(0), spans)), list(map(itemgetter(1), spans))
+        sentences = list(zip(starts, ends, ranges.starts, ranges.ends, keys, strict=True))
+        edits = [(*spans[i], keys[i], ranges.current(i)) for i in ranges.owned()]
+        if not results:
+            edits = list(self._carried_edits)
         try:
             self.translation.save(
                 source, text, translation_options(self.window.settings), edits=edits, sentences=sentences
