@@ -117,11 +117,13 @@ class ReviewMargin(QWidget):
 class ReviewEditor(QPlainTextEdit):
     """A QPlainTextEdit with selection layers, a marks margin and a signal when its whole text is replaced."""
 
-    text_replaced = Signal()  # setPlainText / clear by the program: the sentences shown are gone
+    about_to_replace = Signal()  # setPlainText / clear by the program is about to drop the sentences shown
+    text_replaced = Signal()  # ...and the new text is in
     typed_while_read_only = Signal()  # a key that would type was pressed while the text cannot be edited
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.replacing = False  # inside setPlainText / clear
         self.layers = SelectionLayers(self)
         self.margin = ReviewMargin(self)
         self.marks: Callable[[int, int], list[Mark]] = lambda first, last: []
@@ -131,11 +133,21 @@ class ReviewEditor(QPlainTextEdit):
     # ---- the program replacing everything --------------------------------------------------------------------
 
     def setPlainText(self, text: str) -> None:
-        super().setPlainText(text)
+        self.replacing = True  # the changes this makes are the program's, not the user's
+        self.about_to_replace.emit()
+        try:
+            super().setPlainText(text)
+        finally:
+            self.replacing = False
         self.text_replaced.emit()
 
     def clear(self) -> None:
-        super().clear()
+        self.replacing = True
+        self.about_to_replace.emit()
+        try:
+            super().clear()
+        finally:
+            self.replacing = False
         self.text_replaced.emit()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

@@ -74,6 +74,7 @@ class TargetPane(Pane):
         self._underlined = (0, -1)  # the characters whose sentences' underlines are built
         editor.marks = self._marks
         editor.verticalScrollBar().valueChanged.connect(self._scrolled)
+        editor.about_to_replace.connect(self._about_to_replace)
         editor.text_replaced.connect(self._text_replaced)
         editor.document().contentsChange.connect(self._contents_change)
         self._set_editable(False)
@@ -189,6 +190,11 @@ class TargetPane(Pane):
         if had:
             self.sentences_changed.emit()
 
+    def _about_to_replace(self) -> None:
+        """Before the program replaces the whole text: no sentence is left to follow (nor to take for edited)."""
+        self.ranges.reset("")
+        self.editor.layers.set("highlight", [])
+
     def _text_replaced(self) -> None:
         """The program put a whole new text in (a restore, a clear, the streamed text made final)."""
         self._drop_sentences()
@@ -269,6 +275,8 @@ class TargetPane(Pane):
     # ---- edits ---------------------------------------------------------------------------------------------
 
     def _contents_change(self, pos: int, removed: int, added: int) -> None:
+        if self.editor.replacing:
+            return  # setPlainText / clear: the program's text, not an edit
         if not self.ranges.items:
             # Streamed text (read when it finishes), or a text without sentences: nothing to follow
             if not self._streaming and not self._replacing and not self.editor.isReadOnly():

@@ -223,3 +223,19 @@ def test_the_last_translation_file_round_trips_edits_and_sentences_and_drops_dam
     damaged = store.load()
     assert damaged is not None and damaged.target == "嗨。再见！"
     assert damaged.edits == () and damaged.sentences == ()
+
+
+def test_the_program_replacing_the_text_is_not_an_edit(qtbot, make_window):
+    window = make_window(FakeFactory())
+    translate(qtbot, window, SOURCE)
+    edited: list[int] = []
+    changed: list[bool] = []
+    window.target_pane.sentence_edited.connect(edited.append)
+    window.target_pane.text_edited.connect(lambda: changed.append(True))
+    window.target.setPlainText("别的。")
+    window.target.clear()
+    assert edited == [] and changed == [] and len(window.target_pane.edits) == 0
+    assert window.target_pane.sentences() == []
+    translate(qtbot, window)  # the window clears the pane when a request starts
+    assert len(window.target_pane.edits) == 0 and edited == []
+    assert window.target.toPlainText() == "你好世界。这模型词好。好早上。"
