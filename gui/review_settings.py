@@ -36,6 +36,7 @@ class ReviewPage(QWidget):
         self.sync_scroll.setAccessibleName(self.tr("Scroll the panes together"))
         self.sync_scroll.setToolTip(self.tr("Scrolling one pane shows the same sentences in the other."))
         form = QFormLayout(self)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)  # a percentage, not a line
         form.addRow("", self.underline)
         label = QLabel(self.tr("Unsure &below:"), self)
         label.setBuddy(self.threshold)
