@@ -97,11 +97,17 @@ class SentenceRanges:
     def origin(self, i: int) -> str | None:
         return self._origins.get(i)
 
-    def set_origin(self, i: int, origin: str | None) -> None:
+    def set_origin(self, i: int, origin: str | None, *, was: bool = False) -> None:
+        """Whose text sentence i is now; `was`: and what it goes back to when the user types its text back."""
         if origin is None:
             self._origins.pop(i, None)
         else:
             self._origins[i] = origin
+        if was:
+            if origin is None:
+                self._was.pop(i, None)
+            else:
+                self._was[i] = origin
 
     def was(self, i: int) -> str | None:
         return self._was.get(i)

@@ -192,8 +192,11 @@ class TargetPane(Pane):
 
     def _about_to_replace(self) -> None:
         """Before the program replaces the whole text: no sentence is left to follow (nor to take for edited)."""
+        had = bool(self.ranges.items)
         self.ranges.reset("")
         self.editor.layers.set("highlight", [])
+        if had:
+            self.sentences_changed.emit()
 
     def _text_replaced(self) -> None:
         """The program put a whole new text in (a restore, a clear, the streamed text made final)."""
@@ -263,9 +266,8 @@ class TargetPane(Pane):
             text=new,
         )
         self.ranges.replace(i, placed, new, self.ranges.text)
-        self.ranges.set_origin(i, origin)
-        self.ranges._was[i] = origin
-        self.edits.remember(kept.source, new)
+        self.ranges.set_origin(i, origin, was=True)
+        self._keep_edit(i)
         self._refresh_underlines()
         self._refresh_owned()
         self.editor.update_margin()
@@ -273,6 +275,27 @@ class TargetPane(Pane):
         self.text_edited.emit()
 
     # ---- edits ---------------------------------------------------------------------------------------------
+
+    def _rows_of(self, i: int) -> range:
+        """The rows of sentence i's English: itself, or every part of a sentence the engine split in parts."""
+        results = self.ranges.results
+        span = results[i].source_span
+        first, last = i, i
+        while first > 0 and results[first - 1].source_span == span:
+            first -= 1
+        while last + 1 < len(results) and results[last + 1].source_span == span:
+            last += 1
+        return range(first, last + 1)
+
+    def _keep_edit(self, i: int) -> None:
+        """The edit memory holds the user's text for sentence i's English (all its parts), or nothing when it is
+        the model's again."""
+        rows = self._rows_of(i)
+        source = self.ranges.results[i].source
+        if any(self.ranges.origin(r) is not None for r in rows):
+            self.edits.remember(source, self.ranges.text[self.ranges.starts[rows[0]] : self.ranges.ends[rows[-1]]])
+        else:
+            self.edits.forget(source)
 
     def _contents_change(self, pos: int, removed: int, added: int) -> None:
         if self.editor.replacing:
@@ -294,17 +317,10 @@ class TargetPane(Pane):
         changed_origin = False
         ranges = self.ranges
         for i in touched:
-            now, source = ranges.current(i), ranges.results[i].source
+            now = ranges.current(i)
             before = ranges.origin(i)
-            if now == ranges.original(i):
-                ranges.set_origin(i, ranges.was(i))
-                if ranges.was(i) is None:
-                    self.edits.forget(source)
-                else:
-                    self.edits.remember(source, now)
-            else:
-                ranges.set_origin(i, EDIT_ORIGIN_USER)
-                self.edits.remember(source, now)
+            ranges.set_origin(i, ranges.was(i) if now == ranges.original(i) else EDIT_ORIGIN_USER)
+            self._keep_edit(i)
             changed_origin |= ranges.origin(i) != before
         if changed_origin:
             self._refresh_underlines()

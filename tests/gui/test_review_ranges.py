@@ -203,3 +203,30 @@ def test_old_results_without_sentences_stay_editable_and_harmless(qtbot):
     type_at(qtbot, pane, 0, "X")
     assert pane.editor.toPlainText() == "X旧的翻译。"
     assert pane.unsure_ranges() == [] and pane.editor.visible_marks() == []
+
+
+def test_a_sentence_split_in_parts_is_remembered_whole_and_aligned_to_one_source(qtbot):
+    from engine.results import Translation
+    from gui.source_pane import SourcePane
+
+    source_text = "A very long sentence. Short."
+    text = "第一部分，第二部分。短。"
+    rows = [
+        SentenceResult(0, "A very long sentence.", (0, 21), (0, 5)),
+        SentenceResult(1, "A very long sentence.", (0, 21), (5, 10)),
+        SentenceResult(2, "Short.", (22, 28), (10, 12)),
+    ]
+    pane = TargetPane()
+    qtbot.addWidget(pane)
+    pane.editor.setPlainText(text)
+    pane.set_result(Translation(text=text, sentences=rows), source_text)
+    type_at(qtbot, pane, 7, "X")
+    assert pane.is_edited(1) and not pane.is_edited(0)
+    assert pane.edits.lookup("A very long sentence.") == "第一部分，第二X部分。", "both parts: the whole sentence"
+    source = SourcePane()
+    qtbot.addWidget(source)
+    source.editor.setPlainText(source_text)
+    source.set_sentences(rows, source_text)
+    assert source.sentence_count() == 3
+    assert source.sentence_range(0) == source.sentence_range(1) == (0, 21)
+    assert source.sentence_at(3) == 0 and source.sentence_at(24) == 2
