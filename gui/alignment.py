@@ -83,7 +83,10 @@ class Alignment(QObject):
     def _range(self, side: str, i: int) -> tuple[int, int] | None:
         if i >= self._count() or (side == SOURCE and i >= self.source.sentence_count()):
             return None
-        return self._pane(side).sentence_range(i)
+        if side == TARGET:  # every part of a sentence the engine split
+            rows = self.target.rows_of(i)
+            return self.target.sentence_range(rows[0])[0], self.target.sentence_range(rows[-1])[1]
+        return self.source.sentence_range(i)
 
     def sentence_under(self, side: str, point: QPoint) -> int | None:
         """The sentence under viewport point `point` of a pane; None over empty space."""

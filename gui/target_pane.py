@@ -276,7 +276,7 @@ class TargetPane(Pane):
 
     # ---- edits ---------------------------------------------------------------------------------------------
 
-    def _rows_of(self, i: int) -> range:
+    def rows_of(self, i: int) -> range:
         """The rows of sentence i's English: itself, or every part of a sentence the engine split in parts."""
         results = self.ranges.results
         span = results[i].source_span
@@ -290,7 +290,7 @@ class TargetPane(Pane):
     def _keep_edit(self, i: int) -> None:
         """The edit memory holds the user's text for sentence i's English (all its parts), or nothing when it is
         the model's again."""
-        rows = self._rows_of(i)
+        rows = self.rows_of(i)
         source = self.ranges.results[i].source
         if any(self.ranges.origin(r) is not None for r in rows):
             self.edits.remember(source, self.ranges.text[self.ranges.starts[rows[0]] : self.ranges.ends[rows[-1]]])

@@ -182,3 +182,32 @@ def test_a_source_typed_since_the_translation_has_no_counterparts(qtbot, make_wi
     put_cursor(window.target, 1)
     assert window.alignment.highlighted(SOURCE) is None
     assert window.alignment.highlighted(TARGET) == window.target_pane.sentence_range(0)
+
+
+def test_a_sentence_split_in_parts_is_tinted_whole(qtbot):
+    from engine.results import SentenceResult, Translation
+    from gui.alignment import Alignment
+    from gui.source_pane import SourcePane
+    from gui.target_pane import TargetPane
+
+    source_text = "A very long sentence. Short."
+    text = "第一部分，第二部分。短。"
+    rows = [
+        SentenceResult(0, "A very long sentence.", (0, 21), (0, 5)),
+        SentenceResult(1, "A very long sentence.", (0, 21), (5, 10)),
+        SentenceResult(2, "Short.", (22, 28), (10, 12)),
+    ]
+    source, target = SourcePane(), TargetPane()
+    qtbot.addWidget(source)
+    qtbot.addWidget(target)
+    align = Alignment(source, target)
+    source.editor.setPlainText(source_text)
+    target.editor.setPlainText(text)
+    target.set_result(Translation(text=text, sentences=rows), source_text)
+    source.set_sentences(rows, source_text)
+    put_cursor(source.editor, 5)
+    assert align.highlighted(TARGET) == (0, 10) and align.highlighted(SOURCE) == (0, 21)
+    put_cursor(target.editor, 7)
+    assert align.highlighted(TARGET) == (0, 10)
+    put_cursor(target.editor, 11)
+    assert align.highlighted(TARGET) == (10, 12) and align.highlighted(SOURCE) == (22, 28)
