@@ -30,6 +30,25 @@ def source_digest(source: str) -> str:
 
 
 @dataclass(frozen=True)
+class SentencePlaces:
+    """Where each sentence is in both texts: flat [start0, end0, start1, end1, …] lists (a 70 000-sentence
+    translation writes and reads them in milliseconds), and the English of the sentences the model read
+    differently from the source text (index → text)."""
+
+    source: tuple[int, ...] = ()
+    target: tuple[int, ...] = ()
+    read_as: dict[int, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.source) // 2
+
+    def rows(self) -> list[tuple[int, int, int, int, str | None]]:
+        """(source start, source end, target start, target end, English read or None) per sentence."""
+        s, t, read_as = self.source, self.target, self.read_as
+        return [(s[2 * i], s[2 * i + 1], t[2 * i], t[2 * i + 1], read_as.get(i)) for i in range(len(self))]
+
+
+@dataclass(frozen=True)
 class SavedTranslation:
     """What was on screen when the last translation finished."""
 
@@ -40,8 +59,7 @@ class SavedTranslation:
     finished_at: float = 0.0  # seconds since the epoch
     # (start, end, source as the model read it or None when it is source[start:end], the user's text)
     edits: tuple[tuple[int, int, str | None, str], ...] = ()
-    # (source start, source end, target start, target end, source as the model read it or None), in reading order
-    sentences: tuple[tuple[int, int, int, int, str | None], ...] = ()
+    sentences: SentencePlaces | None = None  # where each sentence is (None: not kept)
 
     def matches_source(self, source: str) -> bool:
         return len(source) == self.source_chars and source_digest(source) == self.source_sha256
@@ -66,7 +84,7 @@ class LastTranslation:
         *,
         now: float | None = None,
         edits: Sequence[tuple[int, int, str | None, str]] = (),
-        sentences: Sequence[tuple[int, int, int, int, str | None]] = (),
+        sentences: SentencePlaces | None = None,
     ) -> None:
         """Keep a finished translation, edits included (raises OSError, as any write may)."""
         record = {
@@ -79,8 +97,12 @@ class LastTranslation:
         }
         if edits:
             record["edits"] = list(edits)  # tuples are written as JSON arrays
-        if sentences:
-            record["sentences"] = list(sentences)
+        if sentences is not None and len(sentences):
+            record["sentences"] = {
+                "source": list(sentences.source),
+                "target": list(sentences.target),
+                "read_as": {str(i): text for i, text in sentences.read_as.items()},
+            }
         write_atomic(self.path, json.dumps(record, ensure_ascii=False).encode("utf-8", "replace"))
 
     def load(self) -> SavedTranslation | None:
@@ -96,7 +118,7 @@ class LastTranslation:
                 options=record["options"],
                 finished_at=record["finished_at"],
                 edits=_edits(record.get("edits", [])),
-                sentences=_sentences(record.get("sentences", [])),
+                sentences=_sentences(record.get("sentences")),
             )
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None
@@ -133,18 +155,20 @@ def _edits(value: object) -> tuple[tuple[int, int, str | None, str], ...]:
     return tuple(out)
 
 
-def _sentences(value: object) -> tuple[tuple[int, int, int, int, str | None], ...]:
-    """The saved sentence places; a damaged list is dropped as a whole (the text comes back without them)."""
-    if not isinstance(value, list):
-        return ()
-    out = []
-    for item in value:
-        if not (isinstance(item, list) and len(item) == 5):
-            return ()
-        *spans, key = item
-        if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in spans):
-            return ()
-        if not (key is None or isinstance(key, str)):
-            return ()
-        out.append((spans[0], spans[1], spans[2], spans[3], key))
-    return tuple(out)
+def _sentences(value: object) -> SentencePlaces | None:
+    """The saved sentence places; damaged ones are dropped as a whole (the text comes back without them)."""
+    if not isinstance(value, dict):
+        return None
+    source, target, read_as = value.get("source"), value.get("target"), value.get("read_as", {})
+    if not (isinstance(source, list) and isinstance(target, list) and isinstance(read_as, dict)):
+        return None
+    if len(source) != len(target) or len(source) % 2:
+        return None
+    if not all(type(x) is int and x >= 0 for x in source) or not all(type(x) is int and x >= 0 for x in target):
+        return None
+    places: dict[int, str] = {}
+    for key, text in read_as.items():
+        if not (isinstance(key, str) and key.isdigit() and isinstance(text, str)):
+            return None
+        places[int(key)] = text
+    return SentencePlaces(tuple(source), tuple(target), places)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import chain
 from operator import itemgetter, le
 
 from engine.results import SentenceResult
@@ -36,7 +37,7 @@ def spans_fit(spans: Sequence[tuple[int, int]], length: int) -> bool:
     """The spans are in reading order, none overlapping the next, all within a text of `length` characters."""
     if not spans:
         return True
-    flat = [x for span in spans for x in span]  # start0, end0, start1, end1, …: each must not pass the next
+    flat = list(chain.from_iterable(spans))  # start0, end0, start1, end1, …: each must not pass the next
     return flat[0] >= 0 and flat[-1] <= length and all(map(le, flat[:-1], flat[1:]))
 
 

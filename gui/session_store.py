@@ -6,7 +6,8 @@ decides what is written, what comes back at start, and tells the user once when 
 
 from __future__ import annotations
 
-from operator import itemgetter
+from itertools import chain, compress
+from operator import and_, attrgetter, eq, not_, sub
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ from PySide6.QtGui import QTextCursor
 
 from engine.results import ORIGIN_MEMORY, ORIGIN_MODEL, SentenceResult, Translation
 from gui.autosave import Autosave
-from gui.last_translation import LastTranslation, SavedTranslation
+from gui.last_translation import LastTranslation, SavedTranslation, SentencePlaces
 from gui.sentence_view import spans_fit
 from gui.settings import Key, Settings
 
@@ -116,7 +117,7 @@ class SessionStore(QObject):
                 (c, d),
                 origin=ORIGIN_MEMORY if (a, b) in owned else ORIGIN_MODEL,
             )
-            for i, (a, b, c, d, key) in enumerate(saved.sentences)
+            for i, (a, b, c, d, key) in enumerate(saved.sentences.rows() if saved.sentences else ())
         ]
         if not spans_fit([r.source_span for r in results], len(source)):
             return
@@ -212,20 +213,20 @@ class SessionStore(QObject):
     def _save(self, source: str, text: str) -> None:
         ranges = self.window.target_pane.ranges
         results = ranges.results
-        spans = [r.source_span for r in results]
-        # The English only where the model read it differently from the source text (wrapped lines joined)
-        keys = [
-            None if b - a == len(r.source) and source.startswith(r.source, a) else r.source
-            for r, (a, b) in zip(results, spans, strict=True)
-        ]
-        starts, ends = list(map(itemgetter(0), spans)), list(map(itemgetter(1), spans))
-        sentences = list(zip(starts, ends, ranges.starts, ranges.ends, keys, strict=True))
-        edits = [(*spans[i], keys[i], ranges.current(i)) for i in ranges.owned()]
+        flat = list(chain.from_iterable(r.source_span for r in results))
+        # The English only where the model read it differently from the source text (wrapped lines joined);
+        # compared with maps, not a Python loop: 70 000 sentences take milliseconds on the UI thread
+        sources = list(map(attrgetter("source"), results))
+        starts, ends = flat[0::2], flat[1::2]
+        same = map(and_, map(eq, map(len, sources), map(sub, ends, starts)), map(source.startswith, sources, starts))
+        read_as = {i: sources[i] for i in compress(range(len(sources)), map(not_, same))}
+        places = SentencePlaces(tuple(flat), tuple(chain.from_iterable(zip(ranges.starts, ranges.ends))), read_as)
+        edits = [(*results[i].source_span, read_as.get(i), ranges.current(i)) for i in ranges.owned()]
         if not results:
             edits = list(self._carried_edits)
         try:
             self.translation.save(
-                source, text, translation_options(self.window.settings), edits=edits, sentences=sentences
+                source, text, translation_options(self.window.settings), edits=edits, sentences=places
             )
         except OSError as exc:
             self._save_failed(exc.strerror or str(exc))

@@ -7,7 +7,7 @@ has finished, where each of its sentences is in the source (following edits), fo
 
 from __future__ import annotations
 
-from operator import eq
+from operator import attrgetter, eq
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
@@ -75,7 +75,7 @@ class SourcePane(Pane):
         firsts: list[SentenceResult] = []
         self._first_row = []
         if text == source_text and sentences:
-            all_spans = [r.source_span for r in sentences]
+            all_spans = list(map(attrgetter("source_span"), sentences))
             if not any(map(eq, all_spans[:-1], all_spans[1:])):  # no sentence split in parts: one range each
                 rows, spans, firsts = list(range(len(sentences))), all_spans, list(sentences)
                 self._first_row = rows

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left, bisect_right
+from itertools import compress, repeat
+from operator import attrgetter, eq
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor
@@ -170,10 +172,11 @@ class TargetPane(Pane):
         text = self.editor.toPlainText()
         self.source_text = source_text
         results = translation.sentences if text == translation.text else []
-        spans = [r.target_span for r in results]
+        spans = list(map(attrgetter("target_span"), results))
         if not spans_fit(spans, len(text)):
             results, spans = [], []  # a result that does not fit its own text: show it without sentences
-        origins = {i: EDIT_ORIGIN_MEMORY for i, r in enumerate(results) if r.origin == ORIGIN_MEMORY}
+        memory = map(eq, map(attrgetter("origin"), results), repeat(ORIGIN_MEMORY))
+        origins = dict.fromkeys(compress(range(len(results)), memory), EDIT_ORIGIN_MEMORY)
         self.ranges.reset(text, results, spans, origins)
         self._set_editable(bool(text))
         self._refresh_underlines()

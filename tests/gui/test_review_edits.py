@@ -127,7 +127,7 @@ def test_the_last_translation_keeps_the_edits_across_a_restart(qtbot, make_windo
     again.store.flush()
     record = json.loads((tmp_path / "state" / "translation.json").read_text("utf-8"))
     assert record["edits"] == [[0, 12, None, "U你好世界。"], [32, 45, None, "好W早上。"]]
-    assert record["sentences"] == [[0, 12, 0, 6, None], [13, 31, 6, 12, None], [32, 45, 12, 17, None]]
+    assert record["sentences"] == {"source": [0, 12, 13, 31, 32, 45], "target": [0, 6, 6, 12, 12, 17], "read_as": {}}
     translate(qtbot, again)
     assert again.target.toPlainText() == "U你好世界。这模型词好。好W早上。"
     assert again.target_pane.edit_origin(0) == EDIT_ORIGIN_MEMORY
@@ -203,7 +203,7 @@ def test_typing_in_the_whole_target_keeps_the_users_text_and_origin(qtbot, make_
 
 
 def test_the_last_translation_file_round_trips_edits_and_sentences_and_drops_damaged_ones(tmp_path):
-    from gui.last_translation import LastTranslation
+    from gui.last_translation import LastTranslation, SentencePlaces
 
     store = LastTranslation(tmp_path / "translation.json")
     store.save(
@@ -211,18 +211,18 @@ def test_the_last_translation_file_round_trips_edits_and_sentences_and_drops_dam
         "嗨。再见！",
         {},
         edits=[(4, 8, None, "再见！")],
-        sentences=[(0, 3, 0, 2, None), (4, 8, 2, 5, "Bye .")],
+        sentences=SentencePlaces((0, 3, 4, 8), (0, 2, 2, 5), {1: "Bye ."}),
     )
     saved = store.load()
     assert saved.edits == ((4, 8, None, "再见！"),)
-    assert saved.sentences == ((0, 3, 0, 2, None), (4, 8, 2, 5, "Bye ."))
+    assert saved.sentences.rows() == [(0, 3, 0, 2, None), (4, 8, 2, 5, "Bye .")]
     record = json.loads((tmp_path / "translation.json").read_text("utf-8"))
     record["edits"] = [[4, "8", None, "x"]]
-    record["sentences"] = [[0, 3, 0, -2, None]]
+    record["sentences"]["target"] = [0, 2, 2, -5]
     (tmp_path / "translation.json").write_text(json.dumps(record), "utf-8")
     damaged = store.load()
     assert damaged is not None and damaged.target == "嗨。再见！"
-    assert damaged.edits == () and damaged.sentences == ()
+    assert damaged.edits == () and damaged.sentences is None
 
 
 def test_the_program_replacing_the_text_is_not_an_edit(qtbot, make_window):
@@ -239,3 +239,23 @@ def test_the_program_replacing_the_text_is_not_an_edit(qtbot, make_window):
     translate(qtbot, window)  # the window clears the pane when a request starts
     assert len(window.target_pane.edits) == 0 and edited == []
     assert window.target.toPlainText() == "你好世界。这模型词好。好早上。"
+
+
+def test_the_english_is_kept_only_for_sentences_read_differently_from_the_source(qtbot, make_window, tmp_path):
+    from engine.results import SentenceResult, Translation
+
+    window = make_window(FakeFactory())
+    source = "Hello\nworld. Good morning."
+    window.source.setPlainText(source)
+    window.requests.adopt(source, "你好世界。好早上。")
+    window.target.setPlainText("你好世界。好早上。")
+    rows = [
+        SentenceResult(0, "Hello world.", (0, 12), (0, 5)),  # wrapped lines joined: not the source's characters
+        SentenceResult(1, "Good morning.", (13, 26), (5, 9)),
+    ]
+    window.target_pane.set_result(Translation(text="你好世界。好早上。", sentences=rows), source)
+    type_in_sentence(qtbot, window, 0, "R")
+    window.store.flush()
+    record = json.loads((tmp_path / "state" / "translation.json").read_text("utf-8"))
+    assert record["sentences"]["read_as"] == {"0": "Hello world."}
+    assert record["edits"] == [[0, 12, "Hello world.", "你R好世界。"]]
