@@ -451,4 +451,4 @@ class TargetPane(Pane):
             return self.tr("You edited this sentence; translating again keeps your version.")
         if origin == EDIT_ORIGIN_ALTERNATIVE:
             return self.tr("You chose this alternative; translating again keeps it.")
-        return self.tr("Your earlier version of this sentence.")
+        return self.tr("Your version of this sentence, kept from your earlier edit.")
