@@ -1,10 +1,13 @@
 """The last finished translation, kept on disk beside the autosaved source, so a restart shows it again.
 
-One JSON file (`translation.json` in the state folder), replaced atomically when a translation finishes: the
-source's SHA-256 and length (the source itself is already in `source.txt`), the translated text, the settings that
-produced it and when. At start the window shows it as current only if the restored source and the settings still
-match; otherwise as out of date. A cancelled request is not saved: its partial text would come back looking
-complete.
+One JSON file (`translation.json` in the state folder), replaced atomically when a translation finishes or the
+user edits it: the source's SHA-256 and length (the source itself is already in `source.txt`), the translated text
+as shown, the settings that produced it and when, and the sentences the user made their own (by their place in the
+source, with the English only where the model read it differently, e.g. wrapped lines joined), so their edits
+survive a restart and a re-translation after it; and where each sentence is in both texts, so the restored
+translation is aligned and its edits are followed as before. At start the window shows it as current only if the
+restored source and the settings still match; otherwise as out of date. A cancelled request is not saved: its
+partial text would come back looking complete.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +30,25 @@ def source_digest(source: str) -> str:
 
 
 @dataclass(frozen=True)
+class SentencePlaces:
+    """Where each sentence is in both texts: flat [start0, end0, start1, end1, …] lists (a 70 000-sentence
+    translation writes and reads them in milliseconds), and the English of the sentences the model read
+    differently from the source text (index → text)."""
+
+    source: tuple[int, ...] = ()
+    target: tuple[int, ...] = ()
+    read_as: dict[int, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.source) // 2
+
+    def rows(self) -> list[tuple[int, int, int, int, str | None]]:
+        """(source start, source end, target start, target end, English read or None) per sentence."""
+        s, t, read_as = self.source, self.target, self.read_as
+        return [(s[2 * i], s[2 * i + 1], t[2 * i], t[2 * i + 1], read_as.get(i)) for i in range(len(self))]
+
+
+@dataclass(frozen=True)
 class SavedTranslation:
     """What was on screen when the last translation finished."""
 
@@ -35,6 +57,9 @@ class SavedTranslation:
     target: str
     options: dict[str, object] = field(default_factory=dict)  # precision, script, beams, … as the settings had them
     finished_at: float = 0.0  # seconds since the epoch
+    # (start, end, source as the model read it or None when it is source[start:end], the user's text)
+    edits: tuple[tuple[int, int, str | None, str], ...] = ()
+    sentences: SentencePlaces | None = None  # where each sentence is (None: not kept)
 
     def matches_source(self, source: str) -> bool:
         return len(source) == self.source_chars and source_digest(source) == self.source_sha256
@@ -51,8 +76,17 @@ class LastTranslation:
         self.path = Path(path)
         self.cleaned = remove_stale_temps(self.path)
 
-    def save(self, source: str, target: str, options: Mapping[str, object], *, now: float | None = None) -> None:
-        """Keep a finished translation (raises OSError, as any write may)."""
+    def save(
+        self,
+        source: str,
+        target: str,
+        options: Mapping[str, object],
+        *,
+        now: float | None = None,
+        edits: Sequence[tuple[int, int, str | None, str]] = (),
+        sentences: SentencePlaces | None = None,
+    ) -> None:
+        """Keep a finished translation, edits included (raises OSError, as any write may)."""
         record = {
             "format": FORMAT,
             "source_sha256": source_digest(source),
@@ -61,6 +95,14 @@ class LastTranslation:
             "options": dict(options),
             "finished_at": time.time() if now is None else now,
         }
+        if edits:
+            record["edits"] = list(edits)  # tuples are written as JSON arrays
+        if sentences is not None and len(sentences):
+            record["sentences"] = {
+                "source": list(sentences.source),
+                "target": list(sentences.target),
+                "read_as": {str(i): text for i, text in sentences.read_as.items()},
+            }
         write_atomic(self.path, json.dumps(record, ensure_ascii=False).encode("utf-8", "replace"))
 
     def load(self) -> SavedTranslation | None:
@@ -75,6 +117,8 @@ class LastTranslation:
                 target=record["target"],
                 options=record["options"],
                 finished_at=record["finished_at"],
+                edits=_edits(record.get("edits", [])),
+                sentences=_sentences(record.get("sentences")),
             )
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None
@@ -92,3 +136,39 @@ class LastTranslation:
     def clear(self) -> None:
         with contextlib.suppress(OSError):
             self.path.unlink()
+
+
+def _edits(value: object) -> tuple[tuple[int, int, str | None, str], ...]:
+    """The saved edits; a damaged list is dropped as a whole (the text itself still comes back)."""
+    if not isinstance(value, list):
+        return ()
+    out = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 4):
+            return ()
+        start, end, key, text = item
+        if not (
+            isinstance(start, int) and isinstance(end, int) and 0 <= start <= end and isinstance(text, str)
+        ) or not (key is None or isinstance(key, str)):
+            return ()
+        out.append((start, end, key, text))
+    return tuple(out)
+
+
+def _sentences(value: object) -> SentencePlaces | None:
+    """The saved sentence places; damaged ones are dropped as a whole (the text comes back without them)."""
+    if not isinstance(value, dict):
+        return None
+    source, target, read_as = value.get("source"), value.get("target"), value.get("read_as", {})
+    if not (isinstance(source, list) and isinstance(target, list) and isinstance(read_as, dict)):
+        return None
+    if len(source) != len(target) or len(source) % 2:
+        return None
+    if not all(type(x) is int and x >= 0 for x in source) or not all(type(x) is int and x >= 0 for x in target):
+        return None
+    places: dict[int, str] = {}
+    for key, text in read_as.items():
+        if not (isinstance(key, str) and key.isdigit() and isinstance(text, str)):
+            return None
+        places[int(key)] = text
+    return SentencePlaces(tuple(source), tuple(target), places)

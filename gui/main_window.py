@@ -3,6 +3,9 @@ languages, and the wording that names them, follow the loaded bundle's pair (⇄
 
 It never calls the engine: it sends text to its `RequestController` (which asks `TranslationWorker`, on its own
 thread, for the work and decides what to redo when settings change) and paints what the controller's signals bring.
+Once a translation finishes, the target pane knows its sentences: aligned with the source (gui.alignment), unsure
+words underlined, flagged ones marked, and the user's edits kept (the pane's `edits`, first in the request
+controller's translation memory, so translating again gives them back).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, Slot
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
@@ -28,10 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.history.records import HistoryEntry
 from engine.languages import LanguagePair
 from engine.results import Translation
 from gui import pair_text, problem_text, status_text
 from gui.about_dialog import AboutDialog
+from gui.alignment import Alignment
 from gui.button_row import ButtonRow
 from gui.document_drops import FileDropFilter
 from gui.document_queue import DocumentQueue
@@ -95,6 +100,7 @@ class MainWindow(QMainWindow):
         self._closed = False
         self._retrying = False  # a "Try again" load is under way
         self._fallback_from = ""  # the broken precision the user replaced with "Use … instead"
+        self._history_note = False  # the target's note says it was reopened from the history
 
         self._build_widgets()
         self._build_actions()
@@ -107,6 +113,9 @@ class MainWindow(QMainWindow):
         worker = self.engine.worker
         # First on the worker's signals, so the window's own slots see the controller's new state
         self.requests = RequestController(worker, settings, self.source_pane.text, model_dir, self)
+        self.requests.memory.add(self.target_pane.edits, first=True)  # the user's own edits win over any history
+        self.alignment = Alignment(self.source_pane, self.target_pane, self)
+        self._apply_review_settings()
         self._build_documents()
 
         self.source.textChanged.connect(self._source_changed)
@@ -124,6 +133,7 @@ class MainWindow(QMainWindow):
         self.requests.requested.connect(self._requested)
         self.requests.emptied.connect(self.target.clear)
         self.requests.translating_changed.connect(self._translating_changed)
+        self.target.typed_while_read_only.connect(self._typed_while_streaming)
         self.requests.started.connect(self._translation_started)
         self.requests.progress.connect(self._translation_progress)
         self.requests.finished.connect(self._translation_finished)
@@ -268,6 +278,14 @@ class MainWindow(QMainWindow):
         self.swap_button.setDefaultAction(self.swap_action)
         self.models_action = self._action(self.open_models)
         self.open_document_action = self._action(self.open_document, "Ctrl+O")
+        self.underline_action = self._action(
+            lambda: self.settings.set(Key.CONFIDENCE_UNDERLINE, self.underline_action.isChecked())
+        )
+        self.underline_action.setCheckable(True)
+        self.sync_scroll_action = self._action(
+            lambda: self.settings.set(Key.SYNC_SCROLL, self.sync_scroll_action.isChecked())
+        )
+        self.sync_scroll_action.setCheckable(True)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -284,12 +302,24 @@ class MainWindow(QMainWindow):
         self.edit_menu.addSeparator()
         self.edit_menu.addAction(self.settings_action)
         self.view_menu = QMenu(self)
-        for a in (self.stacked_action, None, self.bigger_action, self.smaller_action):
+        for a in (
+            self.stacked_action,
+            None,
+            self.bigger_action,
+            self.smaller_action,
+            None,
+            self.underline_action,
+            self.sync_scroll_action,
+        ):
             self.view_menu.addAction(a) if a else self.view_menu.addSeparator()
+        # Tools: filled by what attaches itself (the glossary); shown once it has an entry
+        self.tools_menu = QMenu(self)
+        self.tools_menu.installEventFilter(self)
         self.help_menu = QMenu(self)
         self.help_menu.addAction(self.about_action)
-        for m in (self.file_menu, self.edit_menu, self.view_menu, self.help_menu):
+        for m in (self.file_menu, self.edit_menu, self.view_menu, self.tools_menu, self.help_menu):
             bar.addMenu(m)
+        self.tools_menu.menuAction().setVisible(False)
 
     def _retranslate(self) -> None:
         """Every visible string; called again when the interface language changes."""
@@ -319,6 +349,7 @@ class MainWindow(QMainWindow):
         self.file_menu.setTitle(self.tr("&File"))
         self.edit_menu.setTitle(self.tr("&Edit"))
         self.view_menu.setTitle(self.tr("&View"))
+        self.tools_menu.setTitle(self.tr("T&ools"))
         self.help_menu.setTitle(self.tr("&Help"))
         self.translate_action.setText(self.tr("&Translate"))
         self.cancel_action.setText(self.tr("&Cancel translation"))
@@ -335,12 +366,26 @@ class MainWindow(QMainWindow):
         self.swap_action.setIconText("⇄")  # what the button beside the headings shows; the menu shows the text
         self.models_action.setText(self.tr("&Models…"))
         self.open_document_action.setText(self.tr("Open &document…"))
+        self.underline_action.setText(self.tr("&Underline unsure words"))
+        self.underline_action.setToolTip(self.tr("A wavy line under the words the model was unsure of"))
+        self.sync_scroll_action.setText(self.tr("Scroll panes toge&ther"))
         self.open_document_action.setToolTip(
             self.tr("Translate whole files: {formats}").format(
                 formats=", ".join(QApplication.translate("DocumentsPanel", label) for label in FORMAT_LABELS.values())
             )
         )
         self._show_status(self._status)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.tools_menu and event.type() in (QEvent.Type.ActionAdded, QEvent.Type.ActionRemoved):
+            # After the change is done: ActionRemoved comes while the action is still listed
+            QTimer.singleShot(0, self._update_tools_menu)
+            self._update_tools_menu()
+        return super().eventFilter(watched, event)
+
+    def _update_tools_menu(self) -> None:
+        shown = any(not a.isSeparator() for a in self.tools_menu.actions())
+        self.tools_menu.menuAction().setVisible(shown)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -586,6 +631,11 @@ class MainWindow(QMainWindow):
     def _requested(self, request_id: int) -> None:
         """A new request replaces what the pane shows (also a redo after a settings change)."""
         self.target.clear()
+        self.target_pane.begin_stream()
+        self.source_pane.clear_sentences()
+        if self._history_note:
+            self._history_note = False
+            self.target_pane.set_note("")
         if self.loading or self.model is None:
             self._show_status(lambda: self.tr("Waiting for the model to load; your text will be translated next."))
         else:
@@ -599,6 +649,7 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _translation_started(self, request_id: int) -> None:
         self.target.clear()  # also after a restart caused by a precision switch
+        self.target_pane.begin_stream()
         self.progress.hide()
         self._show_status(lambda: self.tr("Translating…"))
 
@@ -616,6 +667,10 @@ class MainWindow(QMainWindow):
     def _translation_finished(self, request_id: int, result: Translation) -> None:
         if self.target.toPlainText() != result.text:
             self.target.setPlainText(result.text)
+        source = self.requests.translated_source or ""
+        self.target_pane.set_result(result, source)
+        self.source_pane.set_sentences(result.sentences if self.target_pane.ranges.items else [], source)
+        self.alignment.refresh()
         if result.cancelled:
             done, total = self.requests.sentences
             self._show_status(lambda: status_text.cancelled_summary(result, done, total))
@@ -650,6 +705,7 @@ class MainWindow(QMainWindow):
     def _translating_changed(self, on: bool) -> None:
         if not on:
             self.progress.hide()
+            self.target_pane.end_stream()
         self._update_actions()
 
     def _update_actions(self) -> None:
@@ -661,6 +717,8 @@ class MainWindow(QMainWindow):
         self._update_copy()
         self.live_action.setChecked(self.settings.get(Key.LIVE_TRANSLATE))
         self.stacked_action.setChecked(self.settings.get(Key.STACKED))
+        self.underline_action.setChecked(self.settings.get(Key.CONFIDENCE_UNDERLINE))
+        self.sync_scroll_action.setChecked(self.settings.get(Key.SYNC_SCROLL))
 
     @Slot()
     def _update_copy(self) -> None:
@@ -674,6 +732,34 @@ class MainWindow(QMainWindow):
     def _source_changed(self) -> None:
         self.autosave.schedule()
         self.requests.source_changed()
+
+    @Slot()
+    def _typed_while_streaming(self) -> None:
+        """A key pressed in the translation while it is written: nothing is typed (the model's text and the
+        user's are never mixed); say when it can be edited."""
+        if self.translating:
+            self._show_status(lambda: self.tr("The translation is still being written; edit it once it is done."))
+
+    def show_history_entry(self, entry: HistoryEntry) -> None:
+        """Show a kept translation as it was (its source, and its output with the user's edits and choices),
+        without translating: as a restored session is, current with the present settings. Its sentences' edits
+        go back into the session's memory, so translating it again keeps them."""
+        self.requests.reset()
+        editor = self.source
+        editor.setUndoRedoEnabled(False)
+        editor.setPlainText(entry.source)
+        editor.setUndoRedoEnabled(True)
+        editor.moveCursor(QTextCursor.MoveOperation.End)
+        self.requests.adopt(entry.source, entry.output)
+        self.target.setPlainText(entry.output)
+        for record in entry.sentences:
+            own = record.edited if record.edited is not None else record.chosen
+            if own is not None:
+                self.target_pane.edits.remember(record.source, own)
+        self.target_pane.set_note(self.tr("From history"), self.tr("Reopened from the history; not translated again."))
+        self._history_note = True
+        self._show_status(lambda: self.tr("Reopened from the history."))
+        self._update_actions()
 
     @Slot()
     def copy_result(self) -> None:
@@ -690,6 +776,7 @@ class MainWindow(QMainWindow):
         cursor.select(QTextCursor.SelectionType.Document)
         cursor.removeSelectedText()
         self.target.clear()
+        self.source_pane.clear_sentences()
         self._show_status(lambda: "")  # the figures were about the text just cleared
         self._update_actions()
         self.source.setFocus()
@@ -725,11 +812,19 @@ class MainWindow(QMainWindow):
                 apply_theme(app, value)
         elif key is Key.STACKED:
             self._apply_orientation()
+        elif key in (Key.CONFIDENCE_UNDERLINE, Key.CONFIDENCE_THRESHOLD, Key.SYNC_SCROLL):
+            self._apply_review_settings()
         elif key is Key.LIVE_TRANSLATE:
             self.live_check.blockSignals(True)
             self.live_check.setChecked(value)
             self.live_check.blockSignals(False)
         self._update_actions()
+
+    def _apply_review_settings(self) -> None:
+        self.target_pane.set_review_options(
+            self.settings.get(Key.CONFIDENCE_UNDERLINE), self.settings.get(Key.CONFIDENCE_THRESHOLD)
+        )
+        self.alignment.sync = self.settings.get(Key.SYNC_SCROLL)
 
     def _apply_fonts(self) -> None:
         """Each pane's font follows its language's script (the CJK faces on whichever pane is Chinese)."""
@@ -788,6 +883,7 @@ class MainWindow(QMainWindow):
         for dialog in self.findChildren(ModelsDialog):
             dialog.close_tasks()
         self.requests.close()
+        self.store.flush()
         self.autosave.flush()
         self.settings.set(Key.WINDOW_GEOMETRY, bytes(self.saveGeometry().data()))
         self.settings.set(Key.SPLITTER_STATE, bytes(self.splitter.saveState().data()))

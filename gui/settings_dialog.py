@@ -1,5 +1,6 @@
 """Preferences: precision, the target variant (hidden for a pair without variants), quality, threads,
-translate-as-you-type, font size, language, theme; and on the "Desktop" tab (gui.desktop_settings) the tray, start
+translate-as-you-type, font size, language, theme; on the "Review" tab (gui.review_settings) the confidence
+underline and scrolling together; and on the "Desktop" tab (gui.desktop_settings) the tray, start
 with the system, quick translate, clipboard and local API settings.
 
 Values are written to `Settings` only on OK, all together; `Settings.changed` then tells the window, which applies
@@ -29,6 +30,7 @@ from engine.config import MAX_BEAMS, PRECISIONS
 from engine.languages import LanguagePair
 from gui.desktop_settings import DesktopPage
 from gui.pair_text import NATIVE_VARIANTS, variant_name
+from gui.review_settings import ReviewPage
 from gui.settings import MAX_THREADS, SPECS, Key, Settings
 from gui.worker import ModelInfo
 
@@ -152,11 +154,13 @@ class SettingsDialog(QDialog):
 
             has_tray = tray_available()
         self.desktop = DesktopPage(has_tray, self)
+        self.review = ReviewPage(self)
         general = QWidget(self)
         general.setLayout(form)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("settingsTabs")
         self.tabs.addTab(general, self.tr("&General"))
+        self.tabs.addTab(self.review, self.tr("Re&view"))
         self.tabs.addTab(self.desktop, self.tr("Des&ktop"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
@@ -217,6 +221,7 @@ class SettingsDialog(QDialog):
         self.font_size.setValue(get(Key.FONT_SIZE))
         self._select(self.language, get(Key.UI_LANGUAGE))
         self._select(self.theme, get(Key.THEME))
+        self.review.load_from(get)
         self.desktop.load_from(get)
 
     def _select_variant(self, value: str) -> None:
@@ -244,6 +249,7 @@ class SettingsDialog(QDialog):
             Key.FONT_SIZE: self.font_size.value(),
             Key.UI_LANGUAGE: self.language.currentData(),
             Key.THEME: self.theme.currentData(),
+            **self.review.values(),
             **self.desktop.values(),
         }
 

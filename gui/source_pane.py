@@ -1,18 +1,24 @@
 """The source pane: the editor the user types into, its heading, and its word count.
 
 It also owns `SourceText`, the one copy of the editor's text per change that the count, the autosave and the
-request controller share (each copy of a 20 MB document costs ~0.1 s on the UI thread).
+request controller share (each copy of a 20 MB document costs ~0.1 s on the UI thread), and, once a translation
+has finished, where each of its sentences is in the source (following edits), for the alignment highlight.
 """
 
 from __future__ import annotations
+
+from operator import attrgetter, eq
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from engine.languages import Language, LanguagePair
+from engine.results import SentenceResult
 from gui.fonts import pane_font
 from gui.pair_text import language_name, source_heading
 from gui.pane import Pane
+from gui.review_editor import SelectionLayers, text_after_change
+from gui.sentence_view import SentenceRanges, spans_fit
 from gui.word_count import count_characters, count_words
 
 COUNT_DELAY_MS = 200  # count once typing pauses this long, not on every key
@@ -51,6 +57,68 @@ class SourcePane(Pane):
         self._count_timer.setInterval(COUNT_DELAY_MS)
         self._count_timer.timeout.connect(self.update_count)
         editor.textChanged.connect(self._count_timer.start)
+        self.layers = SelectionLayers(editor, ("highlight",))
+        self.ranges = SentenceRanges()  # each translated sentence's source range, following edits
+        self._rows: list[int] = []  # target sentence → its source range
+        self._first_row: list[int] = []  # source range → its first target sentence
+        editor.document().contentsChange.connect(self._contents_change)
+
+    # ---- the translated sentences ----------------------------------------------------------------------------
+
+    def set_sentences(self, sentences: list[SentenceResult], source_text: str) -> None:
+        """Where each translated sentence's source is: only when the editor still holds `source_text` (the text
+        that was translated); typing since then leaves the source without sentences until the next result. The
+        parts of a split sentence share one source range."""
+        text = self.text()
+        rows: list[int] = []
+        spans: list[tuple[int, int]] = []
+        firsts: list[SentenceResult] = []
+        self._first_row = []
+        if text == source_text and sentences:
+            all_spans = list(map(attrgetter("source_span"), sentences))
+            if not any(map(eq, all_spans[:-1], all_spans[1:])):  # no sentence split in parts: one range each
+                rows, spans, firsts = list(range(len(sentences))), all_spans, list(sentences)
+                self._first_row = rows
+            else:
+                for row, result in enumerate(sentences):
+                    if not spans or result.source_span != spans[-1]:
+                        spans.append(result.source_span)
+                        firsts.append(result)
+                        self._first_row.append(row)
+                    rows.append(len(spans) - 1)
+            if not spans_fit(spans, len(text)):
+                rows, spans, firsts, self._first_row = [], [], [], []
+        self._rows = rows
+        self.ranges.reset(text, firsts, spans)
+
+    def clear_sentences(self) -> None:
+        self._rows, self._first_row = [], []
+        self.ranges.reset("")
+        self.layers.set("highlight", [])
+
+    def sentence_count(self) -> int:
+        """How many target sentences the source knows (0: none, e.g. typed since the translation)."""
+        return len(self._rows)
+
+    def sentence_at(self, pos: int) -> int | None:
+        """The target sentence whose source holds position `pos` (the first part, for a sentence split in parts)."""
+        i = self.ranges.index_at(pos)
+        return self._first_row[i] if i is not None else None
+
+    def sentence_range(self, i: int) -> tuple[int, int]:
+        """Where target sentence i's source is now."""
+        return self.ranges.span(self._rows[i])
+
+    def _contents_change(self, pos: int, removed: int, added: int) -> None:
+        if not self.ranges.items:
+            return
+        old = self.ranges.text
+        if pos == 0 and removed >= len(old) and old:
+            self.clear_sentences()  # the whole text was replaced (a restore, a swap): its sentences are gone
+            return
+        new = text_after_change(self.editor, old, pos, removed)
+        removed = max(0, min(removed, len(old) - pos))
+        self.ranges.apply(pos, removed, len(new) - len(old) + removed, new)
 
     def retranslate(self, pair: LanguagePair | None) -> None:
         """Every visible string, worded for `pair`'s source; called again when the language or the pair changes."""

@@ -8,10 +8,14 @@ iterates), honours `cancel` between words, and records which thread did the work
 
 from __future__ import annotations
 
+import math
+import re
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -19,7 +23,15 @@ from PySide6.QtCore import QObject, Signal
 from engine.errors import BundleError, FileProblem, ModelNotFoundError
 from engine.languages import LanguagePair, default_pair
 from engine.options import TranslationOptions
-from engine.results import StreamEvent, Translation, TranslationStats
+from engine.results import (
+    FLAG_NUMBERS,
+    ORIGIN_MEMORY,
+    Flag,
+    SentenceResult,
+    StreamEvent,
+    Translation,
+    TranslationStats,
+)
 
 WORDS = {
     "hello": ("你好", "你好"),
@@ -75,6 +87,144 @@ def _deltas(text: str, script: str, precision: str, reverse: bool = False) -> li
         if i < len(lines) - 1:
             out.append("\n")
     return out
+
+
+# The fake's made-up token scores: a dictionary word is sure, an unknown one ("词") is not, so the window's
+# confidence underline has something to show; the full stop has its own token.
+SURE_LOGPROB = math.log(0.92)
+UNSURE_LOGPROB = math.log(0.2)
+STOP_LOGPROB = math.log(0.97)
+STOP_TOKEN = 2
+UNKNOWN_TOKEN = 5
+_TOKEN_IDS = {english: 10 + i for i, english in enumerate(WORDS)}
+
+
+@dataclass(frozen=True)
+class PlannedSentence:
+    """One sentence of the fake's output: its deltas (one per word, or one for a memory hit) and its result's
+    fields but the target span and text (known once it is placed in the output)."""
+
+    deltas: list[str]
+    fields: dict
+    length: int  # characters of output
+
+    @property
+    def source_start(self) -> int:
+        return self.fields["source_span"][0]
+
+    def result(self, start: int, text: str) -> SentenceResult:
+        return SentenceResult(**self.fields, target_span=(start, start + len(text)), text=text)
+
+
+_SENTENCE = re.compile(
+    r"[.!?](?=\s|$)|\S(?:[^\n]*?(?:[.!?](?=\s|$)|\S(?=\s*$)))?"
+)  # up to a word ending in . ! ?, or the line's end
+
+
+def _en_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) per sentence of `text`: its words up to one ending in . ! ?, or to its line's end."""
+    out: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        out.extend((offset + m.start(), offset + m.end()) for m in _SENTENCE.finditer(line))
+        offset += len(line) + 1
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _decode_sentence(source: str, script: str, precision: str, reverse: bool) -> tuple[list[str], dict]:
+    """One sentence's deltas and token fields; kept per sentence, as the engine's sentence cache does, so a long
+    repetitive text costs what its distinct sentences do."""
+    deltas: list[str] = []
+    tokens: list[int] = []
+    logprobs: list[float] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    if reverse:
+        for english in _chinese_words(source):
+            word = english.strip()
+            deltas.append(english)
+            tokens.append(_TOKEN_IDS.get(word, UNKNOWN_TOKEN))
+            logprobs.append(SURE_LOGPROB)
+            spans.append((at, at + len(word)))
+            at += len(english)
+        numbers = []
+    else:
+        for word in source.split():
+            delta = _word(word, script, precision)
+            deltas.append(delta)
+            body = delta.removesuffix("。")
+            key = word.strip(".,!?;:").lower()
+            tokens.append(_TOKEN_IDS.get(key, UNKNOWN_TOKEN))
+            logprobs.append(SURE_LOGPROB if key in WORDS else UNSURE_LOGPROB)
+            spans.append((at, at + len(body)))
+            if body != delta:
+                tokens.append(STOP_TOKEN)
+                logprobs.append(STOP_LOGPROB)
+                spans.append((at + len(body), at + len(delta)))
+            at += len(delta)
+        numbers = re.findall(r"\d+", source)
+    fields = {
+        "tokens": tuple(tokens),
+        "logprobs": tuple(logprobs),
+        "token_spans": tuple(spans),
+        "score": sum(logprobs) / len(logprobs) if logprobs else None,
+        "flags": tuple(Flag(FLAG_NUMBERS, f"“{n}” is missing from the translation") for n in numbers),
+    }
+    return deltas, fields
+
+
+def plan_sentences(
+    text: str, script: str = "hans", precision: str = "int8", *, reverse: bool = False, memory=None
+) -> list[PlannedSentence]:
+    """The fake's output sentence by sentence, with the fields engine.results.SentenceResult promises: spans in
+    both texts, one token per word (and one per full stop) with its log-probability and its span, flags for a
+    number the fake cannot carry over, and the user's text for a sentence `memory` knows (ORIGIN_MEMORY, no
+    scores). Line breaks between sentences are kept as their own deltas by the caller."""
+    planned: list[PlannedSentence] = []
+    if reverse:
+        offset = 0
+        units = []
+        for line in text.split("\n"):
+            stripped = line.strip()
+            if stripped:
+                start = offset + line.index(stripped)
+                units.append((start, start + len(stripped)))
+            offset += len(line) + 1
+    else:
+        units = _en_sentences(text)
+    for index, (start, end) in enumerate(units):
+        source = text[start:end]
+        remembered = memory.lookup(source) if memory is not None else None
+        if remembered is not None:
+            fields = {"index": index, "source": source, "source_span": (start, end), "origin": ORIGIN_MEMORY}
+            planned.append(PlannedSentence([remembered], fields, len(remembered)))
+            continue
+        deltas, decoded = _decode_sentence(source, script, precision, reverse)
+        fields = {"index": index, "source": source, "source_span": (start, end), **decoded}
+        at = sum(map(len, deltas))
+        planned.append(PlannedSentence(deltas, fields, at))
+    return planned
+
+
+def _stream_units(planned: list[PlannedSentence], text: str) -> list[tuple[str, PlannedSentence | None]]:
+    """The deltas in output order, line breaks included; each sentence's last delta carries its sentence."""
+    units: list[tuple[str, PlannedSentence | None]] = []
+    queue = deque(planned)
+    offset = 0
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        end = offset + len(line)
+        while queue and queue[0].source_start <= end:
+            sentence = queue.popleft()
+            for j, delta in enumerate(sentence.deltas):
+                units.append((delta, sentence if j == len(sentence.deltas) - 1 else None))
+            if not sentence.deltas:
+                units.append(("", sentence))
+        if i < len(lines) - 1:
+            units.append(("\n", None))
+        offset = end + 1
+    return units
 
 
 EN_ZH = default_pair("en", "zh", [">>cmn_Hans<<", ">>cmn_Hant<<"])
@@ -171,17 +321,24 @@ class FakeTranslator:
                 if cancel is not None and cancel.is_set():
                     yield Translation(text="", cancelled=True, stats=self._stats(start, None, 0, 0, beams))
                     return
-        deltas = _deltas(text, script, self._precision, reverse=self.manifest.pair.source.code == "zh")
+        reverse = self.manifest.pair.source.code == "zh"
+        units = _stream_units(
+            plan_sentences(text, script, self._precision, reverse=reverse, memory=options.memory), text
+        )
         total = max(1, sum(1 for line in text.split("\n") if line.strip()))
         done_text: list[str] = []
+        written = 0  # characters of output so far
+        sentence_text: list[str] = []  # the deltas since the last sentence ended
+        placed: list[tuple[PlannedSentence, int, str]] = []  # each finished sentence, where it starts, its text
         first: float | None = None
         done = 0
-        for delta in deltas:
+        for delta, finished in units:
             if cancel is not None and cancel.is_set():
                 yield Translation(
                     text="".join(done_text),
                     cancelled=True,
                     stats=self._stats(start, first, len(done_text), done, beams),
+                    sentences=[p.result(a, out) for p, a, out in placed],
                 )
                 return
             if self.token_delay:
@@ -191,9 +348,19 @@ class FakeTranslator:
             if delta == "\n":
                 done += 1
             done_text.append(delta)
+            sentence_text.append(delta)
+            written += len(delta)
+            if finished is not None:  # the sentence's last delta: it now has its place in the output
+                out = "".join(sentence_text)[-finished.length :] if finished.length else ""
+                placed.append((finished, written - len(out), out))
+                sentence_text.clear()
             yield StreamEvent(delta, min(done, total), total)
         yield StreamEvent("", total, total)
-        yield Translation(text="".join(done_text), stats=self._stats(start, first, len(done_text), total, beams))
+        yield Translation(
+            text="".join(done_text),
+            stats=self._stats(start, first, len(done_text), total, beams),
+            sentences=[p.result(a, out) for p, a, out in placed],
+        )
 
     def _stats(self, start: float, first: float | None, tokens: int, sentences: int, beams: int | None):
         total_ms = (time.perf_counter() - start) * 1000

@@ -70,7 +70,7 @@ def test_the_desktop_tab_stores_its_settings(settings, qtbot):
     dialog = SettingsDialog(settings, has_tray=True)
     qtbot.addWidget(dialog)
     page = dialog.desktop
-    assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())] == ["&General", "Des&ktop"]
+    assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())] == ["&General", "Re&view", "Des&ktop"]
     assert not page.api_port.isEnabled(), "the API's fields wait for the API to be switched on"
     page.close_to_tray.setChecked(True)
     page.autostart.setChecked(True)
