@@ -133,6 +133,19 @@ def attach_quick(window: MainWindow, desktop: Desktop, **kwargs: object) -> Quic
     return quick
 
 
+def attach_records(window: MainWindow) -> None:
+    """The user's own records, from their files: the glossary (Tools → Glossary…, applied to every request while
+    on; a change redoes what is shown) and the history (View → History, Ctrl+H; the translation memory behind it)."""
+    from gui.glossary_dialog import attach_glossary
+    from gui.glossary_store import GlossaryStore
+    from gui.history_panel import install_history
+
+    store = GlossaryStore(parent=window)
+    attach_glossary(window, store)
+    store.changed.connect(window.requests.glossary_changed)
+    install_history(window)
+
+
 def _shortcut_notice(desktop: Desktop, result: ShortcutResult) -> None:
     """A shortcut another application holds, or one that is not valid, is said once in the window's notice bar;
     "unsupported" (Wayland without the portal) is said in Settings → Desktop, not at every start."""
@@ -159,6 +172,7 @@ def run(model_dir: str | None = None, request: InstanceRequest | None = None, *,
         print("qiao: handed to the Qiao already running", file=sys.stderr)
         return 0
     window = create_window(model_dir)
+    attach_records(window)
     desktop = attach_desktop(window)
     quick = attach_quick(window, desktop)
     app.aboutToQuit.connect(quick.shutdown)

@@ -37,6 +37,7 @@ from engine.results import Translation
 from gui import pair_text, problem_text, status_text
 from gui.about_dialog import AboutDialog
 from gui.alignment import Alignment
+from gui.alternatives_controller import attach_alternatives
 from gui.button_row import ButtonRow
 from gui.document_drops import FileDropFilter
 from gui.document_queue import DocumentQueue
@@ -115,6 +116,7 @@ class MainWindow(QMainWindow):
         self.requests = RequestController(worker, settings, self.source_pane.text, model_dir, self)
         self.requests.memory.add(self.target_pane.edits, first=True)  # the user's own edits win over any history
         self.alignment = Alignment(self.source_pane, self.target_pane, self)
+        self.alternatives = attach_alternatives(self)  # click a word: other words there, the rest re-decoded
         self._apply_review_settings()
         self._build_documents()
 

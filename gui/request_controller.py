@@ -25,7 +25,15 @@ from gui.worker import ModelInfo, ModelProblem, TranslationWorker
 # Settings that change what a translation request asks for: after any of them, what is shown may no longer match the
 # request, and the controller decides once (after the whole batch of changes) whether to translate again.
 REQUEST_KEYS = frozenset(
-    {Key.PRECISION, Key.VARIANT, Key.BEAMS, Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION, Key.THREADS}
+    {
+        Key.PRECISION,
+        Key.VARIANT,
+        Key.BEAMS,
+        Key.JOIN_WRAPPED_LINES,
+        Key.NORMALIZE_PUNCTUATION,
+        Key.THREADS,
+        Key.GLOSSARY_ENABLED,
+    }
 )
 
 
@@ -209,6 +217,11 @@ class RequestController(QObject):
         self.emptied.emit()
 
     # ---- settings --------------------------------------------------------------------------------------------
+
+    @Slot()
+    def glossary_changed(self) -> None:
+        """The glossary's entries changed (the Glossary dialog was OK'd): redo what is shown if it applied."""
+        self._setting_changed(Key.GLOSSARY_ENABLED)
 
     @Slot(object)
     def _setting_changed(self, key: Key) -> None:

@@ -104,12 +104,17 @@ class ReviewTranslator(FakeTranslator):
         self.threads_seen.add(threading.get_ident())
         self.review_calls.append(call)
         self.order.append(call[0])
-        while self.review_gate is not None and not self.review_gate.wait(0.005):
+        # The cancel is looked at before and after each wait: a test that cancels and then opens the gate at once
+        # must see the call cancelled, whichever the waiting thread notices first.
+        while True:
+            released = self.review_gate is None or self.review_gate.wait(0.005)
             if cancel is not None and cancel.is_set():
                 self.cancelled.append(call)
                 if self.raise_on_cancel:  # as engine.alternatives does (SearchCancelled)
                     raise RuntimeError("cancelled")
                 return False
+            if released:
+                break
         if self.review_error is not None:
             raise self.review_error
         return True
