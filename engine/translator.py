@@ -32,6 +32,7 @@ from engine.options import TranslationOptions
 from engine.pipeline import MAX_CHARS, Decoding, Pipeline, checked_text
 from engine.planning import CHUNK_TOKENS, split_long
 from engine.results import StreamEvent, Translation
+from engine.search_types import RowExtras
 from engine.sentence_cache import SentenceCache
 from engine.tokenizer import MarianTokenizer
 from engine.verified_cache import VerifiedFiles
@@ -160,7 +161,15 @@ class Translator:
             raise InputError(f"beams must be between 1 and {MAX_BEAMS}, not {beams}")
         return self.defaults.replace(num_beams=beams, **overrides)
 
-    def _search(self, batch: Sequence[Sequence[int]], params: GenerationParams, max_lengths: np.ndarray):
+    def _search(
+        self,
+        batch: Sequence[Sequence[int]],
+        params: GenerationParams,
+        max_lengths: np.ndarray,
+        extras: Sequence[RowExtras | None] | None = None,
+    ):
+        """The search for one batch of source id rows: `extras` (one RowExtras per row, or None) force target
+        prefixes; any row with constraints sends the batch to engine.constrained's constrained beam search."""
         model = self._model
         assert model is not None
         width = max(len(ids) for ids in batch)
@@ -170,8 +179,12 @@ class Translator:
             ids[r, : len(row)] = row
             mask[r, : len(row)] = 1
         enc = model.encode(ids, mask)
+        if extras is not None and any(e is not None and e.constraints for e in extras):
+            from engine.constrained import constrained_beam_search  # only glossary requests need it
+
+            return constrained_beam_search(model, enc, params, max_lengths, list(extras))
         search = greedy_search if params.num_beams == 1 else beam_search
-        return search(model, enc, params, max_lengths)
+        return search(model, enc, params, max_lengths, extras)
 
     def generate_ids(
         self,
