@@ -144,7 +144,7 @@ def _chosen_logprobs(scores: np.ndarray, tokens: np.ndarray, normalized: bool) -
         return chosen
     shifted = scores - chosen[:, None]
     np.exp(shifted, out=shifted)
-    return chosen - np.log(np.sum(shifted, axis=-1))
+    return -np.log(np.sum(shifted, axis=-1))  # chosen − logsumexp, the max being the chosen value
 
 
 def _topk_desc(x: np.ndarray, k: int) -> np.ndarray:
