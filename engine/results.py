@@ -94,6 +94,9 @@ class SentenceResult:
     alternatives: tuple[Alternative, ...] = ()  # n-best, best excluded, distinct texts (options.alternatives)
     flags: tuple[Flag, ...] = ()
     unmet: tuple[str, ...] = ()  # glossary / do-not-translate terms the search could not place
+    # The sentence's own text as shown (decoded, punctuation-normalised): Translation.text[target_span] in a
+    # request; Translator.translate_sentence's whole result ("" where a producer does not fill it)
+    text: str = ""
 
 
 @dataclass(frozen=True)

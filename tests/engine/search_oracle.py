@@ -59,7 +59,11 @@ def hf_scored(hf, texts, beams, max_length=512, prompt=None, **kwargs):
     rows = []
     for i, seq in enumerate(out.sequences.tolist()):
         gen = seq[skip:]
-        n = gen.index(tok.eos_token_id) + 1 if tok.eos_token_id in gen else len([t for t in gen if t != tok.pad_token_id])
+        n = (
+            gen.index(tok.eos_token_id) + 1
+            if tok.eos_token_id in gen
+            else len([t for t in gen if t != tok.pad_token_id])
+        )
         ended = tok.eos_token_id in gen[:n]
         tokens = gen[: n - 1] if ended else gen[:n]
         steps = trans[i, :n].tolist()

@@ -1,0 +1,270 @@
+"""One sentence at a time, for the review window: decode it (optionally from a forced target prefix), and the
+alternatives at one token position with the rest of the sentence re-decoded after each (the DeepL interaction).
+
+`Translator.translate_sentence` and `Translator.alternatives` only take the model lock and call in here. The
+alternatives at `position` of a sentence whose tokens are `tokens`:
+
+1. the distribution there given tokens[:position]: one batch-1 decoder pass over the prefix;
+2. the best candidates that give a different word there (distinct after detokenisation, the current token's word
+   excluded, eos and banned tokens never);
+3. every candidate's rest of the sentence decoded together, one batch of prefix-forced rows of the same length
+   (tokens[:position] + candidate), over one encoder run repeated per row; with the options' beams (what
+   `translate_sentence(source, prefix=alternative.tokens[:position + 1])` gives, so choosing one shows the text
+   that was offered). bench/alternatives.py measures greedy and beams on the full-size model.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine import punctuation
+from engine.batching import length_limit
+from engine.decoding import GenerationParams, beam_search, greedy_search, log_softmax
+from engine.errors import InputError, QiaoError
+from engine.onnx_model import EncoderState
+from engine.options import TranslationOptions
+from engine.results import Alternative, Flag, SentenceResult
+from engine.search_types import Constraint, RowExtras, SentenceOutput
+from engine.target_prefix import encode_target_prefix
+from engine.token_spans import final_text, token_spans
+
+CANDIDATE_POOL = 64  # candidates looked at to find k distinct words at a position
+
+
+class SearchCancelled(QiaoError):
+    """The caller's cancel event stopped a sentence request (the review window asked for something newer)."""
+
+
+def _guards():
+    """engine.guards (subtitle-artefact bans, flags), when this build has it."""
+    try:
+        from engine import guards
+    except ImportError:  # the guards module is added separately; without it only the loop guard runs
+        return None
+    return guards
+
+
+class SentenceRun:
+    """What one sentence request needs of the translator: the model (held under its lock), tokenizer, limits."""
+
+    def __init__(self, translator, options: TranslationOptions) -> None:
+        self.tr = translator
+        self.model = translator._model
+        self.tok = translator.tokenizer
+        self.options = options
+        self.rules = punctuation.rules_for(translator.pair.target.script) if options.normalize_punctuation else None
+
+    # -- inputs ---------------------------------------------------------------------------------------------------
+    def source_ids(self, source: str) -> list[int]:
+        lang = self.tr._language_id(self.options)
+        ids = [*([lang] if lang is not None else []), *self.tok.encode(source, add_eos=False), self.tok.eos_id]
+        if len(ids) > self.model.max_positions:
+            raise InputError(f"the sentence has {len(ids)} tokens; the model reads at most {self.model.max_positions}")
+        return ids
+
+    def prefix_ids(self, prefix: str | Sequence[int]) -> tuple[int, ...]:
+        if isinstance(prefix, str):
+            return tuple(encode_target_prefix(self.tok, prefix))
+        ids = tuple(prefix)
+        special = {self.tok.eos_id, self.tok.pad_id, self.tr.defaults.decoder_start_id}
+        for t in ids:
+            if isinstance(t, bool) or not isinstance(t, int | np.integer) or not 0 <= t < self.tok.vocab_size:
+                raise InputError(f"prefix tokens must be ids of this model's vocabulary, not {t!r}")
+            if t in special:
+                raise InputError(f"the prefix may not contain the special token {t}")
+        return tuple(int(t) for t in ids)
+
+    def params(self, source: str, num_return: int = 1) -> GenerationParams:
+        beams = self.options.beams or self.tr.defaults.num_beams
+        beams = max(beams, num_return)
+        params = self.tr.params(beams, num_return=num_return, stop_repeats=self.options.guards)
+        guards = _guards()
+        if self.options.guards and guards is not None and hasattr(guards, "artefact_bans"):
+            params = params.replace(bad_words=params.bad_words + tuple(guards.artefact_bans(source, self.tok)))
+        return params
+
+    def constraints(self, source: str) -> tuple[Constraint, ...]:
+        if not self.options.glossary:
+            return ()
+        from engine.glossary_match import constraints_for
+
+        return tuple(constraints_for(self.options.glossary, source, self.tok))
+
+    def limit(self, source_ids: Sequence[int], prefix_len: int) -> int:
+        return min(self.model.max_positions, length_limit(len(source_ids), self.model.max_positions) + prefix_len)
+
+    # -- decoding -------------------------------------------------------------------------------------------------
+    def encode(self, rows: Sequence[Sequence[int]]) -> EncoderState:
+        width = max(len(r) for r in rows)
+        ids = np.full((len(rows), width), self.tok.pad_id, dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for i, r in enumerate(rows):
+            ids[i, : len(r)] = r
+            mask[i, : len(r)] = 1
+        return self.model.encode(ids, mask)
+
+    def search(
+        self,
+        enc: EncoderState,
+        params: GenerationParams,
+        limits: np.ndarray,
+        extras: list[RowExtras],
+        cancel: threading.Event | None,
+    ) -> list[SentenceOutput]:
+        """Every row's SentenceOutput; constrained rows go through engine.constrained."""
+        params = params.replace(max_length=int(limits.max()))
+        if any(e.constraints for e in extras):
+            from engine.constrained import constrained_beam_search
+
+            steps = constrained_beam_search(self.model, enc, params, limits, extras)
+        else:
+            search = greedy_search if params.num_beams == 1 else beam_search
+            steps = search(self.model, enc, params, limits, extras)
+        last = None
+        try:
+            for update in steps:
+                last = update
+                if cancel is not None and cancel.is_set():
+                    raise SearchCancelled("cancelled")
+        finally:
+            steps.close()
+        assert last is not None
+        return list(last.outputs)  # type: ignore[arg-type]
+
+    # -- results --------------------------------------------------------------------------------------------------
+    def text(self, tokens: Sequence[int]) -> str:
+        return final_text(self.tok, tokens, self.rules)
+
+    def result(self, source: str, out: SentenceOutput, constraints: Sequence[Constraint]) -> SentenceResult:
+        best = out.best
+        text, spans = token_spans(self.tok, best.tokens, self.rules)
+        alternatives, seen = [], {text}
+        for hyp in out.nbest[1:]:
+            alt = self.text(hyp.tokens)
+            if alt not in seen:
+                seen.add(alt)
+                alternatives.append(Alternative(text=alt, tokens=hyp.tokens, score=hyp.score))
+        unmet = tuple(constraints[i].label for i in out.unmet)
+        return SentenceResult(
+            index=0,
+            source=source,
+            source_span=(0, len(source)),
+            target_span=(0, len(text)),
+            tokens=best.tokens,
+            logprobs=best.logprobs,
+            token_spans=spans,
+            score=best.score,
+            alternatives=tuple(alternatives),
+            flags=self.flags(source, text, best.tokens, out.repeated, unmet),
+            unmet=unmet,
+            text=text,
+        )
+
+    def flags(self, source: str, text: str, tokens, repeated: bool, unmet: tuple[str, ...]) -> tuple[Flag, ...]:
+        guards = _guards()
+        if not self.options.guards or guards is None or not hasattr(guards, "check_sentence"):
+            return ()
+        n_source = len(self.tok.encode(source))
+        return tuple(
+            guards.check_sentence(
+                source, text, source_tokens=n_source, target_tokens=len(tokens), repeated=repeated, unmet=unmet
+            )
+        )
+
+
+def translate_sentence(
+    translator,
+    source: str,
+    options: TranslationOptions,
+    prefix: str | Sequence[int] = (),
+    cancel: threading.Event | None = None,
+) -> SentenceResult:
+    """One sentence (not segmented), decoded after the forced `prefix` (call under the translator's lock)."""
+    run = SentenceRun(translator, options)
+    ids = run.source_ids(source)
+    forced = run.prefix_ids(prefix)
+    params = run.params(source, num_return=options.alternatives + 1)
+    constraints = run.constraints(source)
+    limits = np.array([run.limit(ids, len(forced))], dtype=np.int64)
+    (out,) = run.search(run.encode([ids]), params, limits, [RowExtras(forced, constraints)], cancel)
+    return run.result(source, out, constraints)
+
+
+def alternatives(
+    translator,
+    source: str,
+    tokens: Sequence[int],
+    position: int,
+    options: TranslationOptions,
+    k: int = 5,
+    cancel: threading.Event | None = None,
+) -> list[Alternative]:
+    """Up to `k` other words at `position`, each with the rest re-decoded, best (most probable there) first."""
+    run = SentenceRun(translator, options)
+    current = run.prefix_ids(tokens)
+    if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < len(current):
+        raise InputError(f"position must be a token index of the sentence (0–{len(current) - 1}), not {position!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InputError(f"k must be a positive whole number, not {k!r}")
+    ids = run.source_ids(source)
+    params = run.params(source)
+    constraints = run.constraints(source)
+    enc = run.encode([ids])
+    head = current[:position]
+    logprobs = _distribution(run, enc, head, params)
+    candidates = _candidates(run, head, current[position], logprobs, params, k)
+    if not candidates or (cancel is not None and cancel.is_set()):
+        if cancel is not None and cancel.is_set():
+            raise SearchCancelled("cancelled")
+        return []
+    n = len(candidates)
+    rows = EncoderState(cross=[np.repeat(c, n, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, n, axis=0))
+    limits = np.full(n, run.limit(ids, position + 1), dtype=np.int64)
+    extras = [RowExtras((*head, c), constraints) for c, _ in candidates]
+    outs = run.search(rows, params, limits, extras, cancel)
+    result = []
+    for (_, word), out in zip(candidates, outs):
+        text = run.text(out.best.tokens)
+        result.append(
+            Alternative(text=text, tokens=out.best.tokens, score=out.best.score, position=position, word=word)
+        )
+    return result
+
+
+def _distribution(run: SentenceRun, enc: EncoderState, head: Sequence[int], params: GenerationParams) -> np.ndarray:
+    """log_softmax of the decoder's logits at position len(head) after [start, *head] (batch 1, one pass)."""
+    dec = run.model.start(enc, len(head) + 1)
+    logits = None
+    for t in (params.decoder_start_id, *head):
+        logits = dec.step(np.array([t], dtype=np.int64))
+    assert logits is not None
+    return log_softmax(logits[0].astype(np.float32, copy=True))
+
+
+def _candidates(
+    run: SentenceRun, head: Sequence[int], current: int, logprobs: np.ndarray, params: GenerationParams, k: int
+) -> list[tuple[int, str]]:
+    """(token, word) of the best tokens there whose word differs from the current one and from each other."""
+    banned = {params.eos_id, params.pad_id, *(w[0] for w in params.bad_words if len(w) == 1)}
+    base = run.text(head)
+
+    def word(token: int) -> str:
+        shown = run.text([*head, token])
+        return shown[len(base) :].strip() if shown.startswith(base) else shown.strip()
+
+    seen = {word(current)}
+    out: list[tuple[int, str]] = []
+    for token in np.argsort(-logprobs, kind="stable")[:CANDIDATE_POOL].tolist():
+        if token == current or token in banned or not np.isfinite(logprobs[token]):
+            continue
+        w = word(token)
+        if not w or w in seen:
+            continue
+        seen.add(w)
+        out.append((token, w))
+        if len(out) == k:
+            break
+    return out
