@@ -13,6 +13,7 @@ from engine.options import TranslationOptions
 from engine.target_prefix import encode_target_prefix
 from engine.translator import Translator
 from tests.conftest import FIXTURE_DIR
+from tests.engine.convert.test_full_model import full_bundle  # noqa: F401 - the slow test's fixture
 
 SOURCES = [
     line.split("\t")[0] for line in (FIXTURE_DIR / "corpus.tsv").read_text(encoding="utf-8").splitlines()[:60:12]
@@ -122,3 +123,20 @@ def test_bad_tokens_and_k_are_input_errors(tr):
         tr.alternatives(SOURCES[0], tokens, 0, k=0)
     with pytest.raises(InputError):
         tr.alternatives(SOURCES[0], [-3, *tokens], 0)
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_alternatives_benchmark_runs_on_the_full_model(full_bundle, capsys):  # noqa: F811
+    """bench/alternatives.py, small: it prints a row per beam setting (no timing assertion)."""
+    import importlib.util
+
+    from tests.engine.convert.test_full_model import ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_alternatives", ROOT / "bench" / "alternatives.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    _, bundle = full_bundle
+    assert bench.main(["--bundle", str(bundle), "--runs", "1", "--positions", "0,19", "--beams", "1", "--k", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "beams 1: pos 0:" in out and "pos 19:" in out and "goal ≤ 150 ms" in out
