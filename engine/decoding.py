@@ -137,12 +137,16 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 
 
-def _chosen_logprobs(scores: np.ndarray, tokens: np.ndarray, normalized: bool) -> np.ndarray:
-    """log_softmax(scores)[row, tokens[row]] where tokens are the rows' argmax (their max is the chosen value)."""
+def _chosen_logprobs(scores: np.ndarray, tokens: np.ndarray, normalized: bool, buf: np.ndarray) -> np.ndarray:
+    """log_softmax(scores)[row, tokens[row]] where tokens are the rows' argmax (their max is the chosen value).
+
+    `buf` (≥ scores' size, kept for the whole search) takes the shifted exponentials: a fresh 2 MB temporary per
+    step would be a new mapping above the allocator's mmap threshold, faulted in every step (engine.native_memory)."""
     chosen = scores[np.arange(len(tokens)), tokens]
     if normalized:  # renormalised processing already returned log-probabilities
         return chosen
-    shifted = scores - chosen[:, None]
+    shifted = buf[: scores.size].reshape(scores.shape)
+    np.subtract(scores, chosen[:, None], out=shifted)
     np.exp(shifted, out=shifted)
     return -np.log(np.sum(shifted, axis=-1))  # chosen − logsumexp, the max being the chosen value
 
@@ -184,6 +188,7 @@ def greedy_search(
     tokens = np.full(batch, params.decoder_start_id, dtype=np.int64)
     run = model.start(enc, max_len)
     cur_len = 1
+    buf: np.ndarray | None = None  # _chosen_logprobs' scratch, sized by the first (largest) step
     while active.size:
         logits = run.step(tokens)
         scores = logits.astype(np.float32, copy=False)
@@ -193,7 +198,9 @@ def greedy_search(
             forced_lp = forced_logprobs(scores[forced], forced_tokens)
         scores = proc(scores, hist[active] if proc.multi_bad else None, cur_len, active)
         next_tokens = np.argmax(scores, axis=-1)
-        lp = _chosen_logprobs(scores, next_tokens, params.renormalize)
+        if buf is None:
+            buf = np.empty(scores.size, dtype=np.float32)
+        lp = _chosen_logprobs(scores, next_tokens, params.renormalize, buf)
         if forced.size:
             next_tokens[forced] = forced_tokens
             lp[forced] = forced_lp
