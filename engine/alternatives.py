@@ -10,7 +10,9 @@ alternatives at `position` of a sentence whose tokens are `tokens`:
 3. every candidate's rest of the sentence decoded together, one batch of prefix-forced rows of the same length
    (tokens[:position] + candidate), over one encoder run repeated per row; with the options' beams (what
    `translate_sentence(source, prefix=alternative.tokens[:position + 1])` gives, so choosing one shows the text
-   that was offered). bench/alternatives.py measures greedy and beams on the full-size model.
+   that was offered). The shared part is not decoded again: the batch's decoder cache starts as the batch-1
+   pass left it and its logits are replayed (`_Prefilled`), so the batch decodes only from the candidate on.
+   bench/alternatives.py measures greedy and beams on the full-size model.
 """
 
 from __future__ import annotations
@@ -113,8 +115,9 @@ class SentenceRun:
         limits: np.ndarray,
         extras: list[RowExtras],
         cancel: threading.Event | None,
+        model=None,
     ) -> list[SentenceOutput]:
-        """Every row's SentenceOutput; constrained rows go through engine.constrained."""
+        """Every row's SentenceOutput; constrained rows go through engine.constrained (always on the plain model)."""
         params = params.replace(max_length=int(limits.max()))
         if any(e.constraints for e in extras):
             from engine.constrained import constrained_beam_search
@@ -122,7 +125,7 @@ class SentenceRun:
             steps = constrained_beam_search(self.model, enc, params, limits, extras)
         else:
             search = greedy_search if params.num_beams == 1 else beam_search
-            steps = search(self.model, enc, params, limits, extras)
+            steps = search(model or self.model, enc, params, limits, extras)
         last = None
         try:
             for update in steps:
@@ -214,7 +217,8 @@ def alternatives(
     constraints = run.constraints(source)
     enc = run.encode([ids])
     head = current[:position]
-    logprobs = _distribution(run, enc, head, params)
+    shared = _Prefilled(run.model, enc, (params.decoder_start_id, *head))
+    logprobs = log_softmax(shared.logits[-1].astype(np.float32, copy=True))
     candidates = _candidates(run, head, current[position], logprobs, params, k)
     if not candidates or (cancel is not None and cancel.is_set()):
         if cancel is not None and cancel.is_set():
@@ -224,7 +228,7 @@ def alternatives(
     rows = EncoderState(cross=[np.repeat(c, n, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, n, axis=0))
     limits = np.full(n, run.limit(ids, position + 1), dtype=np.int64)
     extras = [RowExtras((*head, c), constraints) for c, _ in candidates]
-    outs = run.search(rows, params, limits, extras, cancel)
+    outs = run.search(rows, params, limits, extras, cancel, model=shared)
     result = []
     for (_, word), out in zip(candidates, outs):
         text = run.text(out.best.tokens)
@@ -234,14 +238,49 @@ def alternatives(
     return result
 
 
-def _distribution(run: SentenceRun, enc: EncoderState, head: Sequence[int], params: GenerationParams) -> np.ndarray:
-    """log_softmax of the decoder's logits at position len(head) after [start, *head] (batch 1, one pass)."""
-    dec = run.model.start(enc, len(head) + 1)
-    logits = None
-    for t in (params.decoder_start_id, *head):
-        logits = dec.step(np.array([t], dtype=np.int64))
-    assert logits is not None
-    return log_softmax(logits[0].astype(np.float32, copy=True))
+class _Prefilled:
+    """The model, with the shared start of every row decoded once at batch 1: a run it starts has those positions
+    in its cache already, and replays their logits to every row (the search forces those tokens anyway)."""
+
+    def __init__(self, model, enc: EncoderState, tokens: Sequence[int]) -> None:
+        self.model = model
+        self.single = model.start(enc, len(tokens))
+        self.logits = []
+        for t in tokens:
+            self.logits.append(self.single.step(np.array([t], dtype=np.int64))[0].copy())
+
+    def scorer(self, params):
+        return self.model.scorer(params)
+
+    def start(self, enc: EncoderState, max_len: int) -> _ReplayRun:
+        run = self.model.start(enc, max_len)
+        n = self.single.length
+        for dst, src in zip(run.cache, self.single.cache):
+            dst[:, :, :n] = src[:1, :, :n]
+        run.length = n
+        return _ReplayRun(run, self.logits)
+
+
+class _ReplayRun:
+    """A decoder run over rows that share their first positions: those steps return the stored logits (every row
+    the same, so reordering them changes nothing), the later ones run the decoder."""
+
+    def __init__(self, run, logits: list[np.ndarray]) -> None:
+        self.run, self.logits, self.pos, self.live = run, logits, 0, False
+
+    def step(self, tokens: np.ndarray) -> np.ndarray:
+        if self.pos < len(self.logits):
+            self.pos += 1
+            return np.repeat(self.logits[self.pos - 1][None, :], len(tokens), axis=0)
+        self.live = True
+        return self.run.step(tokens)
+
+    def reorder(self, index: np.ndarray) -> None:
+        if self.live:
+            self.run.reorder(index)
+
+    def select(self, rows: np.ndarray) -> None:
+        self.run.select(rows)
 
 
 def _candidates(
