@@ -6,7 +6,9 @@ The goal (issue 13): ≤ 150 ms on 2 cores. The full-size random bundle (.cache/
 shape, random weights) writes random text, so its sentences are forced to exactly 20 tokens: the current sentence
 with generate_ids(min/max new tokens), every re-decoded rest with a minimum and maximum length of 20 tokens (the
 real model's rest ends at its own eos instead). Positions are spread over the sentence; each figure is the median of
-`runs` calls, greedy and with beams, k=5 alternatives.
+`runs` calls, greedy and with beams, k=5 alternatives; "cold" is the first click on a sentence, "warm" another
+click on the same sentence (the decoder states of its start are kept from the click before, see
+engine.alternatives).
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ def forced_length(tokens: int) -> Iterator[None]:
         cls.params, cls.limit = real_params, real_limit
 
 
-def measure(tr: Translator, runs: int, positions: list[int], beams: int, k: int) -> dict[int, float]:
+def measure(tr: Translator, runs: int, positions: list[int], beams: int, k: int, warm: bool) -> dict[int, float]:
+    """Median ms per position: `warm` — another click on the same sentence (the decoder states of its start kept
+    from the click before); cold — the first click on a sentence (nothing kept)."""
     options = TranslationOptions(beams=beams)
     lang = tr.tokenizer.token_to_id(tr.language_token(None)) if tr.pair.variants else None
     ids = ([lang] if lang is not None else []) + tr.tokenizer.encode(SOURCE)
@@ -66,7 +70,11 @@ def measure(tr: Translator, runs: int, positions: list[int], beams: int, k: int)
     figures = {}
     for position in positions:
         times = []
+        if warm:
+            tr.alternatives(SOURCE, tokens, len(tokens) - 1, options, k=k)  # an earlier click further right
         for _ in range(runs):
+            if not warm:
+                alt_module.forget_shared_start(tr)
             t0 = time.perf_counter()
             alts = tr.alternatives(SOURCE, tokens, position, options, k=k)
             times.append((time.perf_counter() - t0) * 1000)
@@ -93,15 +101,17 @@ def main(argv: list[str] | None = None) -> int:
     any_ok = False
     rows = []
     for beams in [int(b) for b in args.beams.split(",")]:
-        with forced_length(TOKENS):
-            figures = measure(tr, args.runs, positions, beams, args.k)
-        worst = max(figures.values())
-        ok_here = worst <= GOAL_MS
-        any_ok = any_ok or ok_here
-        cells = "  ".join(f"pos {p}: {ms:6.1f} ms" for p, ms in figures.items())
-        rows.append((beams, figures))
-        verdict = "met" if ok_here else "NOT met"
-        print(f"beams {beams}: {cells}  | worst {worst:.1f} ms, goal ≤ {GOAL_MS:.0f} ms: {verdict}")
+        for warm in (False, True):
+            with forced_length(TOKENS):
+                figures = measure(tr, args.runs, positions, beams, args.k, warm)
+            worst = max(figures.values())
+            ok_here = worst <= GOAL_MS
+            any_ok = any_ok or ok_here
+            cells = "  ".join(f"pos {p}: {ms:6.1f} ms" for p, ms in figures.items())
+            rows.append((beams, warm, figures))
+            verdict = "met" if ok_here else "NOT met"
+            label = "warm" if warm else "cold"
+            print(f"beams {beams} {label}: {cells}  | worst {worst:.1f} ms, goal ≤ {GOAL_MS:.0f} ms: {verdict}")
     print(f"median of {args.runs} runs per position; the machine may be shared (figures are noisy)")
     print(f"goal ≤ {GOAL_MS:.0f} ms at every position with some setting: {'yes' if any_ok else 'no'}")
     return 0 if rows else 1  # the goal is reported, not enforced (shared machines)

@@ -215,9 +215,10 @@ def alternatives(
     ids = run.source_ids(source)
     params = run.params(source)
     constraints = run.constraints(source)
-    enc = run.encode([ids])
     head = current[:position]
-    shared = _Prefilled(run.model, enc, (params.decoder_start_id, *head))
+    shared = _shared_start(translator, run, ids)
+    shared.feed((params.decoder_start_id, *head))
+    enc = shared.enc
     logprobs = log_softmax(shared.logits[-1].astype(np.float32, copy=True))
     candidates = _candidates(run, head, current[position], logprobs, params, k)
     if not candidates or (cancel is not None and cancel.is_set()):
@@ -239,26 +240,60 @@ def alternatives(
 
 
 class _Prefilled:
-    """The model, with the shared start of every row decoded once at batch 1: a run it starts has those positions
-    in its cache already, and replays their logits to every row (the search forces those tokens anyway)."""
+    """The model, with the start every row shares decoded once at batch 1 (`feed`): a run it starts has those
+    positions in its cache already, and replays their logits to every row (the search forces those tokens anyway).
 
-    def __init__(self, model, enc: EncoderState, tokens: Sequence[int]) -> None:
-        self.model = model
-        self.single = model.start(enc, len(tokens))
-        self.logits = []
-        for t in tokens:
-            self.logits.append(self.single.step(np.array([t], dtype=np.int64))[0].copy())
+    It stays with the translator for the last sentence asked about (`_shared_start`): a click on another word of
+    the same sentence decodes only the tokens not fed before (none, left of the last click), and no encoder."""
+
+    def __init__(self, model, enc: EncoderState, source: tuple[int, ...], capacity: int) -> None:
+        self.model, self.enc, self.source = model, enc, source
+        # a step costs more the longer its cache: room for the sentence's length limit, grown when a prefix needs it
+        self.single = model.start(enc, capacity)
+        self.fed: list[int] = []
+        self.all_logits: list[np.ndarray] = []
+        self.logits: list[np.ndarray] = []  # those of the current request's shared start
+
+    def feed(self, tokens: Sequence[int]) -> None:
+        """Make the shared start `tokens` (the start token first), reusing every position already decoded."""
+        common = 0
+        while common < min(len(self.fed), len(tokens)) and self.fed[common] == tokens[common]:
+            common += 1
+        if common < len(self.fed) and common < len(tokens):  # diverged: later positions are overwritten
+            del self.fed[common:], self.all_logits[common:]
+            self.single.length = common
+        if len(tokens) > self.single.cache[0].shape[2]:  # longer than the room: start over with more
+            self.single = self.model.start(self.enc, min(self.model.max_positions, len(tokens) + 16))
+            self.fed, self.all_logits = [], []
+        for t in tokens[len(self.fed) :]:
+            self.all_logits.append(self.single.step(np.array([t], dtype=np.int64))[0].copy())
+            self.fed.append(int(t))
+        self.logits = self.all_logits[: len(tokens)]
 
     def scorer(self, params):
         return self.model.scorer(params)
 
     def start(self, enc: EncoderState, max_len: int) -> _ReplayRun:
         run = self.model.start(enc, max_len)
-        n = self.single.length
+        n = len(self.logits)
         for dst, src in zip(run.cache, self.single.cache):
             dst[:, :, :n] = src[:1, :, :n]
         run.length = n
         return _ReplayRun(run, self.logits)
+
+
+def _shared_start(translator, run: SentenceRun, ids: list[int]) -> _Prefilled:
+    """The translator's kept `_Prefilled` when it is for this model and source, else a new one (kept instead)."""
+    kept = getattr(translator, "_review_start", None)
+    if kept is None or kept.model is not run.model or kept.source != tuple(ids):
+        kept = _Prefilled(run.model, run.encode([ids]), tuple(ids), run.limit(ids, 0))
+        translator._review_start = kept
+    return kept
+
+
+def forget_shared_start(translator) -> None:
+    """Drop the kept decoder states (benchmarks measuring a first click; memory)."""
+    translator._review_start = None
 
 
 class _ReplayRun:
