@@ -20,13 +20,16 @@ import numpy as np
 from engine.onnx_model import EncoderState
 from engine.repetition import repeating_tail
 from engine.search_scores import (
+    GreedyNormaliser,
+    beam_output,
+    chosen_logprobs,
     forced_logprobs,
-    from_slot,
     hypothesis,
     looping,
     multi_word_bans,
     prefix_matrix,
     row_prefixes,
+    running_best,
     sentence_output,
 )
 from engine.search_types import RowExtras, SentenceOutput
@@ -107,6 +110,28 @@ class LogitsProcessor:
         p = self.p
         return (cur_len < p.min_length) | (cur_len - self.prompt[rows] < p.min_new_tokens)
 
+    def forced_eos(self, cur_len: int, rows: np.ndarray) -> np.ndarray:
+        """Per score row: the length limit forces eos now."""
+        if self.p.forced_eos_id is None:
+            return np.zeros(len(rows), dtype=bool)
+        return self.max_lengths[rows] - 1 == cur_len
+
+    def banned(self, hist: np.ndarray | None, cur_len: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(token ids [C], which rows ban each [N, C]): every token this step's processing sets to -inf (bad words,
+        the EOS ban), forced EOS aside."""
+        n = len(rows)
+        cols: dict[int, np.ndarray] = {int(t): np.ones(n, dtype=bool) for t in self.single_bad.tolist()}
+        eos_ban = self.eos_banned(cur_len, rows)
+        if eos_ban.any():
+            cols[self.p.eos_id] = cols.get(self.p.eos_id, np.zeros(n, dtype=bool)) | eos_ban
+        if self.multi_bad:
+            assert hist is not None
+            for banned_rows, token in multi_word_bans(hist, cur_len, self.multi_bad):
+                column = cols.setdefault(token, np.zeros(n, dtype=bool))
+                column[banned_rows] = True
+        ids = np.fromiter(cols, dtype=np.int64, count=len(cols))
+        return ids, (np.stack(list(cols.values()), axis=1) if cols else np.zeros((n, 0), dtype=bool))
+
     def __call__(self, scores: np.ndarray, hist: np.ndarray | None, cur_len: int, rows: np.ndarray) -> np.ndarray:
         """scores [N,V] float32 (modified in place and returned); `rows` maps each score row to its limits; `hist`
         [N, ≥cur_len] holds each row's tokens so far (start included), needed only for multi-token bad words."""
@@ -121,7 +146,7 @@ class LogitsProcessor:
         if ban.any():
             scores[ban, p.eos_id] = NEG_INF
         if p.forced_eos_id is not None:
-            forced = self.max_lengths[rows] - 1 == cur_len
+            forced = self.forced_eos(cur_len, rows)
             if forced.any():
                 scores[forced] = NEG_INF
                 scores[forced, p.forced_eos_id] = 0.0
@@ -135,20 +160,6 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
     m = np.where(np.isfinite(m), m, np.float32(0.0))
     shifted = x - m
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
-
-
-def _chosen_logprobs(scores: np.ndarray, tokens: np.ndarray, normalized: bool, buf: np.ndarray) -> np.ndarray:
-    """log_softmax(scores)[row, tokens[row]] where tokens are the rows' argmax (their max is the chosen value).
-
-    `buf` (≥ scores' size, kept for the whole search) takes the shifted exponentials: a fresh 2 MB temporary per
-    step would be a new mapping above the allocator's mmap threshold, faulted in every step (engine.native_memory)."""
-    chosen = scores[np.arange(len(tokens)), tokens]
-    if normalized:  # renormalised processing already returned log-probabilities
-        return chosen
-    shifted = buf[: scores.size].reshape(scores.shape)
-    np.subtract(scores, chosen[:, None], out=shifted)
-    np.exp(shifted, out=shifted)
-    return -np.log(np.sum(shifted, axis=-1))  # chosen − logsumexp, the max being the chosen value
 
 
 def _topk_desc(x: np.ndarray, k: int) -> np.ndarray:
@@ -189,6 +200,8 @@ def greedy_search(
     run = model.start(enc, max_len)
     cur_len = 1
     buf: np.ndarray | None = None  # _chosen_logprobs' scratch, sized by the first (largest) step
+    scorer = None if params.renormalize else model.scorer(params)
+    normaliser = GreedyNormaliser(scorer, proc) if scorer is not None else None
     while active.size:
         logits = run.step(tokens)
         scores = logits.astype(np.float32, copy=False)
@@ -196,11 +209,19 @@ def greedy_search(
         if forced.size:
             forced_tokens = ptab[active[forced], cur_len - 1]
             forced_lp = forced_logprobs(scores[forced], forced_tokens)
-        scores = proc(scores, hist[active] if proc.multi_bad else None, cur_len, active)
+        seen = hist[active] if proc.multi_bad else None
+        lse, inexact = normaliser(scores, seen, cur_len, active) if normaliser is not None else (None, None)
+        scores = proc(scores, seen, cur_len, active)
         next_tokens = np.argmax(scores, axis=-1)
         if buf is None:
             buf = np.empty(scores.size, dtype=np.float32)
-        lp = _chosen_logprobs(scores, next_tokens, params.renormalize, buf)
+        if lse is not None:
+            lp = scores[np.arange(len(next_tokens)), next_tokens] - lse
+            lp[proc.forced_eos(cur_len, active)] = 0.0  # everything else was set to -inf: eos is certain
+            if inexact.any():
+                lp[inexact] = chosen_logprobs(scores[inexact], next_tokens[inexact], False, buf)
+        else:
+            lp = chosen_logprobs(scores, next_tokens, params.renormalize, buf)
         if forced.size:
             next_tokens[forced] = forced_tokens
             lp[forced] = forced_lp
@@ -425,7 +446,7 @@ def beam_search(
                 continue
             if not unsatisfied[b, 0] or cur_len >= max_lengths[b]:
                 done[b] = True  # the finished hypotheses can no longer change
-                outputs[b] = _output(sequences[b], seq_lp[b], finished[b], cut[b], params, fill)
+                outputs[b] = beam_output(sequences[b], seq_lp[b], finished[b], cut[b], params, fill)
                 committed[b] = list(outputs[b].best.tokens)
                 continue
             cands = [running[b, j] for j in range(k)] + [sequences[b, j] for j in range(k) if finished[b, j]]
@@ -438,23 +459,10 @@ def beam_search(
                 committed[b].extend(int(t) for t in seg)
         if not more or cur_len >= max_len:
             break
-        best_now = [committed[b] if done[b] else _running_best(running[b, 0, 1:cur_len], params) for b in range(batch)]
+        best_now = [committed[b] if done[b] else running_best(running[b, 0, 1:cur_len], params) for b in range(batch)]
         yield StepUpdate(committed=committed, done=list(done), outputs=list(outputs), best=best_now)
     for b in range(batch):
         if outputs[b] is None:
-            outputs[b] = _output(sequences[b], seq_lp[b], finished[b], cut[b], params, fill)
+            outputs[b] = beam_output(sequences[b], seq_lp[b], finished[b], cut[b], params, fill)
     results = [list(o.best.tokens) for o in outputs]  # type: ignore[union-attr]
     yield StepUpdate(committed=results, done=[True] * batch, tokens=results, outputs=outputs, best=results)
-
-
-def _running_best(seq: np.ndarray, params: GenerationParams) -> list[int]:
-    stop = np.flatnonzero(seq == params.eos_id)
-    return seq[: stop[0]].tolist() if stop.size else seq.tolist()
-
-
-def _output(seqs, lps, finished, cut, params: GenerationParams, fill: int) -> SentenceOutput:
-    """A sentence's finished slots (best first) as its SentenceOutput: `num_return` of them, as
-    generate(num_return_sequences=…) returns."""
-    slots = [j for j in range(min(params.num_return, len(seqs))) if j == 0 or finished[j]]
-    hyps = [from_slot(seqs[j, 1:], lps[j, 1:], params.eos_id, fill, params.length_penalty) for j in slots]
-    return sentence_output(hyps, repeated=bool(cut[0]))

@@ -55,8 +55,30 @@ def test_beam_scores_match_generate(hf, fp32, max_length):
     _check(hf, fp32, _sources()[::3], 4, max_length)
 
 
-def test_beam_scores_on_the_exact_path_match_generate(hf, exact):
-    _check(hf, exact, _sources()[::6], 4, 512)
+@pytest.mark.parametrize("beams", [1, 4])
+def test_scores_on_the_exact_path_match_generate(hf, exact, beams):
+    """Without the bundle's scorer: beam search's full-vocabulary path, greedy's numpy normaliser."""
+    _check(hf, exact, _sources()[::6], beams, 512)
+
+
+@pytest.mark.parametrize("beams", [1, 4])
+def test_scores_with_bans_and_a_minimum_length_match_generate(hf, fp32, exact, beams):
+    """Banned tokens (multi-token bad words, the EOS ban of min_new_tokens) leave the normaliser of greedy's
+    processed logits: both greedy normalisers (scorer and numpy) and beam search still match generate()."""
+    texts = _sources()[:10]
+    bans = _bigram_bans(fp32, texts)
+    bad = (*fp32.defaults.bad_words, *bans)
+    for text in texts:
+        ids = hf[0](text).input_ids
+        ((tokens, steps, _, score),) = hf_scored(
+            hf, [text], beams, 30, min_new_tokens=12, bad_words_ids=[list(w) for w in bad]
+        )
+        for tr in (fp32, exact):
+            (out,) = search_outputs(tr, [ids], beams, 30, min_new_tokens=12, bad_words=bad)
+            assert list(out.best.tokens) == tokens, text
+            assert np.allclose(ours_steps(out.best), steps, atol=TOL, rtol=0), text
+            if score is not None:
+                assert abs(out.best.score - score) <= TOL
 
 
 def test_scores_are_real_log_probabilities(fp32):
