@@ -252,6 +252,7 @@ class _Prefilled:
         self.single = model.start(enc, capacity)
         self.fed: list[int] = []
         self.all_logits: list[np.ndarray] = []
+        self.all_lse: list[np.float32] = []  # each position's logsumexp, for the forced tokens' log-probabilities
         self.logits: list[np.ndarray] = []  # those of the current request's shared start
 
     def feed(self, tokens: Sequence[int]) -> None:
@@ -260,15 +261,19 @@ class _Prefilled:
         while common < min(len(self.fed), len(tokens)) and self.fed[common] == tokens[common]:
             common += 1
         if common < len(self.fed) and common < len(tokens):  # diverged: later positions are overwritten
-            del self.fed[common:], self.all_logits[common:]
+            del self.fed[common:], self.all_logits[common:], self.all_lse[common:]
             self.single.length = common
         if len(tokens) > self.single.cache[0].shape[2]:  # longer than the room: start over with more
             self.single = self.model.start(self.enc, min(self.model.max_positions, len(tokens) + 16))
-            self.fed, self.all_logits = [], []
+            self.fed, self.all_logits, self.all_lse = [], [], []
         for t in tokens[len(self.fed) :]:
-            self.all_logits.append(self.single.step(np.array([t], dtype=np.int64))[0].copy())
+            logits = self.single.step(np.array([t], dtype=np.int64))[0].copy()
+            top = np.max(logits)
+            self.all_lse.append(np.float32(top + np.log(np.sum(np.exp(logits - top)))))
+            self.all_logits.append(logits)
             self.fed.append(int(t))
         self.logits = self.all_logits[: len(tokens)]
+        self.lse = self.all_lse[: len(tokens)]
 
     def scorer(self, params):
         return self.model.scorer(params)
@@ -279,7 +284,7 @@ class _Prefilled:
         for dst, src in zip(run.cache, self.single.cache):
             dst[:, :, :n] = src[:1, :, :n]
         run.length = n
-        return _ReplayRun(run, self.logits)
+        return _ReplayRun(run, self.logits, self.lse)
 
 
 def _shared_start(translator, run: SentenceRun, ids: list[int]) -> _Prefilled:
@@ -298,15 +303,25 @@ def forget_shared_start(translator) -> None:
 
 class _ReplayRun:
     """A decoder run over rows that share their first positions: those steps return the stored logits (every row
-    the same, so reordering them changes nothing), the later ones run the decoder."""
+    the same, so reordering them changes nothing, and `uniform` tells the search so), the later ones run the
+    decoder. A replayed step is a read-only broadcast: the searches only read a step where every row is forced."""
 
-    def __init__(self, run, logits: list[np.ndarray]) -> None:
-        self.run, self.logits, self.pos, self.live = run, logits, 0, False
+    def __init__(self, run, logits: list[np.ndarray], lse: list[np.float32]) -> None:
+        self.run, self.logits, self.lses, self.pos, self.live = run, logits, lse, 0, False
+
+    @property
+    def uniform(self) -> bool:
+        return not self.live
+
+    @property
+    def lse(self) -> np.float32 | None:
+        """The logsumexp of the step just replayed."""
+        return None if self.live or not self.pos else self.lses[self.pos - 1]
 
     def step(self, tokens: np.ndarray) -> np.ndarray:
         if self.pos < len(self.logits):
             self.pos += 1
-            return np.repeat(self.logits[self.pos - 1][None, :], len(tokens), axis=0)
+            return np.broadcast_to(self.logits[self.pos - 1], (len(tokens), self.logits[0].shape[0]))
         self.live = True
         return self.run.step(tokens)
 
@@ -331,7 +346,9 @@ def _candidates(
 
     seen = {word(current)}
     out: list[tuple[int, str]] = []
-    for token in np.argsort(-logprobs, kind="stable")[:CANDIDATE_POOL].tolist():
+    pool = np.argpartition(-logprobs, CANDIDATE_POOL)[:CANDIDATE_POOL]
+    pool = pool[np.lexsort((pool, -logprobs[pool]))]  # most probable first, ties by id
+    for token in pool.tolist():
         if token == current or token in banned or not np.isfinite(logprobs[token]):
             continue
         w = word(token)

@@ -208,23 +208,26 @@ def greedy_search(
         forced = np.flatnonzero(plen[active] >= cur_len)  # rows still inside their prefix
         if forced.size:
             forced_tokens = ptab[active[forced], cur_len - 1]
-            forced_lp = forced_logprobs(scores[forced], forced_tokens)
-        seen = hist[active] if proc.multi_bad else None
-        lse, inexact = normaliser(scores, seen, cur_len, active) if normaliser is not None else (None, None)
-        scores = proc(scores, seen, cur_len, active)
-        next_tokens = np.argmax(scores, axis=-1)
-        if buf is None:
-            buf = np.empty(scores.size, dtype=np.float32)
-        if lse is not None:
-            lp = scores[np.arange(len(next_tokens)), next_tokens] - lse
-            lp[proc.forced_eos(cur_len, active)] = 0.0  # everything else was set to -inf: eos is certain
-            if inexact.any():
-                lp[inexact] = chosen_logprobs(scores[inexact], next_tokens[inexact], False, buf)
+            forced_lp = _forced_logprobs(run, scores, forced, forced_tokens)
+        if forced.size == active.size:  # nothing to choose this step
+            next_tokens, lp = forced_tokens.copy(), forced_lp
         else:
-            lp = chosen_logprobs(scores, next_tokens, params.renormalize, buf)
-        if forced.size:
-            next_tokens[forced] = forced_tokens
-            lp[forced] = forced_lp
+            seen = hist[active] if proc.multi_bad else None
+            lse, inexact = normaliser(scores, seen, cur_len, active) if normaliser is not None else (None, None)
+            scores = proc(scores, seen, cur_len, active)
+            next_tokens = np.argmax(scores, axis=-1)
+            if buf is None:
+                buf = np.empty(scores.size, dtype=np.float32)
+            if lse is not None:
+                lp = scores[np.arange(len(next_tokens)), next_tokens] - lse
+                lp[proc.forced_eos(cur_len, active)] = 0.0  # everything else was set to -inf: eos is certain
+                if inexact.any():
+                    lp[inexact] = chosen_logprobs(scores[inexact], next_tokens[inexact], False, buf)
+            else:
+                lp = chosen_logprobs(scores, next_tokens, params.renormalize, buf)
+            if forced.size:
+                next_tokens[forced] = forced_tokens
+                lp[forced] = forced_lp
         hist[active, cur_len] = next_tokens
         cur_len += 1
         keep = []
@@ -253,6 +256,20 @@ def greedy_search(
             next_tokens = next_tokens[idx]
         tokens = next_tokens.astype(np.int64)
     yield StepUpdate(committed=generated, done=[True] * batch, tokens=generated, outputs=outputs, best=generated)
+
+
+def _forced_logprobs(run, logits: np.ndarray, rows: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """The forced tokens' log-probabilities at `rows`. A run whose rows all have the same logits this step (its
+    `uniform` is true: engine.alternatives replays a shared start) needs only the first row's, and gives the
+    step's logsumexp (`lse`) when it knows it."""
+    if getattr(run, "uniform", False) and (tokens == tokens[0]).all():
+        lse = getattr(run, "lse", None)
+        if lse is None:
+            one = forced_logprobs(logits[rows[:1]], tokens[:1])
+        else:
+            one = np.array([logits[rows[0], tokens[0]] - lse], dtype=np.float32)
+        return np.repeat(one, len(rows))
+    return forced_logprobs(logits[rows], tokens)
 
 
 def _common_prefix(seqs: list[np.ndarray], start: int, end: int) -> int:
@@ -379,9 +396,14 @@ def beam_search(
         forced = np.flatnonzero(plen >= cur_len)  # sentences still inside their prefix
         if forced.size:
             forced_tokens = ptab[forced, cur_len - 1]
-            forced_lp = forced_logprobs(logits[forced * k], forced_tokens)  # its beams are all the same
+            forced_lp = _forced_logprobs(run, logits, forced * k, forced_tokens)  # its beams are all the same
         hist = running[:, :, :cur_len].reshape(batch * k, cur_len) if proc.multi_bad else None
-        if scorer is not None:
+        if forced.size == batch:  # every sentence inside its prefix: nothing to score
+            top_scores = np.tile(forced_first, (batch, 1))
+            parent = np.tile(np.arange(keep) % k, (batch, 1))
+            token = np.repeat(forced_tokens[:, None], keep, axis=1)
+            token_lp = np.repeat(forced_lp[:, None], keep, axis=1)
+        elif scorer is not None:
             eos_ban = proc.eos_banned(cur_len, rows).reshape(batch, k)[:, 0]
             forced_eos = (max_lengths - 1 == cur_len) if params.forced_eos_id is not None else np.zeros(batch, bool)
             bans = multi_word_bans(hist, cur_len, proc.multi_bad) if hist is not None else []
@@ -392,7 +414,7 @@ def beam_search(
             top_scores, parent, token, token_lp = _exact_candidates(
                 logits, running_scores, proc, hist, cur_len, rows, keep
             )
-        if forced.size:
+        if 0 < forced.size < batch:
             top_scores[forced] = forced_first
             parent[forced] = np.arange(keep) % k
             token[forced] = forced_tokens[:, None]
