@@ -20,10 +20,10 @@ import numpy as np
 from engine.onnx_model import EncoderState
 from engine.repetition import repeating_tail
 from engine.search_scores import (
-    GreedyNormaliser,
     beam_output,
     chosen_logprobs,
-    forced_logprobs,
+    common_prefix,
+    forced_row_logprobs,
     hypothesis,
     looping,
     multi_word_bans,
@@ -31,6 +31,7 @@ from engine.search_scores import (
     row_prefixes,
     running_best,
     sentence_output,
+    take,
 )
 from engine.search_types import RowExtras, SentenceOutput
 
@@ -116,22 +117,6 @@ class LogitsProcessor:
             return np.zeros(len(rows), dtype=bool)
         return self.max_lengths[rows] - 1 == cur_len
 
-    def banned(self, hist: np.ndarray | None, cur_len: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(token ids [C], which rows ban each [N, C]): every token this step's processing sets to -inf (bad words,
-        the EOS ban), forced EOS aside."""
-        n = len(rows)
-        cols: dict[int, np.ndarray] = {int(t): np.ones(n, dtype=bool) for t in self.single_bad.tolist()}
-        eos_ban = self.eos_banned(cur_len, rows)
-        if eos_ban.any():
-            cols[self.p.eos_id] = cols.get(self.p.eos_id, np.zeros(n, dtype=bool)) | eos_ban
-        if self.multi_bad:
-            assert hist is not None
-            for banned_rows, token in multi_word_bans(hist, cur_len, self.multi_bad):
-                column = cols.setdefault(token, np.zeros(n, dtype=bool))
-                column[banned_rows] = True
-        ids = np.fromiter(cols, dtype=np.int64, count=len(cols))
-        return ids, (np.stack(list(cols.values()), axis=1) if cols else np.zeros((n, 0), dtype=bool))
-
     def __call__(self, scores: np.ndarray, hist: np.ndarray | None, cur_len: int, rows: np.ndarray) -> np.ndarray:
         """scores [N,V] float32 (modified in place and returned); `rows` maps each score row to its limits; `hist`
         [N, ≥cur_len] holds each row's tokens so far (start included), needed only for multi-token bad words."""
@@ -200,31 +185,22 @@ def greedy_search(
     run = model.start(enc, max_len)
     cur_len = 1
     buf: np.ndarray | None = None  # _chosen_logprobs' scratch, sized by the first (largest) step
-    scorer = None if params.renormalize else model.scorer(params)
-    normaliser = GreedyNormaliser(scorer, proc) if scorer is not None else None
     while active.size:
         logits = run.step(tokens)
         scores = logits.astype(np.float32, copy=False)
         forced = np.flatnonzero(plen[active] >= cur_len)  # rows still inside their prefix
         if forced.size:
             forced_tokens = ptab[active[forced], cur_len - 1]
-            forced_lp = _forced_logprobs(run, scores, forced, forced_tokens)
+            forced_lp = forced_row_logprobs(run, scores, forced, forced_tokens)
         if forced.size == active.size:  # nothing to choose this step
             next_tokens, lp = forced_tokens.copy(), forced_lp
         else:
             seen = hist[active] if proc.multi_bad else None
-            lse, inexact = normaliser(scores, seen, cur_len, active) if normaliser is not None else (None, None)
             scores = proc(scores, seen, cur_len, active)
             next_tokens = np.argmax(scores, axis=-1)
             if buf is None:
                 buf = np.empty(scores.size, dtype=np.float32)
-            if lse is not None:
-                lp = scores[np.arange(len(next_tokens)), next_tokens] - lse
-                lp[proc.forced_eos(cur_len, active)] = 0.0  # everything else was set to -inf: eos is certain
-                if inexact.any():
-                    lp[inexact] = chosen_logprobs(scores[inexact], next_tokens[inexact], False, buf)
-            else:
-                lp = chosen_logprobs(scores, next_tokens, params.renormalize, buf)
+            lp = chosen_logprobs(scores, next_tokens, params.renormalize, buf)
             if forced.size:
                 next_tokens[forced] = forced_tokens
                 lp[forced] = forced_lp
@@ -256,28 +232,6 @@ def greedy_search(
             next_tokens = next_tokens[idx]
         tokens = next_tokens.astype(np.int64)
     yield StepUpdate(committed=generated, done=[True] * batch, tokens=generated, outputs=outputs, best=generated)
-
-
-def _forced_logprobs(run, logits: np.ndarray, rows: np.ndarray, tokens: np.ndarray) -> np.ndarray:
-    """The forced tokens' log-probabilities at `rows`. A run whose rows all have the same logits this step (its
-    `uniform` is true: engine.alternatives replays a shared start) needs only the first row's, and gives the
-    step's logsumexp (`lse`) when it knows it."""
-    if getattr(run, "uniform", False) and (tokens == tokens[0]).all():
-        lse = getattr(run, "lse", None)
-        if lse is None:
-            one = forced_logprobs(logits[rows[:1]], tokens[:1])
-        else:
-            one = np.array([logits[rows[0], tokens[0]] - lse], dtype=np.float32)
-        return np.repeat(one, len(rows))
-    return forced_logprobs(logits[rows], tokens)
-
-
-def _common_prefix(seqs: list[np.ndarray], start: int, end: int) -> int:
-    """Length (from `start`) of the prefix all rows share, looking no further than `end`."""
-    stacked = np.stack([s[start:end] for s in seqs])
-    same = np.all(stacked == stacked[0], axis=0)
-    diff = np.flatnonzero(~same)
-    return int(diff[0]) if diff.size else end - start
 
 
 def fast_scoring_ok(params: GenerationParams) -> bool:
@@ -339,11 +293,6 @@ def _exact_candidates(logits, running_scores, proc, hist, cur_len, rows, keep):
     return top_scores, top_idx // vocab, top_idx % vocab, np.take_along_axis(flat, top_idx, axis=1)
 
 
-def _take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """a[b, idx[b, j]] for [B, n] or [B, n, L] arrays."""
-    return np.take_along_axis(a, idx[:, :, None] if a.ndim == 3 else idx, axis=1)
-
-
 def beam_search(
     model,
     enc: EncoderState,
@@ -396,7 +345,7 @@ def beam_search(
         forced = np.flatnonzero(plen >= cur_len)  # sentences still inside their prefix
         if forced.size:
             forced_tokens = ptab[forced, cur_len - 1]
-            forced_lp = _forced_logprobs(run, logits, forced * k, forced_tokens)  # its beams are all the same
+            forced_lp = forced_row_logprobs(run, logits, forced * k, forced_tokens)  # its beams are all the same
         hist = running[:, :, :cur_len].reshape(batch * k, cur_len) if proc.multi_bad else None
         if forced.size == batch:  # every sentence inside its prefix: nothing to score
             top_scores = np.tile(forced_first, (batch, 1))
@@ -419,9 +368,9 @@ def beam_search(
             parent[forced] = np.arange(keep) % k
             token[forced] = forced_tokens[:, None]
             token_lp[forced] = forced_lp[:, None]
-        top_seqs = _take(running, parent)
+        top_seqs = take(running, parent)
         top_seqs[:, :, cur_len] = token
-        top_lp = _take(running_lp, parent)
+        top_lp = take(running_lp, parent)
         top_lp[:, :, cur_len] = token_lp
         hits = (token == params.eos_id) | (cur_len + 1 >= row_max)
         loops = no_loops
@@ -432,9 +381,9 @@ def beam_search(
         # running beams for the next step
         top_running = top_scores + hits.astype(np.float32) * BIG_NEG
         nxt = _topk_desc(top_running, k)
-        running, running_lp = _take(top_seqs, nxt), _take(top_lp, nxt)
-        running_scores = _take(top_running, nxt)
-        running_parent = _take(parent, nxt)
+        running, running_lp = take(top_seqs, nxt), take(top_lp, nxt)
+        running_scores = take(top_running, nxt)
+        running_parent = take(parent, nxt)
         # finished hypotheses
         just_finished = hits & top_mask[None, :]
         generated = np.maximum(cur_len + 1 - prompt, 1).astype(np.float64)
@@ -444,11 +393,11 @@ def beam_search(
         cand = cand + (~unsatisfied).astype(np.float32) * BIG_NEG
         cand = cand + (~just_finished).astype(np.float32) * BIG_NEG
         best = _topk_desc(np.concatenate([beam_scores, cand], axis=1), k)
-        sequences = _take(np.concatenate([sequences, top_seqs], axis=1), best)
-        seq_lp = _take(np.concatenate([seq_lp, top_lp], axis=1), best)
-        beam_scores = _take(np.concatenate([beam_scores, cand], axis=1), best)
-        finished = _take(np.concatenate([finished, just_finished], axis=1), best)
-        cut = _take(np.concatenate([cut, loops & just_finished], axis=1), best)
+        sequences = take(np.concatenate([sequences, top_seqs], axis=1), best)
+        seq_lp = take(np.concatenate([seq_lp, top_lp], axis=1), best)
+        beam_scores = take(np.concatenate([beam_scores, cand], axis=1), best)
+        finished = take(np.concatenate([finished, just_finished], axis=1), best)
+        cut = take(np.concatenate([cut, loops & just_finished], axis=1), best)
         # reorder the self-attention cache to follow each surviving beam's parent
         flat_parent = (running_parent + np.arange(batch)[:, None] * k).reshape(-1)
         run.reorder(flat_parent)
@@ -473,7 +422,7 @@ def beam_search(
                 continue
             cands = [running[b, j] for j in range(k)] + [sequences[b, j] for j in range(k) if finished[b, j]]
             n = len(committed[b])
-            extra = _common_prefix(cands, 1 + n, cur_len)
+            extra = common_prefix(cands, 1 + n, cur_len)
             if extra:
                 seg = cands[0][1 + n : 1 + n + extra]
                 stop = np.flatnonzero(seg == params.eos_id)

@@ -107,8 +107,10 @@ def sentence_output(hyps: Sequence[Hypothesis], repeated: bool = False) -> Sente
 
 
 def chosen_logprobs(scores: np.ndarray, tokens: np.ndarray, normalized: bool, buf: np.ndarray) -> np.ndarray:
-    """log_softmax(scores)[row, tokens[row]] where tokens are the rows' argmax (their max is the chosen value), in
-    numpy (the path without the bundle's scorer).
+    """log_softmax(scores)[row, tokens[row]] where tokens are the rows' argmax (their max is the chosen value).
+
+    numpy's exp over the vocabulary costs about what the bundle's scorer (ORT LogSoftmax) does for one row, and the
+    scorer, a second thread pool beside the decoder's, measured ~1 ms a call inside the loop: numpy it is.
 
     `buf` (≥ scores' size, kept for the whole search) takes the shifted exponentials: a fresh 2 MB temporary per
     step would be a new mapping above the allocator's mmap threshold, faulted in every step (engine.native_memory)."""
@@ -119,33 +121,6 @@ def chosen_logprobs(scores: np.ndarray, tokens: np.ndarray, normalized: bool, bu
     np.subtract(scores, chosen[:, None], out=shifted)
     np.exp(shifted, out=shifted)
     return -np.log(np.sum(shifted, axis=-1))  # chosen − logsumexp, the max being the chosen value
-
-
-class GreedyNormaliser:
-    """The log-normaliser of greedy's processed logits from the bundle's scorer (ORT's LogSoftmax: 4× cheaper than
-    numpy's exp over the vocabulary, which cost ~4% of a batch-8 step): log Σ over allowed tokens = logsumexp of
-    the raw logits + log(1 − the banned tokens' probability). Read from the raw logits, before processing.
-
-    Where the banned tokens held most of the probability (eos banned right where the sentence ends), 1 − mass
-    loses its digits in float32: those rows are marked for the exact numpy normaliser over the processed logits."""
-
-    def __init__(self, scorer, proc) -> None:
-        self.scorer, self.proc = scorer, proc
-
-    def __call__(
-        self, raw: np.ndarray, hist: np.ndarray | None, cur_len: int, rows: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(log-normaliser per row, rows that need the exact one)."""
-        values, ids = self.scorer.top(raw, 1)
-        r = np.arange(len(raw))
-        lse = raw[r, ids[:, 0]] - values[:, 0]  # the top token's raw logit minus its log-probability
-        banned_ids, which = self.proc.banned(hist, cur_len, rows)
-        if not banned_ids.size:
-            return lse, np.zeros(len(raw), dtype=bool)
-        mass = np.sum(np.where(which, np.exp(raw[:, banned_ids] - lse[:, None]), 0.0), axis=1)
-        inexact = mass > 0.5
-        lse = lse + np.log1p(-np.minimum(mass, 0.5)).astype(np.float32)
-        return lse, inexact
 
 
 def running_best(seq: np.ndarray, params) -> list[int]:
@@ -159,3 +134,30 @@ def beam_output(seqs, lps, finished, cut, params, fill: int) -> SentenceOutput:
     slots = [j for j in range(min(params.num_return, len(seqs))) if j == 0 or finished[j]]
     hyps = [from_slot(seqs[j, 1:], lps[j, 1:], params.eos_id, fill, params.length_penalty) for j in slots]
     return sentence_output(hyps, repeated=bool(cut[0]))
+
+
+def forced_row_logprobs(run, logits: np.ndarray, rows: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """The forced tokens' log-probabilities at `rows`. A run whose rows all have the same logits this step (its
+    `uniform` is true: engine.alternatives replays a shared start) needs only the first row's, and gives the
+    step's logsumexp (`lse`) when it knows it."""
+    if getattr(run, "uniform", False) and (tokens == tokens[0]).all():
+        lse = getattr(run, "lse", None)
+        if lse is None:
+            one = forced_logprobs(logits[rows[:1]], tokens[:1])
+        else:
+            one = np.array([logits[rows[0], tokens[0]] - lse], dtype=np.float32)
+        return np.repeat(one, len(rows))
+    return forced_logprobs(logits[rows], tokens)
+
+
+def common_prefix(seqs: list[np.ndarray], start: int, end: int) -> int:
+    """Length (from `start`) of the prefix all rows share, looking no further than `end`."""
+    stacked = np.stack([s[start:end] for s in seqs])
+    same = np.all(stacked == stacked[0], axis=0)
+    diff = np.flatnonzero(~same)
+    return int(diff[0]) if diff.size else end - start
+
+
+def take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """a[b, idx[b, j]] for [B, n] or [B, n, L] arrays."""
+    return np.take_along_axis(a, idx[:, :, None] if a.ndim == 3 else idx, axis=1)

@@ -57,14 +57,14 @@ def test_beam_scores_match_generate(hf, fp32, max_length):
 
 @pytest.mark.parametrize("beams", [1, 4])
 def test_scores_on_the_exact_path_match_generate(hf, exact, beams):
-    """Without the bundle's scorer: beam search's full-vocabulary path, greedy's numpy normaliser."""
+    """Without the bundle's scorer: beam search's full-vocabulary path (greedy never uses the scorer)."""
     _check(hf, exact, _sources()[::6], beams, 512)
 
 
 @pytest.mark.parametrize("beams", [1, 4])
 def test_scores_with_bans_and_a_minimum_length_match_generate(hf, fp32, exact, beams):
     """Banned tokens (multi-token bad words, the EOS ban of min_new_tokens) leave the normaliser of greedy's
-    processed logits: both greedy normalisers (scorer and numpy) and beam search still match generate()."""
+    processed logits; greedy and beam search (both of its paths) still match generate()."""
     texts = _sources()[:10]
     bans = _bigram_bans(fp32, texts)
     bad = (*fp32.defaults.bad_words, *bans)
