@@ -7,6 +7,12 @@ shares). The consumer streams those, and stops the search (cancellation) simply 
 The logits processing follows transformers 4.57 for the options Marian checkpoints use: bad words, min length,
 min new tokens, forced EOS at the length limit, and optional renormalisation; beam search is the vectorised
 algorithm of `GenerationMixin._beam_search` (2·beams candidates, length penalty, early-stopping heuristic).
+
+Beyond generate()'s tokens, both give what engine.search_types describes: every token's log-probability and each
+finished sentence's `SentenceOutput` (score, n-best) from the step it is done, the best running hypothesis every
+step, a forced target prefix per row (`RowExtras.prefix`, as generate(decoder_input_ids=[start, *prefix])), and
+with `params.stop_repeats` the repetition guard. Multi-token bad words stay on beam search's TopK scorer path (each
+hypothesis' top-k list is widened by the tokens it may lose). The bookkeeping lives in engine.search_scores.
 """
 
 from __future__ import annotations
