@@ -7,6 +7,12 @@ shares). The consumer streams those, and stops the search (cancellation) simply 
 The logits processing follows transformers 4.57 for the options Marian checkpoints use: bad words, min length,
 min new tokens, forced EOS at the length limit, and optional renormalisation; beam search is the vectorised
 algorithm of `GenerationMixin._beam_search` (2·beams candidates, length penalty, early-stopping heuristic).
+
+Beyond generate()'s tokens, both give what engine.search_types describes: every token's log-probability and each
+finished sentence's `SentenceOutput` (score, n-best) from the step it is done, the best running hypothesis every
+step, a forced target prefix per row (`RowExtras.prefix`, as generate(decoder_input_ids=[start, *prefix])), and
+with `params.stop_repeats` the repetition guard. Multi-token bad words stay on beam search's TopK scorer path (each
+hypothesis' top-k list is widened by the tokens it may lose). The bookkeeping lives in engine.search_scores.
 """
 
 from __future__ import annotations
@@ -18,7 +24,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.onnx_model import EncoderState
-from engine.search_types import SentenceOutput
+from engine.repetition import repeating_tail
+from engine.search_scores import (
+    beam_output,
+    chosen_logprobs,
+    common_prefix,
+    forced_row_logprobs,
+    hypothesis,
+    looping,
+    multi_word_bans,
+    prefix_matrix,
+    row_prefixes,
+    running_best,
+    sentence_output,
+    take,
+)
+from engine.search_types import RowExtras, SentenceOutput
 
 NEG_INF = np.float32(-np.inf)
 BIG_NEG = np.float32(-1.0e9)
@@ -82,27 +103,41 @@ class StepUpdate:
 class LogitsProcessor:
     """The subset of transformers' logits processors that Marian generation configs use."""
 
-    def __init__(self, params: GenerationParams, max_lengths: np.ndarray) -> None:
+    def __init__(self, params: GenerationParams, max_lengths: np.ndarray, prompt: np.ndarray | None = None) -> None:
         self.p = params
-        self.max_lengths = max_lengths  # per row, total length including the start token
+        self.max_lengths = max_lengths  # per score row, total length including the start token
+        # per score row: the decoder prompt's length (start token + forced prefix), which min_new_tokens skips
+        self.prompt = np.ones_like(max_lengths) if prompt is None else prompt
         single = [w[0] for w in params.bad_words if len(w) == 1]
         self.single_bad = np.array(single, dtype=np.int64)
         self.multi_bad = [w for w in params.bad_words if len(w) > 1]
 
-    def __call__(self, scores: np.ndarray, sequences: Sequence[Sequence[int]], cur_len: int, rows: np.ndarray):
-        """scores [N,V] float32 (modified in place and returned); `rows` maps each score row to its max length."""
+    def eos_banned(self, cur_len: int, rows: np.ndarray) -> np.ndarray:
+        """Per score row: a minimum length forbids ending now."""
+        p = self.p
+        return (cur_len < p.min_length) | (cur_len - self.prompt[rows] < p.min_new_tokens)
+
+    def forced_eos(self, cur_len: int, rows: np.ndarray) -> np.ndarray:
+        """Per score row: the length limit forces eos now."""
+        if self.p.forced_eos_id is None:
+            return np.zeros(len(rows), dtype=bool)
+        return self.max_lengths[rows] - 1 == cur_len
+
+    def __call__(self, scores: np.ndarray, hist: np.ndarray | None, cur_len: int, rows: np.ndarray) -> np.ndarray:
+        """scores [N,V] float32 (modified in place and returned); `rows` maps each score row to its limits; `hist`
+        [N, ≥cur_len] holds each row's tokens so far (start included), needed only for multi-token bad words."""
         p = self.p
         if self.single_bad.size:
             scores[:, self.single_bad] = NEG_INF
-        for word in self.multi_bad:
-            prefix = list(word[:-1])
-            for r, seq in enumerate(sequences):
-                if list(seq[len(seq) - len(prefix) :]) == prefix:
-                    scores[r, word[-1]] = NEG_INF
-        if cur_len < p.min_length or cur_len - 1 < p.min_new_tokens:
-            scores[:, p.eos_id] = NEG_INF
+        if self.multi_bad:
+            assert hist is not None
+            for banned_rows, token in multi_word_bans(hist, cur_len, self.multi_bad):
+                scores[banned_rows, token] = NEG_INF
+        ban = self.eos_banned(cur_len, rows)
+        if ban.any():
+            scores[ban, p.eos_id] = NEG_INF
         if p.forced_eos_id is not None:
-            forced = self.max_lengths[rows] - 1 == cur_len
+            forced = self.forced_eos(cur_len, rows)
             if forced.any():
                 scores[forced] = NEG_INF
                 scores[forced, p.forced_eos_id] = 0.0
@@ -129,34 +164,71 @@ def _topk_desc(x: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(-x, axis=-1, kind="stable")[..., :k]
 
 
-def greedy_search(model, enc: EncoderState, params: GenerationParams, max_lengths: np.ndarray) -> Iterator[StepUpdate]:
-    """Batched greedy decoding. Finished rows leave the batch (their results cannot change)."""
+def greedy_search(
+    model,
+    enc: EncoderState,
+    params: GenerationParams,
+    max_lengths: np.ndarray,
+    extras: Sequence[RowExtras | None] | None = None,
+) -> Iterator[StepUpdate]:
+    """Batched greedy decoding; a row with a prefix is forced through it first (generate() with
+    decoder_input_ids=[start, *prefix]). Finished rows leave the batch (their results cannot change).
+
+    Each token's log-probability is log_softmax of the processed logits at it (compute_transition_scores with
+    normalize_logits=True); with `params.stop_repeats` a row caught in a loop (engine.repetition) ends there."""
     batch = enc.mask.shape[0]
-    proc = LogitsProcessor(params, max_lengths)
+    plen, ptab = prefix_matrix(row_prefixes(extras, batch), params.pad_id)
+    max_len = int(max_lengths.max())
+    proc = LogitsProcessor(params, max_lengths, 1 + plen)
+    hist = np.full((batch, max_len + 1), params.pad_id, dtype=np.int64)  # tokens so far, start included
+    hist[:, 0] = params.decoder_start_id
     generated: list[list[int]] = [[] for _ in range(batch)]
+    logps: list[list[float]] = [[] for _ in range(batch)]
+    outputs: list[SentenceOutput | None] = [None] * batch
     done = [False] * batch
     active = np.arange(batch)
     tokens = np.full(batch, params.decoder_start_id, dtype=np.int64)
-    run = model.start(enc, int(max_lengths.max()))
+    run = model.start(enc, max_len)
     cur_len = 1
+    buf: np.ndarray | None = None  # _chosen_logprobs' scratch, sized by the first (largest) step
     while active.size:
         logits = run.step(tokens)
-        seqs = [[params.decoder_start_id, *generated[r]] for r in active] if proc.multi_bad else []
-        scores = proc(logits.astype(np.float32, copy=False), seqs, cur_len, active)
-        next_tokens = np.argmax(scores, axis=-1)
+        scores = logits.astype(np.float32, copy=False)
+        forced = np.flatnonzero(plen[active] >= cur_len)  # rows still inside their prefix
+        if forced.size:
+            forced_tokens = ptab[active[forced], cur_len - 1]
+            forced_lp = forced_row_logprobs(run, scores, forced, forced_tokens)
+        if forced.size == active.size:  # nothing to choose this step
+            next_tokens, lp = forced_tokens.copy(), forced_lp
+        else:
+            seen = hist[active] if proc.multi_bad else None
+            scores = proc(scores, seen, cur_len, active)
+            next_tokens = np.argmax(scores, axis=-1)
+            if buf is None:
+                buf = np.empty(scores.size, dtype=np.float32)
+            lp = chosen_logprobs(scores, next_tokens, params.renormalize, buf)
+            if forced.size:
+                next_tokens[forced] = forced_tokens
+                lp[forced] = forced_lp
+        hist[active, cur_len] = next_tokens
         cur_len += 1
         keep = []
-        for i, r in enumerate(active):
-            tok = int(next_tokens[i])
+        for i, (r, tok, x) in enumerate(zip(active.tolist(), next_tokens.tolist(), lp.tolist())):
+            eos_lp, repeated = None, False
             if tok == params.eos_id:
-                done[r] = True
+                done[r], eos_lp = True, x
             else:
                 generated[r].append(tok)
+                logps[r].append(x)
                 if cur_len >= max_lengths[r]:
                     done[r] = True
-            if not done[r]:
+                elif params.stop_repeats and cur_len - 1 > plen[r] and repeating_tail(generated[r]):
+                    done[r] = repeated = True
+            if done[r]:
+                outputs[r] = sentence_output([hypothesis(generated[r], logps[r], eos_lp, 1.0)], repeated)
+            else:
                 keep.append(i)
-        yield StepUpdate(committed=generated, done=list(done))
+        yield StepUpdate(committed=generated, done=list(done), outputs=list(outputs), best=generated)
         if len(keep) < active.size:
             idx = np.array(keep, dtype=np.int64)
             active = active[idx]
@@ -165,42 +237,46 @@ def greedy_search(model, enc: EncoderState, params: GenerationParams, max_length
             run.select(idx)
             next_tokens = next_tokens[idx]
         tokens = next_tokens.astype(np.int64)
-    yield StepUpdate(committed=generated, done=[True] * batch, tokens=generated)
-
-
-def _common_prefix(seqs: list[np.ndarray], start: int, end: int) -> int:
-    """Length (from `start`) of the prefix all rows share, looking no further than `end`."""
-    stacked = np.stack([s[start:end] for s in seqs])
-    same = np.all(stacked == stacked[0], axis=0)
-    diff = np.flatnonzero(~same)
-    return int(diff[0]) if diff.size else end - start
+    yield StepUpdate(committed=generated, done=[True] * batch, tokens=generated, outputs=outputs, best=generated)
 
 
 def fast_scoring_ok(params: GenerationParams) -> bool:
-    """The TopK scorer covers single-token bad words, the EOS ban of min lengths and forced EOS; anything else
-    (multi-token bad words, renormalised scores with an EOS ban) takes the exact full-vocabulary path."""
+    """The TopK scorer covers bad words (single tokens in its mask, multi-token ones by widening the top-k), the
+    EOS ban of min lengths and forced EOS; renormalised scores with a per-row ban (an EOS ban, a multi-token bad
+    word) take the exact full-vocabulary path (the ban changes the normaliser)."""
     multi = any(len(w) > 1 for w in params.bad_words)
     ban_possible = params.min_length > 0 or params.min_new_tokens > 0
-    return not multi and not (params.renormalize and ban_possible)
+    return not (params.renormalize and (ban_possible or multi))
 
 
-def _fast_candidates(scorer, logits, running_scores, params, cur_len, forced, keep, vocab):
+def _fast_candidates(scorer, logits, running_scores, params, eos_ban, forced, keep, vocab, bans):
     """Top `keep` continuations per sentence from per-hypothesis top-k lists (exact; see engine.scorer).
 
-    Returns (scores, parent beam, token) [B, keep], ordered like torch.topk over the flat beams×vocab row:
-    by score, ties by flat index."""
+    `eos_ban` [B] and `bans` (multi-token bad words: (flat hypothesis rows, token)) widen each list by the most
+    tokens a hypothesis may lose, so `keep` allowed ones always remain. Returns (scores, parent beam, token, token
+    log-probability) [B, keep], ordered like torch.topk over the flat beams×vocab row: by score, ties by index."""
     batch, k = running_scores.shape
-    ban_eos = cur_len < params.min_length or cur_len - 1 < params.min_new_tokens
-    width = keep + 1 if ban_eos else keep
+    width = keep + int(eos_ban.any())
+    if bans:
+        counts = np.zeros(batch * k, dtype=np.int64)
+        for rows, _ in bans:
+            counts[rows] += 1
+        width += int(counts.max())
     values, ids = scorer.top(logits, width)
+    if bans:
+        hit = np.zeros(values.shape, dtype=bool)
+        for rows, token in bans:
+            hit[rows] |= ids[rows] == token
+        values = np.where(hit, NEG_INF, values)
     values = values.reshape(batch, k, width)
     ids = ids.reshape(batch, k, width)
-    if ban_eos:
-        values = np.where(ids == params.eos_id, NEG_INF, values)
+    if eos_ban.any():
+        values = np.where((ids == params.eos_id) & eos_ban[:, None, None], NEG_INF, values)
     if forced.any():  # forced EOS: every hypothesis may only end, at no cost
         values[forced] = NEG_INF
         ids[forced] = params.eos_id
         values[forced, :, 0] = 0.0
+    token_lp = values.reshape(batch, k * width)
     scores = (values + running_scores[:, :, None]).reshape(batch, k * width)
     beams = np.repeat(np.arange(k), width)[None, :]
     flat_index = beams * vocab + ids.reshape(batch, k * width)
@@ -208,101 +284,137 @@ def _fast_candidates(scorer, logits, running_scores, params, cur_len, forced, ke
     top_scores = np.take_along_axis(scores, order, axis=1)
     parent = np.take_along_axis(np.broadcast_to(beams, scores.shape), order, axis=1)
     token = np.take_along_axis(ids.reshape(batch, k * width), order, axis=1)
-    return top_scores, parent, token
+    return top_scores, parent, token, np.take_along_axis(token_lp, order, axis=1)
 
 
-def _strip(seq: np.ndarray, eos: int, fill: int) -> list[int]:
-    """Generated tokens of a finished hypothesis: up to eos, or without the trailing fill when it never ended."""
-    stop = np.flatnonzero(seq == eos)
-    if stop.size:
-        return [int(t) for t in seq[: stop[0]]]
-    end = len(seq)
-    while end and seq[end - 1] == fill:
-        end -= 1
-    return [int(t) for t in seq[:end]]
+def _exact_candidates(logits, running_scores, proc, hist, cur_len, rows, keep):
+    """The same from the full vocabulary: log_softmax, every logits processor, topk over beams×vocab."""
+    batch, k = running_scores.shape
+    vocab = logits.shape[-1]
+    log_probs = proc(log_softmax(logits.astype(np.float32, copy=False)), hist, cur_len, rows)
+    flat = log_probs.reshape(batch, k * vocab)
+    acc = (log_probs.reshape(batch, k, vocab) + running_scores[:, :, None]).reshape(batch, k * vocab)
+    top_idx = _topk_desc(acc, keep)
+    top_scores = np.take_along_axis(acc, top_idx, axis=1)
+    return top_scores, top_idx // vocab, top_idx % vocab, np.take_along_axis(flat, top_idx, axis=1)
 
 
-def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths: np.ndarray) -> Iterator[StepUpdate]:
-    """transformers' vectorised beam search (num_return_sequences=1), in numpy over the ONNX decoder."""
+def beam_search(
+    model,
+    enc: EncoderState,
+    params: GenerationParams,
+    max_lengths: np.ndarray,
+    extras: Sequence[RowExtras | None] | None = None,
+) -> Iterator[StepUpdate]:
+    """transformers' vectorised beam search, in numpy over the ONNX decoder.
+
+    A row with a prefix runs as generate(decoder_input_ids=[start, *prefix]) does: its beams follow the prefix
+    unscored (running scores 0, -1e9, …), then search, its lengths counted after the prefix. Rows with different
+    prefix lengths step together. With `params.stop_repeats` a hypothesis caught in a loop (engine.repetition)
+    ends there like one that hit eos; `SentenceOutput.repeated` says when the chosen best is such a one."""
     batch = enc.mask.shape[0]
     k = params.num_beams
     max_len = int(max_lengths.max())
-    proc = LogitsProcessor(params, np.repeat(max_lengths, k))
+    plen, ptab = prefix_matrix(row_prefixes(extras, batch), params.pad_id)
+    prompt = (1 + plen)[:, None]  # decoder prompt length per sentence
+    rows = np.arange(batch * k)
+    proc = LogitsProcessor(params, np.repeat(max_lengths, k), np.repeat(1 + plen, k))
     keep = 2 * k  # beams_to_keep = max(2, 1 + n_eos) * num_beams with one eos token
     top_mask = np.zeros(keep, dtype=bool)
     top_mask[:k] = True
-    prompt = 1
+    forced_first = np.full(keep, BIG_NEG, dtype=np.float32)  # a forced step keeps generate()'s initial scores
+    forced_first[0] = 0.0
     fill = params.pad_id if params.pad_id else params.eos_id
     running = np.full((batch, k, max_len), fill, dtype=np.int64)
     running[:, :, 0] = params.decoder_start_id
-    sequences = running.copy()
+    running_lp = np.zeros((batch, k, max_len), dtype=np.float32)  # each token's log-probability
+    sequences, seq_lp = running.copy(), running_lp.copy()
     running_scores = np.zeros((batch, k), dtype=np.float32)
     running_scores[:, 1:] = BIG_NEG
     beam_scores = np.full((batch, k), BIG_NEG, dtype=np.float32)
     finished = np.zeros((batch, k), dtype=bool)
+    cut = np.zeros((batch, k), dtype=bool)  # finished because the repetition guard stopped it
+    no_loops = np.zeros((batch, keep), dtype=bool)
     unsatisfied = np.ones((batch, 1), dtype=bool)
     row_max = max_lengths[:, None]
     lp = params.length_penalty
     state = EncoderState(cross=[np.repeat(c, k, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, k, axis=0))
     run = model.start(state, max_len)
     cur_len = 1
-    rows = np.arange(batch * k)
     committed: list[list[int]] = [[] for _ in range(batch)]
+    outputs: list[SentenceOutput | None] = [None] * batch
     done = [False] * batch
     scorer = model.scorer(params) if fast_scoring_ok(params) else None  # None: exact full-vocabulary path
     while True:
         tokens = running[:, :, cur_len - 1].reshape(-1)
         logits = run.step(tokens)
-        vocab = logits.shape[-1]
-        if scorer is not None:
-            forced = (max_lengths - 1 == cur_len) if params.forced_eos_id is not None else np.zeros(batch, bool)
-            top_scores, parent, token = _fast_candidates(
-                scorer, logits, running_scores, params, cur_len, forced, keep, vocab
+        forced = np.flatnonzero(plen >= cur_len)  # sentences still inside their prefix
+        if forced.size:
+            forced_tokens = ptab[forced, cur_len - 1]
+            forced_lp = forced_row_logprobs(run, logits, forced * k, forced_tokens)  # its beams are all the same
+        hist = running[:, :, :cur_len].reshape(batch * k, cur_len) if proc.multi_bad else None
+        if forced.size == batch:  # every sentence inside its prefix: nothing to score
+            top_scores = np.tile(forced_first, (batch, 1))
+            parent = np.tile(np.arange(keep) % k, (batch, 1))
+            token = np.repeat(forced_tokens[:, None], keep, axis=1)
+            token_lp = np.repeat(forced_lp[:, None], keep, axis=1)
+        elif scorer is not None:
+            eos_ban = proc.eos_banned(cur_len, rows).reshape(batch, k)[:, 0]
+            forced_eos = (max_lengths - 1 == cur_len) if params.forced_eos_id is not None else np.zeros(batch, bool)
+            bans = multi_word_bans(hist, cur_len, proc.multi_bad) if hist is not None else []
+            top_scores, parent, token, token_lp = _fast_candidates(
+                scorer, logits, running_scores, params, eos_ban, forced_eos, keep, logits.shape[-1], bans
             )
         else:
-            log_probs = log_softmax(logits.astype(np.float32, copy=False))
-            seqs = list(running[:, :, :cur_len].reshape(batch * k, cur_len)) if proc.multi_bad else []
-            log_probs = proc(log_probs, seqs, cur_len, rows)
-            acc = (log_probs.reshape(batch, k, vocab) + running_scores[:, :, None]).reshape(batch, k * vocab)
-            top_idx = _topk_desc(acc, keep)
-            top_scores = np.take_along_axis(acc, top_idx, axis=1)
-            parent = top_idx // vocab
-            token = top_idx % vocab
-        top_seqs = np.take_along_axis(running, parent[:, :, None], axis=1)
+            top_scores, parent, token, token_lp = _exact_candidates(
+                logits, running_scores, proc, hist, cur_len, rows, keep
+            )
+        if 0 < forced.size < batch:
+            top_scores[forced] = forced_first
+            parent[forced] = np.arange(keep) % k
+            token[forced] = forced_tokens[:, None]
+            token_lp[forced] = forced_lp[:, None]
+        top_seqs = take(running, parent)
         top_seqs[:, :, cur_len] = token
+        top_lp = take(running_lp, parent)
+        top_lp[:, :, cur_len] = token_lp
         hits = (token == params.eos_id) | (cur_len + 1 >= row_max)
+        loops = no_loops
+        if params.stop_repeats:
+            loops = looping(top_seqs.reshape(batch * keep, max_len), cur_len + 1).reshape(batch, keep)
+            loops &= (token != params.eos_id) & (plen < cur_len)[:, None]
+            hits = hits | loops
         # running beams for the next step
         top_running = top_scores + hits.astype(np.float32) * BIG_NEG
         nxt = _topk_desc(top_running, k)
-        running = np.take_along_axis(top_seqs, nxt[:, :, None], axis=1)
-        running_scores = np.take_along_axis(top_running, nxt, axis=1)
-        running_parent = np.take_along_axis(parent, nxt, axis=1)
+        running, running_lp = take(top_seqs, nxt), take(top_lp, nxt)
+        running_scores = take(top_running, nxt)
+        running_parent = take(parent, nxt)
         # finished hypotheses
         just_finished = hits & top_mask[None, :]
-        cand = top_scores / np.float32((cur_len + 1 - prompt) ** lp)
+        generated = np.maximum(cur_len + 1 - prompt, 1).astype(np.float64)
+        cand = top_scores / (generated**lp).astype(np.float32)
         full = np.all(finished, axis=-1, keepdims=True) & (params.early_stopping is True)
         cand = cand + full.astype(np.float32) * BIG_NEG
         cand = cand + (~unsatisfied).astype(np.float32) * BIG_NEG
         cand = cand + (~just_finished).astype(np.float32) * BIG_NEG
-        merged_seqs = np.concatenate([sequences, top_seqs], axis=1)
-        merged_scores = np.concatenate([beam_scores, cand], axis=1)
-        merged_finished = np.concatenate([finished, just_finished], axis=1)
-        best = _topk_desc(merged_scores, k)
-        sequences = np.take_along_axis(merged_seqs, best[:, :, None], axis=1)
-        beam_scores = np.take_along_axis(merged_scores, best, axis=1)
-        finished = np.take_along_axis(merged_finished, best, axis=1)
+        best = _topk_desc(np.concatenate([beam_scores, cand], axis=1), k)
+        sequences = take(np.concatenate([sequences, top_seqs], axis=1), best)
+        seq_lp = take(np.concatenate([seq_lp, top_lp], axis=1), best)
+        beam_scores = take(np.concatenate([beam_scores, cand], axis=1), best)
+        finished = take(np.concatenate([finished, just_finished], axis=1), best)
+        cut = take(np.concatenate([cut, loops & just_finished], axis=1), best)
         # reorder the self-attention cache to follow each surviving beam's parent
         flat_parent = (running_parent + np.arange(batch)[:, None] * k).reshape(-1)
         run.reorder(flat_parent)
         cur_len += 1
         # early-stop heuristic
-        if params.early_stopping == "never" and lp > 0.0:
-            best_len = row_max - prompt
-        else:
-            best_len = np.full_like(row_max, cur_len - prompt)
+        never = params.early_stopping == "never" and lp > 0.0
+        best_len = np.maximum(row_max - prompt if never else cur_len - prompt, 1)
         best_possible = running_scores[:, :1] / (best_len.astype(np.float32) ** np.float32(lp))
         worst = np.where(finished, np.min(beam_scores, axis=1, keepdims=True), BIG_NEG)
-        unsatisfied = unsatisfied & np.any(best_possible > worst, axis=-1, keepdims=True)
+        still_forced = (plen >= cur_len)[:, None]
+        unsatisfied = unsatisfied & (np.any(best_possible > worst, axis=-1, keepdims=True) | still_forced)
         open_beams = not (np.all(finished) and params.early_stopping is True)
         more = bool(np.any(unsatisfied)) and open_beams and not bool(np.all(hits))
         # streaming: what every live and finished hypothesis of a sentence agrees on is final
@@ -310,12 +422,13 @@ def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths:
             if done[b]:
                 continue
             if not unsatisfied[b, 0] or cur_len >= max_lengths[b]:
-                done[b] = True  # slot 0 of the finished hypotheses can no longer change
-                committed[b] = _strip(sequences[b, 0, 1:], params.eos_id, fill)
+                done[b] = True  # the finished hypotheses can no longer change
+                outputs[b] = beam_output(sequences[b], seq_lp[b], finished[b], cut[b], params, fill)
+                committed[b] = list(outputs[b].best.tokens)
                 continue
             cands = [running[b, j] for j in range(k)] + [sequences[b, j] for j in range(k) if finished[b, j]]
             n = len(committed[b])
-            extra = _common_prefix(cands, 1 + n, cur_len)
+            extra = common_prefix(cands, 1 + n, cur_len)
             if extra:
                 seg = cands[0][1 + n : 1 + n + extra]
                 stop = np.flatnonzero(seg == params.eos_id)
@@ -323,6 +436,10 @@ def beam_search(model, enc: EncoderState, params: GenerationParams, max_lengths:
                 committed[b].extend(int(t) for t in seg)
         if not more or cur_len >= max_len:
             break
-        yield StepUpdate(committed=committed, done=list(done))
-    results = [_strip(sequences[b, 0, 1:], params.eos_id, fill) for b in range(batch)]
-    yield StepUpdate(committed=results, done=[True] * batch, tokens=results)
+        best_now = [committed[b] if done[b] else running_best(running[b, 0, 1:cur_len], params) for b in range(batch)]
+        yield StepUpdate(committed=committed, done=list(done), outputs=list(outputs), best=best_now)
+    for b in range(batch):
+        if outputs[b] is None:
+            outputs[b] = beam_output(sequences[b], seq_lp[b], finished[b], cut[b], params, fill)
+    results = [list(o.best.tokens) for o in outputs]  # type: ignore[union-attr]
+    yield StepUpdate(committed=results, done=[True] * batch, tokens=results, outputs=outputs, best=results)

@@ -31,7 +31,8 @@ from engine.onnx_model import OnnxMarian
 from engine.options import TranslationOptions
 from engine.pipeline import MAX_CHARS, Decoding, Pipeline, checked_text
 from engine.planning import CHUNK_TOKENS, split_long
-from engine.results import StreamEvent, Translation
+from engine.results import Alternative, SentenceResult, StreamEvent, Translation
+from engine.search_types import RowExtras
 from engine.sentence_cache import SentenceCache
 from engine.tokenizer import MarianTokenizer
 from engine.verified_cache import VerifiedFiles
@@ -160,7 +161,15 @@ class Translator:
             raise InputError(f"beams must be between 1 and {MAX_BEAMS}, not {beams}")
         return self.defaults.replace(num_beams=beams, **overrides)
 
-    def _search(self, batch: Sequence[Sequence[int]], params: GenerationParams, max_lengths: np.ndarray):
+    def _search(
+        self,
+        batch: Sequence[Sequence[int]],
+        params: GenerationParams,
+        max_lengths: np.ndarray,
+        extras: Sequence[RowExtras | None] | None = None,
+    ):
+        """The search for one batch of source id rows: `extras` (one RowExtras per row, or None) force target
+        prefixes; any row with constraints sends the batch to engine.constrained's constrained beam search."""
         model = self._model
         assert model is not None
         width = max(len(ids) for ids in batch)
@@ -170,8 +179,12 @@ class Translator:
             ids[r, : len(row)] = row
             mask[r, : len(row)] = 1
         enc = model.encode(ids, mask)
+        if extras is not None and any(e is not None and e.constraints for e in extras):
+            from engine.constrained import constrained_beam_search  # only glossary requests need it
+
+            return constrained_beam_search(model, enc, params, max_lengths, list(extras))
         search = greedy_search if params.num_beams == 1 else beam_search
-        return search(model, enc, params, max_lengths)
+        return search(model, enc, params, max_lengths, extras)
 
     def generate_ids(
         self,
@@ -382,6 +395,51 @@ class Translator:
 
         The same as `translate_segments` (its name in the CLI's vocabulary); see there for the contract."""
         return self.translate_segments(texts, options, cancel=cancel)
+
+    # -- one sentence: the review window -----------------------------------------------------------------------
+    def translate_sentence(
+        self,
+        source: str,
+        options: TranslationOptions | None = None,
+        *,
+        prefix: str | Sequence[int] = (),
+        cancel: threading.Event | None = None,
+    ) -> SentenceResult:
+        """Translate one sentence (not segmented) whose translation starts with `prefix`: target text (tokenised
+        as the target would be; may end inside a word) or token ids; then the normal search. Spans are relative to
+        `source` and the result's own text. `cancel` raises engine.alternatives.SearchCancelled."""
+        from engine import alternatives
+
+        options = self.options(options)
+        source = checked_text(source)
+        with self._exclusive("translate_sentence()"):
+            try:
+                return alternatives.translate_sentence(self, source, options, prefix, cancel)
+            finally:
+                release_free_memory()
+
+    def alternatives(
+        self,
+        source: str,
+        tokens: Sequence[int],
+        position: int,
+        options: TranslationOptions | None = None,
+        *,
+        k: int = 5,
+        cancel: threading.Event | None = None,
+    ) -> list[Alternative]:
+        """Up to `k` other words at token `position` of the sentence whose current tokens are `tokens` (distinct
+        after detokenisation, the current one excluded), each with the rest of the sentence re-decoded after it,
+        most probable first; `Alternative.text` is the whole sentence. See engine.alternatives."""
+        from engine import alternatives
+
+        options = self.options(options)
+        source = checked_text(source)
+        with self._exclusive("alternatives()"):
+            try:
+                return alternatives.alternatives(self, source, tokens, position, options, k, cancel)
+            finally:
+                release_free_memory()
 
 
 def _config_from(config: EngineConfig | None, precision: str | None, threads: int | None) -> EngineConfig:

@@ -1,0 +1,163 @@
+"""Bookkeeping the searches share: row prefixes, per-row bans, loop detection and the finished outputs with scores.
+
+Kept apart from engine.decoding so the search loops read as transformers' algorithm; everything here is vectorised
+over the rows of a step (a Python loop per row and step would cost more than the scorer itself on batch 8 × 4 beams).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.repetition import MAX_PERIOD, MIN_REPEATS, MIN_SPAN
+from engine.search_types import Hypothesis, RowExtras, SentenceOutput
+
+NEG_INF = np.float32(-np.inf)
+
+
+def row_prefixes(extras: Sequence[RowExtras | None] | None, rows: int) -> list[tuple[int, ...]]:
+    """The forced target prefix of every row (empty without extras)."""
+    if extras is None:
+        return [()] * rows
+    if len(extras) != rows:
+        raise ValueError(f"{len(extras)} RowExtras for {rows} rows")
+    return [tuple(int(t) for t in e.prefix) if e is not None else () for e in extras]
+
+
+def prefix_matrix(prefixes: Sequence[tuple[int, ...]], fill: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lengths [B], tokens [B, max+1]) so step `t` (1-based position) reads token [:, t-1] for rows still forced."""
+    lengths = np.array([len(p) for p in prefixes], dtype=np.int64)
+    table = np.full((len(prefixes), int(lengths.max(initial=0)) + 1), fill, dtype=np.int64)
+    for r, p in enumerate(prefixes):
+        table[r, : len(p)] = p
+    return lengths, table
+
+
+def multi_word_bans(hist: np.ndarray, cur_len: int, words: Sequence[tuple[int, ...]]) -> list[tuple[np.ndarray, int]]:
+    """Multi-token bad words: for each word whose first tokens end a row's history (`hist[:, :cur_len]`, the start
+    token included, as transformers' NoBadWordsLogitsProcessor sees input_ids), (those rows, its last token)."""
+    bans = []
+    for word in words:
+        m = len(word) - 1
+        if m > cur_len:
+            continue
+        rows = np.flatnonzero(np.all(hist[:, cur_len - m : cur_len] == np.asarray(word[:-1]), axis=1))
+        if rows.size:
+            bans.append((rows, int(word[-1])))
+    return bans
+
+
+def looping(hist: np.ndarray, end: int, start: int = 1) -> np.ndarray:
+    """Per row: `hist[:, start:end]` ends with a repetition loop, as engine.repetition.repeating_tail says."""
+    out = np.zeros(hist.shape[0], dtype=bool)
+    n = end - start
+    for period in range(1, MAX_PERIOD + 1):
+        repeats = max(MIN_REPEATS, -(-MIN_SPAN // period))
+        span = period * repeats
+        if n < span:
+            continue
+        tail = hist[:, end - span : end].reshape(-1, repeats, period)
+        out |= np.all(tail == tail[:, -1:, :], axis=(1, 2))
+    return out
+
+
+def forced_logprobs(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """log_softmax(logits)[row, tokens[row]] for the rows a prefix forces (the raw distribution: a prompt token
+    is not generated, so no logits processor applies to it)."""
+    x = logits.astype(np.float32, copy=False)
+    m = np.max(x, axis=-1)
+    lse = m + np.log(np.sum(np.exp(x - m[:, None]), axis=-1))
+    return x[np.arange(len(tokens)), tokens] - lse
+
+
+def hypothesis(
+    tokens: Sequence[int], logprobs: Sequence[float], eos_logprob: float | None, length_penalty: float
+) -> Hypothesis:
+    """A finished output with its score: every log-probability (the prefix's too) and the eos one, over the
+    generated length (eos counted) ** length_penalty, as transformers' sequences_scores for an unforced row."""
+    total = float(np.sum(np.asarray(logprobs, dtype=np.float64)))
+    length = len(tokens)
+    if eos_logprob is not None:
+        total += eos_logprob
+        length += 1
+    score = total / (max(length, 1) ** length_penalty)
+    return Hypothesis(
+        tokens=tuple(int(t) for t in tokens),
+        logprobs=tuple(float(x) for x in logprobs),
+        eos_logprob=None if eos_logprob is None else float(eos_logprob),
+        score=float(score),
+    )
+
+
+def from_slot(seq: np.ndarray, lps: np.ndarray, eos: int, fill: int, length_penalty: float) -> Hypothesis:
+    """A beam slot (positions after the start token) as a Hypothesis: up to eos, or without the trailing fill."""
+    stop = np.flatnonzero(seq == eos)
+    if stop.size:
+        end = int(stop[0])
+        return hypothesis(seq[:end].tolist(), lps[:end].tolist(), float(lps[end]), length_penalty)
+    end = len(seq)
+    while end and seq[end - 1] == fill:
+        end -= 1
+    return hypothesis(seq[:end].tolist(), lps[:end].tolist(), None, length_penalty)
+
+
+def sentence_output(hyps: Sequence[Hypothesis], repeated: bool = False) -> SentenceOutput:
+    return SentenceOutput(best=hyps[0], nbest=tuple(hyps), repeated=repeated)
+
+
+def chosen_logprobs(scores: np.ndarray, tokens: np.ndarray, normalized: bool, buf: np.ndarray) -> np.ndarray:
+    """log_softmax(scores)[row, tokens[row]] where tokens are the rows' argmax (their max is the chosen value).
+
+    numpy's exp over the vocabulary costs about what the bundle's scorer (ORT LogSoftmax) does for one row, and the
+    scorer, a second thread pool beside the decoder's, measured ~1 ms a call inside the loop: numpy it is.
+
+    `buf` (≥ scores' size, kept for the whole search) takes the shifted exponentials: a fresh 2 MB temporary per
+    step would be a new mapping above the allocator's mmap threshold, faulted in every step (engine.native_memory)."""
+    chosen = scores[np.arange(len(tokens)), tokens]
+    if normalized:  # renormalised processing already returned log-probabilities
+        return chosen
+    shifted = buf[: scores.size].reshape(scores.shape)
+    np.subtract(scores, chosen[:, None], out=shifted)
+    np.exp(shifted, out=shifted)
+    return -np.log(np.sum(shifted, axis=-1))  # chosen − logsumexp, the max being the chosen value
+
+
+def running_best(seq: np.ndarray, params) -> list[int]:
+    stop = np.flatnonzero(seq == params.eos_id)
+    return seq[: stop[0]].tolist() if stop.size else seq.tolist()
+
+
+def beam_output(seqs, lps, finished, cut, params, fill: int) -> SentenceOutput:
+    """A sentence's finished slots (best first) as its SentenceOutput: `num_return` of them, as
+    generate(num_return_sequences=…) returns."""
+    slots = [j for j in range(min(params.num_return, len(seqs))) if j == 0 or finished[j]]
+    hyps = [from_slot(seqs[j, 1:], lps[j, 1:], params.eos_id, fill, params.length_penalty) for j in slots]
+    return sentence_output(hyps, repeated=bool(cut[0]))
+
+
+def forced_row_logprobs(run, logits: np.ndarray, rows: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """The forced tokens' log-probabilities at `rows`. A run whose rows all have the same logits this step (its
+    `uniform` is true: engine.alternatives replays a shared start) needs only the first row's, and gives the
+    step's logsumexp (`lse`) when it knows it."""
+    if getattr(run, "uniform", False) and (tokens == tokens[0]).all():
+        lse = getattr(run, "lse", None)
+        if lse is None:
+            one = forced_logprobs(logits[rows[:1]], tokens[:1])
+        else:
+            one = np.array([logits[rows[0], tokens[0]] - lse], dtype=np.float32)
+        return np.repeat(one, len(rows))
+    return forced_logprobs(logits[rows], tokens)
+
+
+def common_prefix(seqs: list[np.ndarray], start: int, end: int) -> int:
+    """Length (from `start`) of the prefix all rows share, looking no further than `end`."""
+    stacked = np.stack([s[start:end] for s in seqs])
+    same = np.all(stacked == stacked[0], axis=0)
+    diff = np.flatnonzero(~same)
+    return int(diff[0]) if diff.size else end - start
+
+
+def take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """a[b, idx[b, j]] for [B, n] or [B, n, L] arrays."""
+    return np.take_along_axis(a, idx[:, :, None] if a.ndim == 3 else idx, axis=1)
