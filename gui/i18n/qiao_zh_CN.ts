@@ -41,6 +41,76 @@
     </message>
 </context>
 <context>
+    <name>AlternativesController</name>
+    <message>
+        <source>Other translations</source>
+        <translation>其他译法</translation>
+    </message>
+    <message>
+        <source>More translations…</source>
+        <translation>更多译法…</translation>
+    </message>
+    <message>
+        <source>Translate this sentence again and list other ways to say it</source>
+        <translation>重新翻译这句话，并列出其他译法</translation>
+    </message>
+    <message>
+        <source>The alternative could not be applied.</source>
+        <translation>无法采用这个替换译法。</translation>
+    </message>
+    <message>
+        <source>No alternatives: no translation model is loaded.</source>
+        <translation>没有替换译法：尚未加载翻译模型。</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>No alternatives: an unexpected error in the engine.</source>
+        <translation>没有替换译法：引擎出现意外错误。</translation>
+    </message>
+    <message>
+        <source>No alternatives: {reason}</source>
+        <translation>没有替换译法：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>AlternativesPopup</name>
+    <message>
+        <source>Alternatives</source>
+        <translation>替换译法</translation>
+    </message>
+    <message>
+        <source>Instead of “{word}”:</source>
+        <translation>替换“{word}”：</translation>
+    </message>
+    <message>
+        <source>Alternatives for “{word}”</source>
+        <translation>“{word}”的替换译法</translation>
+    </message>
+    <message>
+        <source>Other translations of this sentence:</source>
+        <translation>这句话的其他译法：</translation>
+    </message>
+    <message>
+        <source>Other translations of this sentence</source>
+        <translation>这句话的其他译法</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>No alternatives found</source>
+        <translation>没有找到替换译法</translation>
+    </message>
+    <message>
+        <source>“{word}”</source>
+        <translation>“{word}”</translation>
+    </message>
+</context>
+<context>
     <name>Desktop</name>
     <message>
         <source>Qiao is still running</source>
@@ -438,6 +508,263 @@
     </message>
 </context>
 <context>
+    <name>GlossaryDialog</name>
+    <message>
+        <source>Glossary</source>
+        <translation>术语表</translation>
+    </message>
+    <message>
+        <source>Terms translated your way in every translation. Leave the target empty to keep a term as it is (names, products, code).</source>
+        <translation>每次翻译都按您的方式翻译这些术语。目标留空则原样保留该术语（名称、产品、代码）。</translation>
+    </message>
+    <message>
+        <source>Source term</source>
+        <translation>源术语</translation>
+    </message>
+    <message>
+        <source>Target term</source>
+        <translation>目标术语</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>区分大小写</translation>
+    </message>
+    <message>
+        <source>Whole words</source>
+        <translation>全词匹配</translation>
+    </message>
+    <message>
+        <source>Empty: keep the source term as it is</source>
+        <translation>留空：原样保留源术语</translation>
+    </message>
+    <message>
+        <source>keep as is</source>
+        <translation>原样保留</translation>
+    </message>
+    <message>
+        <source>&amp;Add</source>
+        <translation>添加(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>删除(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Import…</source>
+        <translation>导入(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Apply the glossary to every translation</source>
+        <translation>每次翻译都应用术语表</translation>
+    </message>
+    <message>
+        <source>Keep placeholders, links and code as they are</source>
+        <translation>占位符、链接和代码保持原样</translation>
+    </message>
+    <message>
+        <source>{name}, %s, web addresses, e-mail addresses and `code` stay verbatim</source>
+        <translation>{name}、%s、网址、电子邮件地址和 `code` 原样保留</translation>
+    </message>
+    <message>
+        <source>Import a glossary</source>
+        <translation>导入术语表</translation>
+    </message>
+    <message>
+        <source>Glossaries (*.csv *.tsv *.tab *.txt);;All files (*)</source>
+        <translation>术语表 (*.csv *.tsv *.tab *.txt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Tab-separated (*.tsv)</source>
+        <translation>制表符分隔 (*.tsv)</translation>
+    </message>
+    <message>
+        <source>Comma-separated (*.csv)</source>
+        <translation>逗号分隔 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export the glossary</source>
+        <translation>导出术语表</translation>
+    </message>
+    <message>
+        <source>Add the {count} imported entries to the {rows} in the table, or replace the table?</source>
+        <translation>把导入的 {count} 条加到表中已有的 {rows} 条里，还是替换整个表？</translation>
+    </message>
+    <message>
+        <source>&amp;Merge</source>
+        <translation>合并(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Replace</source>
+        <translation>替换(&amp;R)</translation>
+    </message>
+    <message>
+        <source>The glossary was not imported: {reason}</source>
+        <translation>术语表未导入：{reason}</translation>
+    </message>
+    <message>
+        <source>Imported {count} entries from {name}.</source>
+        <translation>已从 {name} 导入 {count} 条。</translation>
+    </message>
+    <message>
+        <source>Could not export to {path}: {reason}</source>
+        <translation>无法导出到 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>Exported {count} entries to {path}.</source>
+        <translation>已把 {count} 条导出到 {path}。</translation>
+    </message>
+    <message>
+        <source>The glossary could not be saved: {reason}</source>
+        <translation>无法保存术语表：{reason}</translation>
+    </message>
+    <message>
+        <source>&amp;Glossary…</source>
+        <translation>术语表(&amp;G)…</translation>
+    </message>
+</context>
+<context>
+    <name>GlossaryStore</name>
+    <message>
+        <source>{path} could not be read, so it is not overwritten; check its permissions.</source>
+        <translation>无法读取 {path}，因此不会覆盖它；请检查其权限。</translation>
+    </message>
+    <message>
+        <source>The glossary could not be read ({reason}); it is left as it is.</source>
+        <translation>无法读取术语表（{reason}）；文件保持原样。</translation>
+    </message>
+    <message>
+        <source>The glossary file is damaged ({reason}); it is left as it is and not used.</source>
+        <translation>术语表文件已损坏（{reason}）；文件保持原样，不予使用。</translation>
+    </message>
+    <message>
+        <source>The glossary file was damaged ({reason}). It was kept as {path}; the glossary starts empty.</source>
+        <translation>术语表文件已损坏（{reason}）。已另存为 {path}；术语表从空白开始。</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryPanel</name>
+    <message>
+        <source>History</source>
+        <translation>历史记录</translation>
+    </message>
+    <message>
+        <source>&amp;History</source>
+        <translation>历史记录(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Search source and translation</source>
+        <translation>搜索原文和译文</translation>
+    </message>
+    <message>
+        <source>Search the history</source>
+        <translation>搜索历史记录</translation>
+    </message>
+    <message>
+        <source>Kept translations</source>
+        <translation>保存的翻译</translation>
+    </message>
+    <message>
+        <source>Reopen</source>
+        <translation>重新打开</translation>
+    </message>
+    <message>
+        <source>Put this source and translation back in the window (Enter)</source>
+        <translation>把这段原文和译文放回窗口（Enter）</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete the selected entries (Del)</source>
+        <translation>删除选中的条目（Del）</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Clear all…</source>
+        <translation>全部清除…</translation>
+    </message>
+    <message>
+        <source>Keep a history of translations</source>
+        <translation>保存翻译历史</translation>
+    </message>
+    <message>
+        <source>Keep at most</source>
+        <translation>最多保存</translation>
+    </message>
+    <message>
+        <source> translations</source>
+        <translation> 条翻译</translation>
+    </message>
+    <message>
+        <source>Your history could not be read, so a new, empty one was started.</source>
+        <translation>无法读取您的历史记录，已新建一份空白记录。</translation>
+    </message>
+    <message>
+        <source>Your history could not be read, so a new, empty one was started. The damaged file was kept as {path}.</source>
+        <translation>无法读取您的历史记录，已新建一份空白记录。损坏的文件已另存为 {path}。</translation>
+    </message>
+    <message>
+        <source>Your history was written by a newer version of Qiao. It is left as it is, and no history is kept until Qiao is updated.</source>
+        <translation>您的历史记录由更新版本的 Qiao 写入。它保持原样，在更新 Qiao 之前不会保存历史记录。</translation>
+    </message>
+    <message>
+        <source>The history is not available: {reason}</source>
+        <translation>历史记录不可用：{reason}</translation>
+    </message>
+    <message>
+        <source>Nothing in the history matches.</source>
+        <translation>历史记录中没有匹配项。</translation>
+    </message>
+    <message>
+        <source>The history is off: new translations are not kept.</source>
+        <translation>历史记录已关闭：新的翻译不会保存。</translation>
+    </message>
+    <message>
+        <source>Finished translations appear here.</source>
+        <translation>完成的翻译会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Today {time}</source>
+        <translation>今天 {time}</translation>
+    </message>
+    <message>
+        <source>{mark} changed by you</source>
+        <translation>{mark} 已由您修改</translation>
+    </message>
+    <message>
+        <source>Export the history</source>
+        <translation>导出历史记录</translation>
+    </message>
+    <message>
+        <source>The history could not be exported: {reason}</source>
+        <translation>无法导出历史记录：{reason}</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n translation(s) to {path}</source>
+        <translation>
+            <numerusform>已把 %n 条翻译导出到 {path}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Clear the history</source>
+        <translation>清除历史记录</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete all %n kept translation(s)? This cannot be undone.</source>
+        <translation>
+            <numerusform>删除全部 %n 条保存的翻译？此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>&amp;Translate</source>
@@ -532,6 +859,10 @@
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
+        <source>T&amp;ools</source>
+        <translation>工具(&amp;O)</translation>
+    </message>
+    <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -578,6 +909,18 @@
     <message>
         <source>Open &amp;document…</source>
         <translation>打开文档(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>&amp;Underline unsure words</source>
+        <translation>给不确定的词加下划线(&amp;U)</translation>
+    </message>
+    <message>
+        <source>A wavy line under the words the model was unsure of</source>
+        <translation>在模型不确定的词下面画波浪线</translation>
+    </message>
+    <message>
+        <source>Scroll panes toge&amp;ther</source>
+        <translation>两侧窗格同步滚动(&amp;T)</translation>
     </message>
     <message>
         <source>Translate whole files: {formats}</source>
@@ -664,8 +1007,28 @@
         <translation>翻译失败：{error}</translation>
     </message>
     <message>
+        <source>The translation is still being written; edit it once it is done.</source>
+        <translation>译文仍在生成中；完成后再编辑。</translation>
+    </message>
+    <message>
+        <source>From history</source>
+        <translation>来自历史记录</translation>
+    </message>
+    <message>
+        <source>Reopened from the history; not translated again.</source>
+        <translation>从历史记录重新打开；未重新翻译。</translation>
+    </message>
+    <message>
+        <source>Reopened from the history.</source>
+        <translation>已从历史记录重新打开。</translation>
+    </message>
+    <message>
         <source>Translation copied to the clipboard.</source>
         <translation>译文已复制到剪贴板。</translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
     </message>
 </context>
 <context>
@@ -1318,6 +1681,49 @@
     </message>
 </context>
 <context>
+    <name>ReviewPage</name>
+    <message>
+        <source>&amp;Underline words the model is unsure of</source>
+        <translation>给模型不确定的词加下划线(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Underline words the model is unsure of</source>
+        <translation>给模型不确定的词加下划线</translation>
+    </message>
+    <message>
+        <source>A wavy line under the words the model gave a low probability: the places worth a second look.</source>
+        <translation>在模型给出低概率的词下面画波浪线：这些地方值得再看一眼。</translation>
+    </message>
+    <message>
+        <source> %</source>
+        <translation> %</translation>
+    </message>
+    <message>
+        <source>Unsure below this probability</source>
+        <translation>低于此概率视为不确定</translation>
+    </message>
+    <message>
+        <source>A word is underlined when the model&apos;s probability for it is below this; higher marks more.</source>
+        <translation>模型对某个词的概率低于此值时加下划线；值越高，标记越多。</translation>
+    </message>
+    <message>
+        <source>&amp;Scroll the panes together</source>
+        <translation>两侧窗格同步滚动(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Scroll the panes together</source>
+        <translation>两侧窗格同步滚动</translation>
+    </message>
+    <message>
+        <source>Scrolling one pane shows the same sentences in the other.</source>
+        <translation>滚动一侧窗格时，另一侧显示相同的句子。</translation>
+    </message>
+    <message>
+        <source>Unsure &amp;below:</source>
+        <translation>不确定阈值(&amp;B)：</translation>
+    </message>
+</context>
+<context>
     <name>SessionStore</name>
     <message>
         <source>Restored</source>
@@ -1670,6 +2076,10 @@
         <translation>外观(&amp;A)：</translation>
     </message>
     <message>
+        <source>Re&amp;view</source>
+        <translation>审阅(&amp;V)</translation>
+    </message>
+    <message>
         <source>Des&amp;ktop</source>
         <translation>桌面(&amp;K)</translation>
     </message>
@@ -1782,6 +2192,46 @@
         <source>Read-only; select and copy the translation</source>
         <translation>只读；可选中并复制译文</translation>
     </message>
+    <message>
+        <source>Edit the translation; your changes are kept when the source is translated again</source>
+        <translation>可编辑译文；重新翻译原文时会保留您的修改</translation>
+    </message>
+    <message>
+        <source>The translation is much longer or shorter than the source suggests.</source>
+        <translation>译文比原文应有的长度长得多或短得多。</translation>
+    </message>
+    <message>
+        <source>A number, address or code of the source is missing or changed.</source>
+        <translation>原文中的数字、地址或代码缺失或被改动。</translation>
+    </message>
+    <message>
+        <source>The model repeated itself; the repetition was cut.</source>
+        <translation>模型出现了重复；重复部分已截断。</translation>
+    </message>
+    <message>
+        <source>A subtitle note such as “(掌声)” was kept out of the translation.</source>
+        <translation>已阻止“(掌声)”之类的字幕注释进入译文。</translation>
+    </message>
+    <message>
+        <source>A glossary term could not be used.</source>
+        <translation>有术语表中的术语未能使用。</translation>
+    </message>
+    <message>
+        <source>The glossary term “{term}” could not be placed.</source>
+        <translation>术语表中的术语“{term}”未能放入译文。</translation>
+    </message>
+    <message>
+        <source>You edited this sentence; translating again keeps your version.</source>
+        <translation>您编辑过这句话；重新翻译会保留您的版本。</translation>
+    </message>
+    <message>
+        <source>You chose this alternative; translating again keeps it.</source>
+        <translation>您选择了这个替换译法；重新翻译会保留它。</translation>
+    </message>
+    <message>
+        <source>Your version of this sentence, kept from your earlier edit.</source>
+        <translation>这句话是您的版本，保留自您之前的编辑。</translation>
+    </message>
 </context>
 <context>
     <name>TrayIcon</name>
@@ -1808,6 +2258,13 @@
     <message>
         <source>&amp;Show window</source>
         <translation>显示窗口(&amp;S)</translation>
+    </message>
+</context>
+<context>
+    <name>window</name>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
     </message>
 </context>
 </TS>
