@@ -22,7 +22,9 @@ def messages(ts: Path) -> dict[tuple[str, str], tuple[str | None, str | None]]:
         name = ctx.findtext("name")
         for m in ctx.iter("message"):
             tr = m.find("translation")
-            out[(name, m.findtext("source"))] = (tr.text, tr.get("type"))
+            forms = tr.findall("numerusform")  # a %n message: one form per plural (Chinese has one)
+            text = "|".join(f.text or "" for f in forms) if forms else tr.text
+            out[(name, m.findtext("source"))] = (text, tr.get("type"))
     return out
 
 
