@@ -42,6 +42,9 @@ class Row:
     source_tokens: int  # its source length in tokens (language token and eos excluded)
     bans: Bans = ()
     extras: RowExtras | None = None  # constraints, when the glossary has terms for it
+    # Glossary terms the vocabulary cannot write at all: not searched for (the row decodes as without them),
+    # reported unmet
+    unspellable: tuple[str, ...] = ()
     memory: str | None = None  # the user's own translation: used instead of decoding
     output: SentenceOutput | None = None  # once finished (memory hits have none)
     origin: str | None = None  # ORIGIN_* once finished
@@ -117,7 +120,9 @@ class RowPlanner:
                     )
                     row.bans = self._intern(bans)
                 if match is not None:
-                    constraints = tuple(match.constraints_for(options.glossary, source, self.tokenizer))
+                    found = tuple(match.constraints_for(options.glossary, source, self.tokenizer))
+                    constraints = tuple(c for c in found if c.options)
+                    row.unspellable = tuple(c.label for c in found if not c.options)
                     row.extras = RowExtras(constraints=constraints) if constraints else None
             rows.append(row)
         return rows
@@ -163,7 +168,7 @@ class Memos:
 def cache_extra(params: GenerationParams, row: Row) -> tuple:
     """What besides ids, beams, precision and model changes this row's output (a part of its cache key)."""
     constraints: tuple[Constraint, ...] = row.extras.constraints if row.extras is not None else ()
-    return (params.num_return, params.stop_repeats, row.bans, constraints)
+    return (params.num_return, params.stop_repeats, row.bans, constraints, row.unspellable)
 
 
 def results_of(
@@ -223,7 +228,7 @@ def sentence_result(
 
     spans = memos.spans.get((tuple(tokens), shown), spans) if memos is not None else spans()
     constraints = row.extras.constraints if row.extras is not None else ()
-    unmet = tuple(constraints[k].label for k in output.unmet if 0 <= k < len(constraints))
+    unmet = row.unspellable + tuple(constraints[k].label for k in output.unmet if 0 <= k < len(constraints))
     return SentenceResult(
         index=index,
         source=row.source,
