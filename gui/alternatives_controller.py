@@ -217,6 +217,7 @@ class AlternativesController(QObject):
                 self._status(self.tr("The alternative could not be applied."))
             elif self._still(applying.target):
                 self.pane.replace_sentence(applying.target.index, result, origin=ORIGIN_ALTERNATIVE)
+                self._cursor_after_change(applying.target, result)
             return
         if asked is None or asked.request_id != request_id or asked.kind != "nbest":
             return
@@ -226,6 +227,17 @@ class AlternativesController(QObject):
             return
         best = Alternative(result.text, tuple(result.tokens), result.score if result.score is not None else 0.0)
         self.popup.set_alternatives([best, *result.alternatives])
+
+    def _cursor_after_change(self, target: _Target, result: SentenceResult) -> None:
+        """The text cursor goes after the first word that changed, where the user was looking (Qt would leave it
+        after the whole new sentence, and the alignment would then tint the next one)."""
+        start = self.pane.sentence_range(target.index)[0]
+        changed = next((k for k, (a, b) in enumerate(zip(target.tokens, result.tokens)) if a != b), 0)
+        spans = result.token_spans
+        offset = spans[changed][1] if changed < len(spans) else 0
+        cursor = self.editor.textCursor()
+        cursor.setPosition(min(start + offset, len(self.editor.toPlainText())))
+        self.editor.setTextCursor(cursor)
 
     def _review_failed(self, request_id: int, message: str) -> None:
         if self._applying is not None and self._applying.request_id == request_id:

@@ -106,6 +106,13 @@ def test_enter_replaces_exactly_that_sentence_with_the_chosen_alternative(qtbot,
     editor_text = window.target.editor.toPlainText()
     assert editor_text == text_of(FIRST[1]) + result.text + text_of(THIRD[1]), "the other sentences are untouched"
     assert result.text.startswith("我喜欢这座") and result.text != text_of(SECOND[1])
+    # the text cursor stays in the rewritten sentence, after the word that changed (not after the whole sentence,
+    # where the alignment would tint the next one)
+    cursor = window.target.editor.textCursor().position()
+    start = window.target.sentence_range(1)[0]
+    changed = next(k for k, (a, b) in enumerate(zip(SECOND[1], result.tokens)) if a != b)
+    assert cursor == start + result.token_spans[changed][1]
+    assert window.target.sentence_at(cursor - 1) == 1
 
 
 def test_a_click_on_a_row_takes_it(qtbot, window):
