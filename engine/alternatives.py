@@ -13,18 +13,24 @@ alternatives at `position` of a sentence whose tokens are `tokens`:
    that was offered). The shared part is not decoded again: the batch's decoder cache starts as the batch-1
    pass left it and its logits are replayed (`_Prefilled`), so the batch decodes only from the candidate on.
    bench/alternatives.py measures greedy and beams on the full-size model.
+
+Step 3 costs a decoder step per token of the rest for all candidates (about 10 ms a step at 5 rows on 2 cores), so
+a 20-token sentence cannot be re-decoded within the 150 ms the issue asks for the first alternatives. Steps 1–2 can
+(one batch-1 pass over the prefix, nothing at all left of the previous click on the sentence):
+`iter_alternatives` yields the candidate words first (`Alternative.complete` False, the rest not decoded yet), then
+the list again whenever a rest grew by a step, then the final list — exactly what `alternatives` returns.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from engine import punctuation
 from engine.batching import length_limit
-from engine.decoding import GenerationParams, beam_search, greedy_search, log_softmax
+from engine.decoding import GenerationParams, StepUpdate, beam_search, greedy_search, log_softmax
 from engine.errors import InputError, QiaoError
 from engine.onnx_model import EncoderState
 from engine.options import TranslationOptions
@@ -118,6 +124,22 @@ class SentenceRun:
         model=None,
     ) -> list[SentenceOutput]:
         """Every row's SentenceOutput; constrained rows go through engine.constrained (always on the plain model)."""
+        last = None
+        for update in self.steps(enc, params, limits, extras, cancel, model):
+            last = update
+        assert last is not None
+        return list(last.outputs)  # type: ignore[arg-type]
+
+    def steps(
+        self,
+        enc: EncoderState,
+        params: GenerationParams,
+        limits: np.ndarray,
+        extras: list[RowExtras],
+        cancel: threading.Event | None,
+        model=None,
+    ) -> Iterator[StepUpdate]:
+        """The search's updates, one per decoder step; `cancel` raises SearchCancelled after the step it is seen."""
         params = params.replace(max_length=int(limits.max()))
         if any(e.constraints for e in extras):
             from engine.constrained import constrained_beam_search
@@ -126,16 +148,13 @@ class SentenceRun:
         else:
             search = greedy_search if params.num_beams == 1 else beam_search
             steps = search(model or self.model, enc, params, limits, extras)
-        last = None
         try:
             for update in steps:
-                last = update
                 if cancel is not None and cancel.is_set():
                     raise SearchCancelled("cancelled")
+                yield update
         finally:
             steps.close()
-        assert last is not None
-        return list(last.outputs)  # type: ignore[arg-type]
 
     # -- results --------------------------------------------------------------------------------------------------
     def text(self, tokens: Sequence[int]) -> str:
@@ -206,6 +225,26 @@ def alternatives(
     cancel: threading.Event | None = None,
 ) -> list[Alternative]:
     """Up to `k` other words at `position`, each with the rest re-decoded, best (most probable there) first."""
+    *_, last = iter_alternatives(translator, source, tokens, position, options, k, cancel, partial=False)
+    return last
+
+
+def iter_alternatives(
+    translator,
+    source: str,
+    tokens: Sequence[int],
+    position: int,
+    options: TranslationOptions,
+    k: int = 5,
+    cancel: threading.Event | None = None,
+    *,
+    partial: bool = True,
+) -> Iterator[list[Alternative]]:
+    """`alternatives` as it is found: with `partial`, first the candidate words (`complete` False, each the
+    sentence up to its word), then the list again after every decoder step that grew a rest (the finished rows
+    complete, the others the best hypothesis so far), always in the same order; the last list is the final one
+    (every entry complete). Without candidates there is one, empty, list. `cancel` raises SearchCancelled within
+    a step; so does closing the generator stop the decoding."""
     run = SentenceRun(translator, options)
     current = run.prefix_ids(tokens)
     if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < len(current):
@@ -221,22 +260,68 @@ def alternatives(
     enc = shared.enc
     logprobs = log_softmax(shared.logits[-1].astype(np.float32, copy=True))
     candidates = _candidates(run, head, current[position], logprobs, params, k)
-    if not candidates or (cancel is not None and cancel.is_set()):
-        if cancel is not None and cancel.is_set():
-            raise SearchCancelled("cancelled")
-        return []
+    if cancel is not None and cancel.is_set():
+        raise SearchCancelled("cancelled")
+    if not candidates:
+        yield []
+        return
+    started = [
+        Alternative(
+            text=run.text((*head, c)),
+            tokens=(*head, c),
+            score=float(logprobs[c]),
+            position=position,
+            word=word,
+            complete=False,
+        )
+        for c, word in candidates
+    ]
+    if partial:
+        yield started
     n = len(candidates)
     rows = EncoderState(cross=[np.repeat(c, n, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, n, axis=0))
     limits = np.full(n, run.limit(ids, position + 1), dtype=np.int64)
     extras = [RowExtras((*head, c), constraints) for c, _ in candidates]
-    outs = run.search(rows, params, limits, extras, cancel, model=shared)
-    result = []
-    for (_, word), out in zip(candidates, outs):
-        text = run.text(out.best.tokens)
-        result.append(
-            Alternative(text=text, tokens=out.best.tokens, score=out.best.score, position=position, word=word)
-        )
-    return result
+    shown = [a.tokens for a in started]
+    last = None
+    for update in run.steps(rows, params, limits, extras, cancel, model=shared):
+        last = update
+        if not partial or all(update.done):
+            continue
+        now = _progress(run, started, update)
+        tokens_now = [a.tokens for a in now]
+        if tokens_now != shown:
+            shown = tokens_now
+            yield now
+    assert last is not None
+    yield [_finished(run, alt, out) for alt, out in zip(started, last.outputs)]  # type: ignore[arg-type]
+
+
+def _finished(run: SentenceRun, started: Alternative, out: SentenceOutput) -> Alternative:
+    """The candidate with its rest decoded."""
+    text = run.text(out.best.tokens)
+    return Alternative(
+        text=text, tokens=out.best.tokens, score=out.best.score, position=started.position, word=started.word
+    )
+
+
+def _progress(run: SentenceRun, started: Sequence[Alternative], update: StepUpdate) -> list[Alternative]:
+    """Every candidate after a step: finished ones complete, the others their best hypothesis so far (never shorter
+    than the candidate itself: a beam's running best may still be inside the forced start)."""
+    out = []
+    for i, alt in enumerate(started):
+        done = update.outputs[i] if i < len(update.outputs) else None
+        if done is not None:
+            out.append(_finished(run, alt, done))
+            continue
+        best = tuple(int(t) for t in update.best[i]) if i < len(update.best) else ()
+        if len(best) <= len(alt.tokens) or best[: len(alt.tokens)] != alt.tokens:
+            out.append(alt)
+        else:
+            out.append(
+                Alternative(run.text(best), best, alt.score, position=alt.position, word=alt.word, complete=False)
+            )
+    return out
 
 
 class _Prefilled:

@@ -441,6 +441,30 @@ class Translator:
             finally:
                 release_free_memory()
 
+    def iter_alternatives(
+        self,
+        source: str,
+        tokens: Sequence[int],
+        position: int,
+        options: TranslationOptions | None = None,
+        *,
+        k: int = 5,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[list[Alternative]]:
+        """`alternatives` as it is found, for a popup that shows words before their rests: first the candidate
+        words (`Alternative.complete` False, no rest yet), then the list again as the rests are decoded (all in one
+        batch, one update per step that changed one), last the list `alternatives` returns. Lazy like `stream`:
+        it holds the model between items; closing it early (or `cancel`, SearchCancelled) stops within a step."""
+        from engine import alternatives
+
+        options = self.options(options)
+        source = checked_text(source)
+        with self._exclusive("iter_alternatives()"):
+            try:
+                yield from alternatives.iter_alternatives(self, source, tokens, position, options, k, cancel)
+            finally:
+                release_free_memory()
+
 
 def _config_from(config: EngineConfig | None, precision: str | None, threads: int | None) -> EngineConfig:
     """The constructor's config: `config`, or the defaults, with `precision`/`threads` filled in (validated)."""
