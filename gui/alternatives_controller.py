@@ -4,9 +4,13 @@
 `token_at`, `replace_sentence`, `is_edited`), the window's worker (review requests) and the window's options:
 
 - a click (not a drag, not a selection) on a word of a machine-translated sentence opens the popup for that token
-  position; Alt+Down opens it at the text cursor's token;
+  position; Alt+Down opens it at the text cursor's token; the popup lists the candidate words as soon as the worker
+  has them (`alternatives_progress`: their rests "…", filled in as they are decoded), then the final list
+  (`alternatives_ready`);
 - taking an alternative asks the worker for that sentence with the alternative's tokens forced
-  (`worker.sentence`), then replaces exactly that sentence (origin "alternative"); nothing else changes;
+  (`worker.sentence`; one whose rest was still being decoded forces its start up to the word, which decodes to what
+  its finished rest would have been), then replaces exactly that sentence (origin "alternative"); nothing else
+  changes;
 - right-click on a sentence adds its n-best list (`SentenceResult.alternatives`) to the editor's context menu; when
   the shown result has none, "More translations…" re-runs the sentence with n-best asked for
   (`review_requests.more_translations_options`, a plain `sentence` request) and lists them in the popup.
@@ -53,6 +57,14 @@ class _Asked:
     target: _Target
     options: TranslationOptions  # the options of the sentence's own translation request (a choice is re-run with them)
     kind: str  # "alternatives" (fill the popup) | "nbest" (fill the popup from a sentence result) | "apply"
+
+
+def forced_tokens(alternative: Alternative) -> tuple[int, ...]:
+    """The tokens a choice forces: all of a finished alternative; of one still being decoded, its start up to its
+    word (the engine's rest after it is defined as what that prefix decodes to, beams included)."""
+    if alternative.complete or alternative.position is None:
+        return tuple(alternative.tokens)
+    return tuple(alternative.tokens[: alternative.position + 1])
 
 
 def review_pane(window: Any) -> Any:
@@ -106,6 +118,9 @@ class AlternativesController(QObject):
         self.popup.chosen.connect(self._chosen)
         self.popup.dismissed.connect(self._dismissed)
         self.worker.alternatives_ready.connect(self._alternatives_ready)
+        progress = getattr(self.worker, "alternatives_progress", None)  # a worker without it sends the final list only
+        if progress is not None:
+            progress.connect(self._alternatives_progress)
         self.worker.sentence_ready.connect(self._sentence_ready)
         self.worker.review_failed.connect(self._review_failed)
         self.editor.document().contentsChanged.connect(self._text_changed)
@@ -199,15 +214,26 @@ class AlternativesController(QObject):
 
     # ---- answers --------------------------------------------------------------------------------------------
 
+    def _alternatives_progress(self, request_id: int, alternatives: list) -> None:
+        """The words (and the rests decoded so far) before the final list: shown at once, rows updated in place."""
+        if alternatives and self._answer_for(request_id):
+            self.popup.set_alternatives(alternatives)
+
     def _alternatives_ready(self, request_id: int, alternatives: list) -> None:
+        if self._answer_for(request_id):
+            self.popup.set_alternatives(alternatives)
+
+    def _answer_for(self, request_id: int) -> bool:
+        """Whether an alternatives answer is for the popup as it is open now (a stale one is dropped; one for a
+        sentence that changed since closes the popup)."""
         asked = self._asked
         if asked is None or asked.request_id != request_id or asked.kind != "alternatives":
-            return
+            return False
         if not self._still(asked.target):
             self._asked = None
             self.popup.close()
-            return
-        self.popup.set_alternatives(alternatives)
+            return False
+        return True
 
     def _sentence_ready(self, request_id: int, result: SentenceResult) -> None:
         asked, applying = self._asked, self._applying
@@ -252,7 +278,7 @@ class AlternativesController(QObject):
         self._asked = None
 
     def _apply(self, target: _Target, options: TranslationOptions, alternative: Alternative) -> int:
-        request_id = self.worker.sentence(target.source, options, alternative.tokens)
+        request_id = self.worker.sentence(target.source, options, forced_tokens(alternative))
         self._applying = _Asked(request_id, target, options, "apply")
         return request_id
 

@@ -11,11 +11,12 @@ them (`more_translations_options`); no separate kind is needed.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.options import TranslationOptions
+from engine.results import Alternative
 
 ALTERNATIVES = "alternatives"  # Translator.alternatives: other words at one position, the rest re-decoded
 SENTENCE = "sentence"  # Translator.translate_sentence: one sentence, its start forced to the given tokens
@@ -53,13 +54,32 @@ def sentence_request(
     return ReviewRequest(request_id, SENTENCE, source, options or TranslationOptions(), tuple(prefix_tokens))
 
 
-def run_review(translator: Any, request: ReviewRequest, cancel: threading.Event) -> object:
-    """Ask the engine (on the worker thread): a list[Alternative] or a SentenceResult."""
+def run_review(
+    translator: Any,
+    request: ReviewRequest,
+    cancel: threading.Event,
+    on_progress: Callable[[list[Alternative]], None] | None = None,
+) -> object:
+    """Ask the engine (on the worker thread): a list[Alternative] or a SentenceResult.
+
+    With `on_progress`, alternatives come from `Translator.iter_alternatives` (when the translator has it): every
+    list still decoding a rest (an entry not `complete`: first the bare candidate words) goes to `on_progress`,
+    and the final list is returned, as `Translator.alternatives` would have."""
     if request.kind == ALTERNATIVES:
-        found = translator.alternatives(
-            request.source, request.tokens, request.position, request.options, k=request.k, cancel=cancel
-        )
-        return list(found)
+        args = (request.source, request.tokens, request.position, request.options)
+        stream = getattr(translator, "iter_alternatives", None)
+        if on_progress is None or stream is None:
+            return list(translator.alternatives(*args, k=request.k, cancel=cancel))
+        steps = stream(*args, k=request.k, cancel=cancel)
+        last: list[Alternative] = []
+        try:
+            for found in steps:
+                last = list(found)
+                if not all(a.complete for a in last):
+                    on_progress(last)
+        finally:
+            steps.close()
+        return last
     return translator.translate_sentence(request.source, request.options, prefix=request.tokens, cancel=cancel)
 
 

@@ -268,6 +268,9 @@ class TranslationWorker(QObject):
     ordered_progress = Signal(int, int, str)  # id, item index, new text (streamed ordered requests only)
     ordered_finished = Signal(int, object)  # id, list[Translation] in the order of the texts
     ordered_failed = Signal(int, str)  # id, the engine's wording, NO_MODEL, STOPPED, CANCELLED or INTERNAL + detail
+    # id, list[Alternative]: the candidate words as soon as they are known, then as their rests are decoded (some
+    # entries not `complete`); always before the request's alternatives_ready, never for a replaced/cancelled one
+    alternatives_progress = Signal(int, object)
     alternatives_ready = Signal(int, object)  # id, list[engine.results.Alternative], best first
     sentence_ready = Signal(int, object)  # id, engine.results.SentenceResult
     review_failed = Signal(int, str)  # id, the engine's wording, NO_MODEL, CANCELLED or INTERNAL + detail
@@ -384,7 +387,8 @@ class TranslationWorker(QObject):
         k: int = 5,
     ) -> int:
         """Other words for target position `position` of the sentence `source` → `tokens`, each with the rest
-        re-decoded (alternatives_ready); replaces any earlier review request."""
+        re-decoded: the words first and the rests as they are decoded (alternatives_progress), then the final list
+        (alternatives_ready); replaces any earlier review request."""
         return self._queue_review(alternatives_request(next(self._ids), source, tokens, position, options, k))
 
     def sentence(
@@ -734,7 +738,7 @@ class TranslationWorker(QObject):
             if self._translator is None:
                 failed = NO_MODEL
             else:
-                result = run_review(self._translator, request, running.cancel)
+                result = run_review(self._translator, request, running.cancel, self._review_progress(running))
         except QiaoError as exc:
             failed = str(exc)
         except Exception as exc:  # a bug: the window words it, the worker goes on
@@ -749,6 +753,23 @@ class TranslationWorker(QObject):
             self.alternatives_ready.emit(request.id, result)
         else:
             self.sentence_ready.emit(request.id, result)
+
+    def _review_progress(self, running: _Running) -> Callable[[list], None]:
+        """alternatives_progress for `running`: the first list at once (the words the popup waits for), later ones
+        at most one a frame; nothing once a newer request replaced it or it was cancelled."""
+        request_id = running.request.id
+        last_emit: float | None = None
+
+        def report(alternatives: list) -> None:
+            nonlocal last_emit
+            if running.superseded or running.cancel.is_set():
+                return
+            now = time.perf_counter()
+            if last_emit is None or now - last_emit >= FRAME_S:
+                last_emit = now
+                self.alternatives_progress.emit(request_id, alternatives)
+
+        return report
 
     # ---- API requests, on the worker thread ----------------------------------------------------------------------
 
