@@ -465,6 +465,25 @@ class Translator:
             finally:
                 release_free_memory()
 
+    def prepare_alternatives(
+        self,
+        source: str,
+        tokens: Sequence[int],
+        options: TranslationOptions | None = None,
+        *,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        """Decode the start of the sentence `source` → `tokens` now, so a later `alternatives`/`iter_alternatives`
+        click anywhere in it gives its candidate words without decoding (the window calls this while the pointer
+        rests on a sentence). Only the last sentence prepared or clicked is kept. `cancel` raises SearchCancelled
+        between steps, keeping what was decoded."""
+        from engine import alternatives
+
+        options = self.options(options)
+        source = checked_text(source)
+        with self._exclusive("prepare_alternatives()"):
+            alternatives.prepare(self, source, tokens, options, cancel)
+
 
 def _config_from(config: EngineConfig | None, precision: str | None, threads: int | None) -> EngineConfig:
     """The constructor's config: `config`, or the defaults, with `precision`/`threads` filled in (validated)."""

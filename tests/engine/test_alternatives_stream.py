@@ -120,3 +120,51 @@ def test_bad_input_is_an_input_error_on_first_use(tr):
         next(tr.iter_alternatives(SOURCES[0], tokens, len(tokens)))
     with pytest.raises(InputError):
         next(tr.iter_alternatives(SOURCES[0], tokens, 0, k=0))
+
+
+def test_prepare_keeps_the_start_so_a_click_decodes_nothing_before_its_words(tr, bundle_dir):
+    cold = Translator(bundle_dir, precision="fp32", threads=1)
+    source = SOURCES[1]
+    tokens = tr.translate_sentence(source).tokens
+    forget_shared_start(tr)
+    tr.prepare_alternatives(source, tokens)
+    kept = tr._review_start
+    assert kept.fed == [tr.defaults.decoder_start_id, *tokens[:-1]], "every click position's start is decoded"
+    for position in (len(tokens) - 1, 0, len(tokens) // 2):
+        before = list(kept.fed)
+        got = list(tr.iter_alternatives(source, tokens, position, k=3))
+        assert tr._review_start is kept and kept.fed[: len(before)] == before, "the click reused the prepared start"
+        forget_shared_start(cold)
+        assert got == list(cold.iter_alternatives(source, tokens, position, k=3))
+
+
+def test_a_cancelled_prepare_keeps_a_consistent_start(tr, bundle_dir):
+    cold = Translator(bundle_dir, precision="fp32", threads=1)
+    source = SOURCES[2]
+    tokens = tr.translate_sentence(source).tokens
+    forget_shared_start(tr)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(SearchCancelled):
+        tr.prepare_alternatives(source, tokens, cancel=cancel)
+    assert tr._review_start.fed == [], "cancelled before its first step"
+
+    class After(threading.Event):
+        """Set once it has been looked at `n` times: a cancel that comes in the middle of the decoding."""
+
+        def __init__(self, n: int) -> None:
+            super().__init__()
+            self.n = n
+
+        def is_set(self) -> bool:
+            self.n -= 1
+            return self.n < 0
+
+    with pytest.raises(SearchCancelled):
+        tr.prepare_alternatives(source, tokens, cancel=After(2))
+    assert tr._review_start.fed == [tr.defaults.decoder_start_id, tokens[0]], "two steps, then the cancel"
+    for position in (len(tokens) - 1, 1):
+        forget_shared_start(cold)
+        assert tr.alternatives(source, tokens, position, k=3) == cold.alternatives(source, tokens, position, k=3)
+    with pytest.raises(InputError):
+        tr.prepare_alternatives(source, [])
