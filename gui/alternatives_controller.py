@@ -11,6 +11,8 @@
   (`worker.sentence`; one whose rest was still being decoded forces its start up to the word, which decodes to what
   its finished rest would have been), then replaces exactly that sentence (origin "alternative"); nothing else
   changes;
+- while the pointer rests on a sentence (or the text cursor enters one), the worker decodes its start ahead
+  (`worker.prepare_alternatives`, stopped by anything else), so a click there gets its words without decoding;
 - right-click on a sentence adds its n-best list (`SentenceResult.alternatives`) to the editor's context menu; when
   the shown result has none, "More translations…" re-runs the sentence with n-best asked for
   (`review_requests.more_translations_options`, a plain `sentence` request) and lists them in the popup.
@@ -126,6 +128,9 @@ class AlternativesController(QObject):
         self.editor.document().contentsChanged.connect(self._text_changed)
         self._viewport = self.editor.viewport()  # kept: the filter must not call into a widget being destroyed
         self._viewport.installEventFilter(self)
+        self._viewport.setMouseTracking(True)  # hovering prepares the sentence under the pointer
+        self.editor.cursorPositionChanged.connect(self._cursor_moved)
+        self._prepared: _Target | None = None  # the sentence whose start the worker was last asked to prepare
         self.editor.installEventFilter(self)
         self._asked: _Asked | None = None  # what the popup shows (alternatives / n-best)
         self._applying: _Asked | None = None  # a taken choice being decoded
@@ -263,7 +268,9 @@ class AlternativesController(QObject):
 
     def _text_changed(self) -> None:
         """A translation finished (or the text changed otherwise) under the open popup: close it if its sentence
-        is no longer the one it was opened for (its rows would rewrite the wrong text)."""
+        is no longer the one it was opened for (its rows would rewrite the wrong text). Any sentence may be new
+        now: the next hover prepares again."""
+        self._prepared = None
         if self._asked is not None and self.popup.isVisible() and not self._still(self._asked.target):
             self.popup.close()
 
@@ -281,6 +288,26 @@ class AlternativesController(QObject):
         request_id = self.worker.sentence(target.source, options, forced_tokens(alternative))
         self._applying = _Asked(request_id, target, options, "apply")
         return request_id
+
+    # ---- ahead of a click -------------------------------------------------------------------------------------
+
+    def prepare_at_char(self, char: int) -> bool:
+        """Ask the worker to decode the start of the sentence at `char` (once per sentence as it is now); False when
+        there is nothing to prepare (between sentences, an edited one, already asked, a popup or choice open)."""
+        prepare = getattr(self.worker, "prepare_alternatives", None)
+        if prepare is None or self._applying is not None or self.popup.isVisible():
+            return False
+        index = self.pane.sentence_at(char)
+        target = self._target(index) if index is not None else None
+        if target is None or target == self._prepared:
+            return False
+        self._prepared = target
+        prepare(target.source, target.tokens, self.window.requests.options())
+        return True
+
+    def _cursor_moved(self) -> None:
+        """Alt+Down opens at the cursor: the sentence it moved into is prepared."""
+        self.prepare_at_char(self.editor.textCursor().position())
 
     # ---- the sentence now -----------------------------------------------------------------------------------
 
@@ -332,7 +359,13 @@ class AlternativesController(QObject):
                 self.open_at_cursor()
                 return True
         elif watched is self._viewport:
-            if kind == QEvent.Type.MouseButtonPress:
+            if kind == QEvent.Type.MouseMove:
+                move: QMouseEvent = event  # type: ignore[assignment]
+                if move.buttons() == Qt.MouseButton.NoButton:
+                    char = char_at(self.editor, move.position().toPoint())
+                    if char is not None:
+                        self.prepare_at_char(char)
+            elif kind == QEvent.Type.MouseButtonPress:
                 press: QMouseEvent = event  # type: ignore[assignment]
                 plain = press.button() == Qt.MouseButton.LeftButton and not press.modifiers()
                 self._press = press.position().toPoint() if plain else None

@@ -4,6 +4,10 @@ One slot, latest wins: the popup only ever shows the answer to the user's last c
 replaces the waiting one and cancels the running one (the engine's `cancel` event, one decoder step). They run just
 below the window's own translation and above the popup, the API and documents: the user is looking at the window.
 
+A `prepare` request (the pointer rests on a sentence: decode its start so a click there finds its words at once) is
+no part of that slot: it waits in its own, runs only when nothing interactive waits, is stopped by any other request
+and never reports anything (a speed-up only; the click itself reports any problem).
+
 A sentence re-run for more n-best entries ("More translations…") is a plain `sentence` request whose options ask for
 them (`more_translations_options`); no separate kind is needed.
 """
@@ -20,6 +24,7 @@ from engine.results import Alternative
 
 ALTERNATIVES = "alternatives"  # Translator.alternatives: other words at one position, the rest re-decoded
 SENTENCE = "sentence"  # Translator.translate_sentence: one sentence, its start forced to the given tokens
+PREPARE = "prepare"  # Translator.prepare_alternatives: a sentence's start decoded before a click (nothing reported)
 REVIEW = "review"  # the channel name (is_busy / cancel)
 MORE_ALTERNATIVES = 4  # n-best entries asked for by "More translations…"
 MORE_BEAMS = 5  # at least this many beams then (n-best comes from the beam)
@@ -54,6 +59,14 @@ def sentence_request(
     return ReviewRequest(request_id, SENTENCE, source, options or TranslationOptions(), tuple(prefix_tokens))
 
 
+def prepare_request(
+    request_id: int, source: str, tokens: Sequence[int], options: TranslationOptions | None
+) -> ReviewRequest:
+    if not tokens:
+        raise ValueError("a sentence without tokens has no alternatives to prepare")
+    return ReviewRequest(request_id, PREPARE, source, options or TranslationOptions(), tuple(tokens))
+
+
 def run_review(
     translator: Any,
     request: ReviewRequest,
@@ -80,6 +93,11 @@ def run_review(
         finally:
             steps.close()
         return last
+    if request.kind == PREPARE:
+        prepare = getattr(translator, "prepare_alternatives", None)
+        if prepare is not None:
+            prepare(request.source, request.tokens, request.options, cancel=cancel)
+        return None
     return translator.translate_sentence(request.source, request.options, prefix=request.tokens, cancel=cancel)
 
 

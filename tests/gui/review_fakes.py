@@ -120,6 +120,10 @@ class ReviewTranslator(FakeTranslator):
         # iter_alternatives waits for one release of `step_gate` before each list after the first (None: no wait)
         self.step_gate: threading.Semaphore | None = None
         self.steps_yielded: list[int] = []  # per iter_alternatives call: how many lists it gave
+        self.prepare_gate: threading.Event | None = None  # holds prepare_alternatives (honouring cancel) until set
+        self.prepared: list[tuple] = []  # (source, tokens, options) of every prepare_alternatives call
+        self.prepare_cancelled: list[tuple] = []
+        self.prepare_error: Exception | None = None
 
     def stream(self, text, options=None, *, cancel=None):
         self.order.append(f"stream:{text}")
@@ -169,6 +173,18 @@ class ReviewTranslator(FakeTranslator):
             self.steps_yielded[-1] += 1
             yield step
 
+    def prepare_alternatives(self, source, tokens, options=None, *, cancel=None) -> None:
+        call = (source, tuple(tokens), options)
+        self.threads_seen.add(threading.get_ident())
+        self.prepared.append(call)
+        self.order.append("prepare")
+        while self.prepare_gate is not None and not self.prepare_gate.wait(0.005):
+            if cancel is not None and cancel.is_set():
+                self.prepare_cancelled.append(call)
+                raise RuntimeError("cancelled")  # as the engine does (SearchCancelled)
+        if self.prepare_error is not None:
+            raise self.prepare_error
+
     def translate_sentence(self, source, options=None, *, prefix=(), cancel=None) -> SentenceResult:
         if not self._wait(("sentence", source, options, tuple(prefix)), cancel):
             return sentence(source, ())
@@ -213,6 +229,11 @@ class ReviewWorker(QObject):
     def sentence(self, source, options, prefix_tokens) -> int:
         self._next += 1
         self.calls.append(("sentence", self._next, source, options, tuple(prefix_tokens)))
+        return self._next
+
+    def prepare_alternatives(self, source, tokens, options) -> int:
+        self._next += 1
+        self.calls.append(("prepare", self._next, source, tuple(tokens), options))
         return self._next
 
     def cancel(self, channel: str = "window") -> None:

@@ -152,9 +152,10 @@ def test_the_windows_translation_runs_first_then_review_then_the_popup(qtbot, en
     blocker = wt.worker.translate("the", channel="popup")  # holds the engine until the gate opens
     qtbot.waitUntil(lambda: factory.translator.order == ["stream:the"], timeout=5000)
     wt.worker.translate_ordered(["language"])
-    popup = wt.worker.translate("bridge", channel="popup")
     review = wt.worker.alternatives("x", TOKENS, 0, None)
     window = wt.worker.translate("hello")
+    # last: it cancels the blocker (same channel), so everything waits before the worker chooses what runs next
+    popup = wt.worker.translate("bridge", channel="popup")
     gate.set()
     qtbot.waitUntil(lambda: len(factory.translator.order) == 5, timeout=5000)
     qtbot.waitUntil(lambda: len(rec.of("translation_finished")) == 2 and bool(rec.answers()), timeout=5000)
@@ -282,3 +283,65 @@ def test_run_review_sends_the_unfinished_lists_and_returns_the_final_one():
     assert run_review(Blocking(), request, threading.Event(), seen.append) == fake_alternatives(TOKENS, 2, 4)[:1]
     assert seen == [], "a translator without the streaming form gives the final list only"
     assert run_review(Streaming(), request, threading.Event()) == fake_alternatives(TOKENS, 2, 4)[:1], "blocking"
+
+
+# ---- prepare_alternatives: a sentence's start decoded before the click -----------------------------------------
+
+
+def test_prepare_runs_on_the_worker_thread_and_reports_nothing(qtbot, engine):
+    wt, rec, factory = engine()
+    options = TranslationOptions(beams=2)
+    wt.worker.prepare_alternatives("I like this bridge.", TOKENS, options)
+    qtbot.waitUntil(lambda: bool(factory.translator.prepared), timeout=5000)
+    rid = wt.worker.sentence("x", None, ())  # runs after it: the worker went on
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    assert factory.translator.prepared == [("I like this bridge.", TOKENS, options)]
+    assert [(e[0], e[1]) for e in rec.answers()] == [("sentence_ready", rid)], "the prepare itself said nothing"
+    assert threading.get_ident() not in factory.translator.threads_seen
+
+
+def test_a_click_stops_a_running_prepare_and_drops_a_waiting_one(qtbot, engine):
+    wt, rec, factory = engine()
+    tr = factory.translator
+    tr.prepare_gate = threading.Event()
+    wt.worker.prepare_alternatives("one", TOKENS, None)
+    qtbot.waitUntil(lambda: len(tr.prepared) == 1, timeout=5000)
+    assert not wt.worker.is_busy("review"), "a prepare is nobody's request to wait for"
+    wt.worker.prepare_alternatives("two", TOKENS, None)  # replaces the running one (stopped) and waits
+    qtbot.waitUntil(lambda: len(tr.prepare_cancelled) == 1, timeout=5000)
+    qtbot.waitUntil(lambda: len(tr.prepared) == 2, timeout=5000)
+    wt.worker.prepare_alternatives("three", TOKENS, None)  # waits behind nothing: replaces "two" (stopped)
+    rid = wt.worker.alternatives("one", TOKENS, 2, None, k=2)  # the click: "three" is dropped or stopped
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    assert rec.answers() == [("alternatives_ready", rid, fake_alternatives(TOKENS, 2, 2))]
+    tr.prepare_gate.set()
+    qtbot.waitUntil(lambda: not wt.worker.is_busy("review"), timeout=5000)
+    assert [c[0] for c in tr.prepared][:2] == ["one", "two"]
+    assert [c[0] for c in tr.prepare_cancelled] == [c[0] for c in tr.prepared], "every prepare gave way"
+    assert tr.order[-1] == "alternatives", "nothing prepared after the click (it would replace the click's start)"
+
+
+def test_a_window_translation_stops_a_running_prepare(qtbot, engine):
+    wt, rec, factory = engine()
+    tr = factory.translator
+    tr.prepare_gate = threading.Event()
+    wt.worker.prepare_alternatives("one", TOKENS, None)
+    qtbot.waitUntil(lambda: len(tr.prepared) == 1, timeout=5000)
+    window = wt.worker.translate("hello")
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
+    assert rec.of("translation_finished")[0][0] == window
+    assert tr.prepare_cancelled == [("one", TOKENS, TranslationOptions())]
+    assert tr.order == ["prepare", "stream:hello"]
+
+
+def test_a_failing_prepare_is_dropped_silently(qtbot, engine):
+    wt, rec, factory = engine()
+    factory.translator.prepare_error = RuntimeError("boom")
+    wt.worker.prepare_alternatives("x", TOKENS, None)
+    qtbot.waitUntil(lambda: bool(factory.translator.prepared), timeout=5000)
+    rid = wt.worker.alternatives("x", TOKENS, 0, None, k=1)
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    assert rec.answers() == [("alternatives_ready", rid, fake_alternatives(TOKENS, 0, 1))]
+    assert not rec.of("error")
+    with pytest.raises(ValueError):
+        wt.worker.prepare_alternatives("x", (), None)
