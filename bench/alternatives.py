@@ -9,10 +9,11 @@ click) and the re-decoded rests after; both times are measured, per position, fr
 bundle (.cache/full-random/bundle, opus-mt-en-zh's shape, random weights) writes random text, so its sentences are
 forced to exactly 20 tokens: the current sentence with generate_ids(min/max new tokens), every re-decoded rest with
 a minimum and maximum length of 20 tokens (the real model's rest ends at its own eos instead). Each figure is the
-median of `runs` calls, greedy and with beams, k=5 alternatives; "cold" is the first click on a sentence, "warm"
-another click on the same sentence (the decoder states of its start are kept from the click before, see
-engine.alternatives). The CPU model and the load average (before and after) are printed: the figures mean little
-on a loaded machine.
+median of `runs` calls, greedy and with beams, k=5 alternatives; "cold" is the first click on a sentence with
+nothing prepared, "prepared" a first click after the window prepared the sentence while the pointer rested on it
+(`Translator.prepare_alternatives`, its time printed too), "warm" another click on the same sentence (the decoder
+states of its start are kept from the click before, see engine.alternatives). The CPU model and the load average
+(before and after) are printed: the figures mean little on a loaded machine.
 """
 
 from __future__ import annotations
@@ -65,11 +66,13 @@ def forced_length(tokens: int) -> Iterator[None]:
 
 
 def measure(
-    tr: Translator, runs: int, positions: list[int], beams: int, k: int, warm: bool
+    tr: Translator, runs: int, positions: list[int], beams: int, k: int, mode: str, prepare_ms: list[float]
 ) -> dict[int, tuple[float, float]]:
     """Per position, the median ms (to the first candidate list, to the complete list) of Translator.
-    iter_alternatives: `warm` — another click on the same sentence (the decoder states of its start kept from the
-    click before, further right); cold — the first click on a sentence (nothing kept: encoder and prefix pass)."""
+    iter_alternatives. `mode`: "cold" — the first click on a sentence (nothing kept: encoder and prefix pass);
+    "prepared" — the first click after the pointer rested on the sentence (prepare_alternatives, timed into
+    `prepare_ms`, ran before); "warm" — another click on the same sentence (its start kept from the click before,
+    further right)."""
     options = TranslationOptions(beams=beams)
     lang = tr.tokenizer.token_to_id(tr.language_token(None)) if tr.pair.variants else None
     ids = ([lang] if lang is not None else []) + tr.tokenizer.encode(SOURCE)
@@ -78,11 +81,15 @@ def measure(
     figures = {}
     for position in positions:
         first_ms, all_ms = [], []
-        if warm:
+        if mode == "warm":
             tr.alternatives(SOURCE, tokens, len(tokens) - 1, options, k=k)  # an earlier click further right
         for _ in range(runs):
-            if not warm:
+            if mode != "warm":
                 alt_module.forget_shared_start(tr)
+            if mode == "prepared":
+                t0 = time.perf_counter()
+                tr.prepare_alternatives(SOURCE, tokens, options)
+                prepare_ms.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             first = None
             for found in tr.iter_alternatives(SOURCE, tokens, position, options, k=k):
@@ -120,19 +127,24 @@ def main(argv: list[str] | None = None) -> int:
     worst_first = 0.0
     rows = []
     for beams in [int(b) for b in args.beams.split(",")]:
-        for warm in (False, True):
+        for mode in ("cold", "prepared", "warm"):
+            prepare_ms: list[float] = []
             with forced_length(TOKENS):
-                figures = measure(tr, args.runs, positions, beams, args.k, warm)
+                figures = measure(tr, args.runs, positions, beams, args.k, mode, prepare_ms)
             first = max(f for f, _ in figures.values())
-            worst_first = max(worst_first, first)
+            if mode == "cold":
+                worst_first = max(worst_first, first)
             cells = "  ".join(f"pos {p}: {f:6.1f} / {a:6.1f}" for p, (f, a) in figures.items())
-            rows.append((beams, warm, figures))
+            rows.append((beams, mode, figures))
             verdict = "met" if first <= GOAL_MS else "NOT met"
-            label = "warm" if warm else "cold"
-            print(f"beams {beams} {label}: {cells}  | first ≤ {GOAL_MS:.0f} ms: {verdict} (worst {first:.1f} ms)")
+            print(f"beams {beams} {mode:>8}: {cells}  | first ≤ {GOAL_MS:.0f} ms: {verdict} (worst {first:.1f} ms)")
+            if prepare_ms:
+                print(f"  (prepare_alternatives, while the pointer rests: {statistics.median(prepare_ms):.1f} ms)")
     print(f"median of {args.runs} runs per position; load average after: {load()} (a shared machine: noisy figures)")
     holds = "yes" if worst_first <= GOAL_MS else "no"
-    print(f"first alternatives ≤ {GOAL_MS:.0f} ms at every position, cold and warm, every beam setting: {holds}")
+    print(
+        f"first alternatives ≤ {GOAL_MS:.0f} ms at every position on a first (cold) click, every beam setting: {holds}"
+    )
     return 0 if rows else 1  # the goal is reported, not enforced (shared machines)
 
 
