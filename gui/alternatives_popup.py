@@ -271,7 +271,9 @@ class AlternativesPopup(QFrame):
         """As wide as the longest row (wrapped beyond MAX_WIDTH), as tall as its rows (scrolling beyond a few), and
         under the word, or above it where the screen ends."""
         metrics = self.list.fontMetrics()
-        texts = [self.list.item(i).text() for i in range(self.list.count())] + [self.heading.text()]
+        # the sentence as shown counts too: rows whose rests are still coming grow towards about its length, and a
+        # popup sized for them at once does not widen under the pointer at every update
+        texts = [self.list.item(i).text() for i in range(self.list.count())] + [self.heading.text(), self._current]
         ideal = max((metrics.horizontalAdvance(t) * 1.15 + 24 for t in texts), default=MIN_WIDTH)
         screen = QGuiApplication.screenAt(self._anchor.center()) or QGuiApplication.primaryScreen()
         area = screen.availableGeometry()

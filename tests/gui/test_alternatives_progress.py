@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
-from review_fakes import fake_alternative_steps, fake_alternatives, fake_sentence, text_of
+from review_fakes import fake_alternative_steps, fake_alternatives, fake_sentence, ids, text_of
 from test_alternatives_controller import BRIDGE, FIRST, SECOND, SHOWN, THIRD, click, window  # noqa: F401
 
 from engine.results import Alternative
@@ -133,3 +133,20 @@ def test_a_rebuilt_list_keeps_the_current_row_by_its_word(qtbot):
     popup.set_alternatives(final)  # another row came in front: the user's row is found by its word
     assert popup.current() == STEPS[-1][2]
     popup.close()
+
+
+def test_the_popup_is_sized_for_the_sentence_at_once_and_does_not_widen_as_rests_come(qtbot, window):  # noqa: F811
+    long = ("Hello world, hello world.", ids(*["你好", "世界"] * 8, "。"))  # wider than the popup's minimum
+    window.target.show_sentences([long])
+    click(qtbot, window, text_of(long[1]).index("世"))
+    rid = window.worker.of("alternatives")[-1][0]
+    popup = window.alternatives.popup
+    steps = fake_alternative_steps(long[1], 1, 3)
+    window.worker.alternatives_progress.emit(rid, steps[0])
+    width = popup.list.width()
+    assert width >= popup.list.fontMetrics().horizontalAdvance(text_of(long[1])), "room for the sentence's length"
+    for step in steps[1:-1]:
+        window.worker.alternatives_progress.emit(rid, step)
+        assert popup.list.width() == width, "the popup does not widen under the pointer as the rests come"
+    window.worker.alternatives_ready.emit(rid, steps[-1])
+    assert popup.alternatives() == steps[-1]
