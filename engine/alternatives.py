@@ -258,7 +258,7 @@ def iter_alternatives(
     constraints = run.constraints(source)
     head = current[:position]
     shared = _shared_start(translator, run, ids)
-    shared.feed((params.decoder_start_id, *head))
+    shared.feed((params.decoder_start_id, *head), cancel)
     enc = shared.enc
     logprobs = log_softmax(shared.logits[-1].astype(np.float32, copy=True))
     candidates = _candidates(run, head, current[position], logprobs, params, k)

@@ -20,6 +20,18 @@ SOURCES = [
 ]
 
 
+class After(threading.Event):
+    """Set once it has been looked at `n` times: a cancel that comes in the middle of the decoding."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def is_set(self) -> bool:
+        self.n -= 1
+        return self.n < 0
+
+
 @pytest.fixture(scope="module")
 def tr(bundle_dir):
     return Translator(bundle_dir, precision="fp32", threads=1)
@@ -149,17 +161,6 @@ def test_a_cancelled_prepare_keeps_a_consistent_start(tr, bundle_dir):
         tr.prepare_alternatives(source, tokens, cancel=cancel)
     assert tr._review_start.fed == [], "cancelled before its first step"
 
-    class After(threading.Event):
-        """Set once it has been looked at `n` times: a cancel that comes in the middle of the decoding."""
-
-        def __init__(self, n: int) -> None:
-            super().__init__()
-            self.n = n
-
-        def is_set(self) -> bool:
-            self.n -= 1
-            return self.n < 0
-
     with pytest.raises(SearchCancelled):
         tr.prepare_alternatives(source, tokens, cancel=After(2))
     assert tr._review_start.fed == [tr.defaults.decoder_start_id, tokens[0]], "two steps, then the cancel"
@@ -168,3 +169,13 @@ def test_a_cancelled_prepare_keeps_a_consistent_start(tr, bundle_dir):
         assert tr.alternatives(source, tokens, position, k=3) == cold.alternatives(source, tokens, position, k=3)
     with pytest.raises(InputError):
         tr.prepare_alternatives(source, [])
+
+
+def test_a_cancel_while_a_first_click_decodes_the_start_stops_before_any_list(tr):
+    source = SOURCES[1]
+    tokens = tr.translate_sentence(source).tokens
+    forget_shared_start(tr)
+    steps = tr.iter_alternatives(source, tokens, len(tokens) - 1, k=3, cancel=After(3))
+    with pytest.raises(SearchCancelled):
+        next(steps)
+    assert len(tr._review_start.fed) == 3 < len(tokens), "stopped inside the start, what it decoded kept"
