@@ -13,18 +13,26 @@ alternatives at `position` of a sentence whose tokens are `tokens`:
    that was offered). The shared part is not decoded again: the batch's decoder cache starts as the batch-1
    pass left it and its logits are replayed (`_Prefilled`), so the batch decodes only from the candidate on.
    bench/alternatives.py measures greedy and beams on the full-size model.
+
+Step 3 costs a decoder step per token of the rest for all candidates (about 10 ms a step at 5 rows on 2 cores), so
+a 20-token sentence cannot be re-decoded within the 150 ms the issue asks for the first alternatives. Steps 1–2 can
+(one batch-1 pass over the prefix, nothing at all left of the previous click on the sentence):
+`iter_alternatives` yields the candidate words first (`Alternative.complete` False, the rest not decoded yet), then
+the list again whenever a rest grew by a step, then the final list — exactly what `alternatives` returns. A first
+click on a sentence still decodes its start (about 5 ms a token): `prepare` does that ahead of the click (the
+window asks for it while the pointer rests on a sentence), so the click finds its candidates at once.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from engine import punctuation
 from engine.batching import length_limit
-from engine.decoding import GenerationParams, beam_search, greedy_search, log_softmax
+from engine.decoding import GenerationParams, StepUpdate, beam_search, greedy_search, log_softmax
 from engine.errors import InputError, QiaoError
 from engine.onnx_model import EncoderState
 from engine.options import TranslationOptions
@@ -118,6 +126,22 @@ class SentenceRun:
         model=None,
     ) -> list[SentenceOutput]:
         """Every row's SentenceOutput; constrained rows go through engine.constrained (always on the plain model)."""
+        last = None
+        for update in self.steps(enc, params, limits, extras, cancel, model):
+            last = update
+        assert last is not None
+        return list(last.outputs)  # type: ignore[arg-type]
+
+    def steps(
+        self,
+        enc: EncoderState,
+        params: GenerationParams,
+        limits: np.ndarray,
+        extras: list[RowExtras],
+        cancel: threading.Event | None,
+        model=None,
+    ) -> Iterator[StepUpdate]:
+        """The search's updates, one per decoder step; `cancel` raises SearchCancelled after the step it is seen."""
         params = params.replace(max_length=int(limits.max()))
         if any(e.constraints for e in extras):
             from engine.constrained import constrained_beam_search
@@ -126,16 +150,13 @@ class SentenceRun:
         else:
             search = greedy_search if params.num_beams == 1 else beam_search
             steps = search(model or self.model, enc, params, limits, extras)
-        last = None
         try:
             for update in steps:
-                last = update
                 if cancel is not None and cancel.is_set():
                     raise SearchCancelled("cancelled")
+                yield update
         finally:
             steps.close()
-        assert last is not None
-        return list(last.outputs)  # type: ignore[arg-type]
 
     # -- results --------------------------------------------------------------------------------------------------
     def text(self, tokens: Sequence[int]) -> str:
@@ -206,6 +227,26 @@ def alternatives(
     cancel: threading.Event | None = None,
 ) -> list[Alternative]:
     """Up to `k` other words at `position`, each with the rest re-decoded, best (most probable there) first."""
+    *_, last = iter_alternatives(translator, source, tokens, position, options, k, cancel, partial=False)
+    return last
+
+
+def iter_alternatives(
+    translator,
+    source: str,
+    tokens: Sequence[int],
+    position: int,
+    options: TranslationOptions,
+    k: int = 5,
+    cancel: threading.Event | None = None,
+    *,
+    partial: bool = True,
+) -> Iterator[list[Alternative]]:
+    """`alternatives` as it is found: with `partial`, first the candidate words (`complete` False, each the
+    sentence up to its word), then the list again after every decoder step that grew a rest (the finished rows
+    complete, the others the best hypothesis so far), always in the same order; the last list is the final one
+    (every entry complete). Without candidates there is one, empty, list. `cancel` raises SearchCancelled within
+    a step; so does closing the generator stop the decoding."""
     run = SentenceRun(translator, options)
     current = run.prefix_ids(tokens)
     if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < len(current):
@@ -217,26 +258,89 @@ def alternatives(
     constraints = run.constraints(source)
     head = current[:position]
     shared = _shared_start(translator, run, ids)
-    shared.feed((params.decoder_start_id, *head))
+    shared.feed((params.decoder_start_id, *head), cancel)
     enc = shared.enc
     logprobs = log_softmax(shared.logits[-1].astype(np.float32, copy=True))
     candidates = _candidates(run, head, current[position], logprobs, params, k)
-    if not candidates or (cancel is not None and cancel.is_set()):
-        if cancel is not None and cancel.is_set():
-            raise SearchCancelled("cancelled")
-        return []
+    if cancel is not None and cancel.is_set():
+        raise SearchCancelled("cancelled")
+    if not candidates:
+        yield []
+        return
+    started = [
+        Alternative(
+            text=run.text((*head, c)),
+            tokens=(*head, c),
+            score=float(logprobs[c]),
+            position=position,
+            word=word,
+            complete=False,
+        )
+        for c, word in candidates
+    ]
+    if partial:
+        yield started
     n = len(candidates)
     rows = EncoderState(cross=[np.repeat(c, n, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, n, axis=0))
     limits = np.full(n, run.limit(ids, position + 1), dtype=np.int64)
     extras = [RowExtras((*head, c), constraints) for c, _ in candidates]
-    outs = run.search(rows, params, limits, extras, cancel, model=shared)
-    result = []
-    for (_, word), out in zip(candidates, outs):
-        text = run.text(out.best.tokens)
-        result.append(
-            Alternative(text=text, tokens=out.best.tokens, score=out.best.score, position=position, word=word)
-        )
-    return result
+    shown = [a.tokens for a in started]
+    last = None
+    for update in run.steps(rows, params, limits, extras, cancel, model=shared):
+        last = update
+        if not partial or all(update.done):
+            continue
+        now = _progress(run, started, update)
+        tokens_now = [a.tokens for a in now]
+        if tokens_now != shown:
+            shown = tokens_now
+            yield now
+    assert last is not None
+    yield [_finished(run, alt, out) for alt, out in zip(started, last.outputs)]  # type: ignore[arg-type]
+
+
+def prepare(
+    translator, source: str, tokens: Sequence[int], options: TranslationOptions, cancel: threading.Event | None = None
+) -> int:
+    """Decode the start of the sentence `source` → `tokens` at batch 1 and keep it (what a click's step 1 does), so
+    that a later click anywhere in it finds its candidates at once: the popup asks this while the pointer rests on a
+    sentence. Returns how many positions are kept; `cancel` stops it between steps, keeping those decoded."""
+    run = SentenceRun(translator, options)
+    current = run.prefix_ids(tokens)
+    if not current:
+        raise InputError("the sentence has no tokens to prepare alternatives for")
+    ids = run.source_ids(source)
+    params = run.params(source)
+    shared = _shared_start(translator, run, ids)
+    shared.feed((params.decoder_start_id, *current[:-1]), cancel)  # the last click position reads tokens[:-1]
+    return len(shared.fed)
+
+
+def _finished(run: SentenceRun, started: Alternative, out: SentenceOutput) -> Alternative:
+    """The candidate with its rest decoded."""
+    text = run.text(out.best.tokens)
+    return Alternative(
+        text=text, tokens=out.best.tokens, score=out.best.score, position=started.position, word=started.word
+    )
+
+
+def _progress(run: SentenceRun, started: Sequence[Alternative], update: StepUpdate) -> list[Alternative]:
+    """Every candidate after a step: finished ones complete, the others their best hypothesis so far (never shorter
+    than the candidate itself: a beam's running best may still be inside the forced start)."""
+    out = []
+    for i, alt in enumerate(started):
+        done = update.outputs[i] if i < len(update.outputs) else None
+        if done is not None:
+            out.append(_finished(run, alt, done))
+            continue
+        best = tuple(int(t) for t in update.best[i]) if i < len(update.best) else ()
+        if len(best) <= len(alt.tokens) or best[: len(alt.tokens)] != alt.tokens:
+            out.append(alt)
+        else:
+            out.append(
+                Alternative(run.text(best), best, alt.score, position=alt.position, word=alt.word, complete=False)
+            )
+    return out
 
 
 class _Prefilled:
@@ -255,8 +359,10 @@ class _Prefilled:
         self.all_lse: list[np.float32] = []  # each position's logsumexp, for the forced tokens' log-probabilities
         self.logits: list[np.ndarray] = []  # those of the current request's shared start
 
-    def feed(self, tokens: Sequence[int]) -> None:
-        """Make the shared start `tokens` (the start token first), reusing every position already decoded."""
+    def feed(self, tokens: Sequence[int], cancel: threading.Event | None = None) -> None:
+        """Make the shared start `tokens` (the start token first), reusing every position already decoded.
+
+        `cancel` stops it between steps (SearchCancelled); the positions decoded until then are kept."""
         common = 0
         while common < min(len(self.fed), len(tokens)) and self.fed[common] == tokens[common]:
             common += 1
@@ -267,6 +373,8 @@ class _Prefilled:
             self.single = self.model.start(self.enc, min(self.model.max_positions, len(tokens) + 16))
             self.fed, self.all_logits, self.all_lse = [], [], []
         for t in tokens[len(self.fed) :]:
+            if cancel is not None and cancel.is_set():
+                raise SearchCancelled("cancelled")
             logits = self.single.step(np.array([t], dtype=np.int64))[0].copy()
             top = np.max(logits)
             self.all_lse.append(np.float32(top + np.log(np.sum(np.exp(logits - top)))))

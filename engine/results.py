@@ -69,6 +69,9 @@ class Alternative:
     score: float
     position: int | None = None
     word: str = ""
+    # False while `Translator.iter_alternatives` is still decoding its rest: `text`/`tokens` are the sentence so far
+    # (the word and the rest decoded until now) and `score` the word's log-probability there, not the sentence's
+    complete: bool = True
 
 
 @dataclass(frozen=True)

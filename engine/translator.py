@@ -441,6 +441,49 @@ class Translator:
             finally:
                 release_free_memory()
 
+    def iter_alternatives(
+        self,
+        source: str,
+        tokens: Sequence[int],
+        position: int,
+        options: TranslationOptions | None = None,
+        *,
+        k: int = 5,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[list[Alternative]]:
+        """`alternatives` as it is found, for a popup that shows words before their rests: first the candidate
+        words (`Alternative.complete` False, no rest yet), then the list again as the rests are decoded (all in one
+        batch, one update per step that changed one), last the list `alternatives` returns. Lazy like `stream`:
+        it holds the model between items; closing it early (or `cancel`, SearchCancelled) stops within a step."""
+        from engine import alternatives
+
+        options = self.options(options)
+        source = checked_text(source)
+        with self._exclusive("iter_alternatives()"):
+            try:
+                yield from alternatives.iter_alternatives(self, source, tokens, position, options, k, cancel)
+            finally:
+                release_free_memory()
+
+    def prepare_alternatives(
+        self,
+        source: str,
+        tokens: Sequence[int],
+        options: TranslationOptions | None = None,
+        *,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        """Decode the start of the sentence `source` → `tokens` now, so a later `alternatives`/`iter_alternatives`
+        click anywhere in it gives its candidate words without decoding (the window calls this while the pointer
+        rests on a sentence). Only the last sentence prepared or clicked is kept. `cancel` raises SearchCancelled
+        between steps, keeping what was decoded."""
+        from engine import alternatives
+
+        options = self.options(options)
+        source = checked_text(source)
+        with self._exclusive("prepare_alternatives()"):
+            alternatives.prepare(self, source, tokens, options, cancel)
+
 
 def _config_from(config: EngineConfig | None, precision: str | None, threads: int | None) -> EngineConfig:
     """The constructor's config: `config`, or the defaults, with `precision`/`threads` filled in (validated)."""

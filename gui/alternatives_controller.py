@@ -4,9 +4,15 @@
 `token_at`, `replace_sentence`, `is_edited`), the window's worker (review requests) and the window's options:
 
 - a click (not a drag, not a selection) on a word of a machine-translated sentence opens the popup for that token
-  position; Alt+Down opens it at the text cursor's token;
+  position; Alt+Down opens it at the text cursor's token; the popup lists the candidate words as soon as the worker
+  has them (`alternatives_progress`: their rests "…", filled in as they are decoded), then the final list
+  (`alternatives_ready`);
 - taking an alternative asks the worker for that sentence with the alternative's tokens forced
-  (`worker.sentence`), then replaces exactly that sentence (origin "alternative"); nothing else changes;
+  (`worker.sentence`; one whose rest was still being decoded forces its start up to the word, which decodes to what
+  its finished rest would have been), then replaces exactly that sentence (origin "alternative"); nothing else
+  changes;
+- while the pointer rests on a sentence (or the text cursor enters one), the worker decodes its start ahead
+  (`worker.prepare_alternatives`, stopped by anything else), so a click there gets its words without decoding;
 - right-click on a sentence adds its n-best list (`SentenceResult.alternatives`) to the editor's context menu; when
   the shown result has none, "More translations…" re-runs the sentence with n-best asked for
   (`review_requests.more_translations_options`, a plain `sentence` request) and lists them in the popup.
@@ -53,6 +59,14 @@ class _Asked:
     target: _Target
     options: TranslationOptions  # the options of the sentence's own translation request (a choice is re-run with them)
     kind: str  # "alternatives" (fill the popup) | "nbest" (fill the popup from a sentence result) | "apply"
+
+
+def forced_tokens(alternative: Alternative) -> tuple[int, ...]:
+    """The tokens a choice forces: all of a finished alternative; of one still being decoded, its start up to its
+    word (the engine's rest after it is defined as what that prefix decodes to, beams included)."""
+    if alternative.complete or alternative.position is None:
+        return tuple(alternative.tokens)
+    return tuple(alternative.tokens[: alternative.position + 1])
 
 
 def review_pane(window: Any) -> Any:
@@ -106,11 +120,17 @@ class AlternativesController(QObject):
         self.popup.chosen.connect(self._chosen)
         self.popup.dismissed.connect(self._dismissed)
         self.worker.alternatives_ready.connect(self._alternatives_ready)
+        progress = getattr(self.worker, "alternatives_progress", None)  # a worker without it sends the final list only
+        if progress is not None:
+            progress.connect(self._alternatives_progress)
         self.worker.sentence_ready.connect(self._sentence_ready)
         self.worker.review_failed.connect(self._review_failed)
         self.editor.document().contentsChanged.connect(self._text_changed)
         self._viewport = self.editor.viewport()  # kept: the filter must not call into a widget being destroyed
         self._viewport.installEventFilter(self)
+        self._viewport.setMouseTracking(True)  # hovering prepares the sentence under the pointer
+        self.editor.cursorPositionChanged.connect(self._cursor_moved)
+        self._prepared: _Target | None = None  # the sentence whose start the worker was last asked to prepare
         self.editor.installEventFilter(self)
         self._asked: _Asked | None = None  # what the popup shows (alternatives / n-best)
         self._applying: _Asked | None = None  # a taken choice being decoded
@@ -199,15 +219,26 @@ class AlternativesController(QObject):
 
     # ---- answers --------------------------------------------------------------------------------------------
 
+    def _alternatives_progress(self, request_id: int, alternatives: list) -> None:
+        """The words (and the rests decoded so far) before the final list: shown at once, rows updated in place."""
+        if alternatives and self._answer_for(request_id):
+            self.popup.set_alternatives(alternatives)
+
     def _alternatives_ready(self, request_id: int, alternatives: list) -> None:
+        if self._answer_for(request_id):
+            self.popup.set_alternatives(alternatives)
+
+    def _answer_for(self, request_id: int) -> bool:
+        """Whether an alternatives answer is for the popup as it is open now (a stale one is dropped; one for a
+        sentence that changed since closes the popup)."""
         asked = self._asked
         if asked is None or asked.request_id != request_id or asked.kind != "alternatives":
-            return
+            return False
         if not self._still(asked.target):
             self._asked = None
             self.popup.close()
-            return
-        self.popup.set_alternatives(alternatives)
+            return False
+        return True
 
     def _sentence_ready(self, request_id: int, result: SentenceResult) -> None:
         asked, applying = self._asked, self._applying
@@ -249,7 +280,9 @@ class AlternativesController(QObject):
 
     def _text_changed(self) -> None:
         """A translation finished (or the text changed otherwise) under the open popup: close it if its sentence
-        is no longer the one it was opened for (its rows would rewrite the wrong text)."""
+        is no longer the one it was opened for (its rows would rewrite the wrong text). Any sentence may be new
+        now: the next hover prepares again."""
+        self._prepared = None
         if self._asked is not None and self.popup.isVisible() and not self._still(self._asked.target):
             self.popup.close()
 
@@ -264,9 +297,29 @@ class AlternativesController(QObject):
         self._asked = None
 
     def _apply(self, target: _Target, options: TranslationOptions, alternative: Alternative) -> int:
-        request_id = self.worker.sentence(target.source, options, alternative.tokens)
+        request_id = self.worker.sentence(target.source, options, forced_tokens(alternative))
         self._applying = _Asked(request_id, target, options, "apply")
         return request_id
+
+    # ---- ahead of a click -------------------------------------------------------------------------------------
+
+    def prepare_at_char(self, char: int) -> bool:
+        """Ask the worker to decode the start of the sentence at `char` (once per sentence as it is now); False when
+        there is nothing to prepare (between sentences, an edited one, already asked, a popup or choice open)."""
+        prepare = getattr(self.worker, "prepare_alternatives", None)
+        if prepare is None or self._applying is not None or self.popup.isVisible():
+            return False
+        index = self.pane.sentence_at(char)
+        target = self._target(index) if index is not None else None
+        if target is None or target == self._prepared:
+            return False
+        self._prepared = target
+        prepare(target.source, target.tokens, self.window.requests.options())
+        return True
+
+    def _cursor_moved(self) -> None:
+        """Alt+Down opens at the cursor: the sentence it moved into is prepared."""
+        self.prepare_at_char(self.editor.textCursor().position())
 
     # ---- the sentence now -----------------------------------------------------------------------------------
 
@@ -318,7 +371,13 @@ class AlternativesController(QObject):
                 self.open_at_cursor()
                 return True
         elif watched is self._viewport:
-            if kind == QEvent.Type.MouseButtonPress:
+            if kind == QEvent.Type.MouseMove:
+                move: QMouseEvent = event  # type: ignore[assignment]
+                if move.buttons() == Qt.MouseButton.NoButton:
+                    char = char_at(self.editor, move.position().toPoint())
+                    if char is not None:
+                        self.prepare_at_char(char)
+            elif kind == QEvent.Type.MouseButtonPress:
                 press: QMouseEvent = event  # type: ignore[assignment]
                 plain = press.button() == Qt.MouseButton.LeftButton and not press.modifiers()
                 self._press = press.position().toPoint() if plain else None

@@ -2,7 +2,9 @@
 
 Each row shows the unchanged start plainly and the changed part (the alternative word, prominent, and the rest of
 the sentence re-decoded after it) in the palette's accent colour, so the reader sees at a glance what a choice
-rewrites. The popup knows nothing of the engine: the controller (gui.alternatives_controller) fills it.
+rewrites. The popup knows nothing of the engine: the controller (gui.alternatives_controller) fills it, first with
+the bare words (their rest "…"), then again as the rests are decoded: `set_alternatives` updates the rows in place,
+so the row the user is on stays current.
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ MAX_ROWS_SHOWN = 8
 NAVIGATION = {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Home, Qt.Key.Key_End}
 EDITING = {Qt.Key.Key_Backspace, Qt.Key.Key_Delete, Qt.Key.Key_Left, Qt.Key.Key_Right}
 MODIFIERS = {Qt.Key.Key_Shift, Qt.Key.Key_Control, Qt.Key.Key_Alt, Qt.Key.Key_Meta, Qt.Key.Key_AltGr}
+PENDING = "…"  # shown after a rest that is still being decoded
+
+
+def row_key(alt: Alternative) -> tuple:
+    """What identifies a row across updates: its word at the position (the rest changes as it is decoded)."""
+    if alt.position is not None:
+        return (alt.position, tuple(alt.tokens[: alt.position + 1]))
+    return (None, tuple(alt.tokens))
 
 
 def split_alternative(current: str, prefix_end: int, text: str, word: str = "") -> tuple[str, str, str]:
@@ -212,25 +222,39 @@ class AlternativesPopup(QFrame):
         self._fit()
 
     def set_alternatives(self, alternatives: Sequence[Alternative]) -> None:
-        """The rows, best first; the first is current so Enter takes it."""
-        rows = [a for a in alternatives if a.text != self._current]
+        """The rows, best first. The first fill makes the first row current so Enter takes it; a later fill of the
+        same opening (the rests decoded further) updates the rows and keeps the current one (by its word)."""
+        rows = [a for a in alternatives if not a.complete or a.text != self._current]
         if not rows:
             self.set_message(self.tr("No alternatives found"))
             return
-        self.list.clear()
-        for alt in rows:
-            prefix_end = self._prefix_end if alt.position is not None else len(self._current)
-            parts = split_alternative(self._current, prefix_end, alt.text, alt.word)
-            item = QListWidgetItem(alt.text)
-            item.setData(PARTS_ROLE, parts)
-            item.setData(ALT_ROLE, alt)
-            item.setData(Qt.ItemDataRole.AccessibleTextRole, alt.text)
-            if parts[1]:
-                item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, self.tr("“{word}”").format(word=parts[1]))
-            item.setToolTip(alt.text)
-            self.list.addItem(item)
-        self.list.setCurrentRow(0)
+        shown = self.alternatives()
+        current = self.current()
+        if [row_key(a) for a in shown] == [row_key(a) for a in rows]:
+            for i, alt in enumerate(rows):  # in place: the selection and the scroll position stay
+                self._fill(self.list.item(i), alt)
+        else:
+            self.list.clear()
+            for alt in rows:
+                item = QListWidgetItem()
+                self._fill(item, alt)
+                self.list.addItem(item)
+            keys = [row_key(a) for a in rows]
+            keep = keys.index(row_key(current)) if current is not None and row_key(current) in keys else 0
+            self.list.setCurrentRow(keep)
         self._fit()
+
+    def _fill(self, item: QListWidgetItem, alt: Alternative) -> None:
+        prefix_end = self._prefix_end if alt.position is not None else len(self._current)
+        head, word, rest = split_alternative(self._current, prefix_end, alt.text, alt.word)
+        shown = alt.text if alt.complete else alt.text + PENDING
+        item.setText(shown)
+        item.setData(PARTS_ROLE, (head, word, rest if alt.complete else rest + PENDING))
+        item.setData(ALT_ROLE, alt)
+        item.setData(Qt.ItemDataRole.AccessibleTextRole, shown)
+        if word:
+            item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, self.tr("“{word}”").format(word=word))
+        item.setToolTip(shown)
 
     def alternatives(self) -> list[Alternative]:
         """The rows that can be taken, in order."""
@@ -247,7 +271,9 @@ class AlternativesPopup(QFrame):
         """As wide as the longest row (wrapped beyond MAX_WIDTH), as tall as its rows (scrolling beyond a few), and
         under the word, or above it where the screen ends."""
         metrics = self.list.fontMetrics()
-        texts = [self.list.item(i).text() for i in range(self.list.count())] + [self.heading.text()]
+        # the sentence as shown counts too: rows whose rests are still coming grow towards about its length, and a
+        # popup sized for them at once does not widen under the pointer at every update
+        texts = [self.list.item(i).text() for i in range(self.list.count())] + [self.heading.text(), self._current]
         ideal = max((metrics.horizontalAdvance(t) * 1.15 + 24 for t in texts), default=MIN_WIDTH)
         screen = QGuiApplication.screenAt(self._anchor.center()) or QGuiApplication.primaryScreen()
         area = screen.availableGeometry()

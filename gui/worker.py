@@ -12,9 +12,10 @@ Interactive requests come on channels: "window" (the main window) and "popup" (t
 latest request wins PER CHANNEL: a popup request never cancels the window's translation, nor the reverse; with one
 engine they run one after another, the window first. The window's review requests (`alternatives`, `sentence`: the
 click-a-word popup, gui.review_requests) are a third latest-wins channel, "review", served right after the window's
-translation. Requests of the local API (`translate_ordered`) are served in
+translation (and `prepare_alternatives`, a sentence's start decoded while the pointer rests on it, after the popup's
+request, stopped by any other request). Requests of the local API (`translate_ordered`) are served in
 arrival order, one item at a time between interactive requests, and are never cancelled by a newer one (only by
-`cancel_ordered` or `stop`). Priority: configuration, window, review, popup, API,
+`cancel_ordered` or `stop`). Priority: configuration, window, review, popup, prepare, API,
 document steps.
 
 Documents (`translate_document`) wait in a queue and are served in order, one bounded step
@@ -45,7 +46,14 @@ from engine.errors import BundleError, FileProblem, ModelNotFoundError, QiaoErro
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
 from engine.results import StreamEvent, Translation
-from gui.review_requests import REVIEW, ReviewRequest, alternatives_request, run_review, sentence_request
+from gui.review_requests import (
+    REVIEW,
+    ReviewRequest,
+    alternatives_request,
+    prepare_request,
+    run_review,
+    sentence_request,
+)
 
 NO_MODEL = "no-model"  # translation_failed's message when no model is loaded (the window words it)
 INTERNAL = "internal-error: "  # prefix of translation_failed's message for an unexpected exception (raw detail after)
@@ -168,6 +176,7 @@ class ModelProblem:
     pairs: tuple[str, ...] = ()  # pair keys of the bundles that are installed, so the window can offer another
 
 
+PREPARING = "prepare"  # the running prepare request's channel: no one's to cancel or wait for (is_busy: False)
 CHANNELS = ("window", "popup")  # interactive channels, in priority order; each one is latest-wins
 STOPPED = "stopped"  # ordered_failed's message for a request dropped because the worker stopped
 CANCELLED = "cancelled"  # ordered_failed's message for a request cancelled with cancel_ordered
@@ -199,6 +208,7 @@ class _Running:
     cancel: threading.Event = field(default_factory=threading.Event)
     superseded: bool = False  # a newer request replaced it: its result is not reported
     review: ReviewRequest | None = None  # set for a review request (channel "review")
+    prepare: ReviewRequest | None = None  # set for a prepare request (channel PREPARING)
 
 
 @dataclass
@@ -268,6 +278,9 @@ class TranslationWorker(QObject):
     ordered_progress = Signal(int, int, str)  # id, item index, new text (streamed ordered requests only)
     ordered_finished = Signal(int, object)  # id, list[Translation] in the order of the texts
     ordered_failed = Signal(int, str)  # id, the engine's wording, NO_MODEL, STOPPED, CANCELLED or INTERNAL + detail
+    # id, list[Alternative]: the candidate words as soon as they are known, then as their rests are decoded (some
+    # entries not `complete`); always before the request's alternatives_ready, never for a replaced/cancelled one
+    alternatives_progress = Signal(int, object)
     alternatives_ready = Signal(int, object)  # id, list[engine.results.Alternative], best first
     sentence_ready = Signal(int, object)  # id, engine.results.SentenceResult
     review_failed = Signal(int, str)  # id, the engine's wording, NO_MODEL, CANCELLED or INTERNAL + detail
@@ -301,6 +314,7 @@ class TranslationWorker(QObject):
         self._pending: dict[str, _Request] = {}  # per channel: the latest request waiting
         self._ordered: deque[_Ordered] = deque()  # API requests, in arrival order (the head may be part-done)
         self._review: ReviewRequest | None = None  # the latest review request waiting
+        self._prepare: ReviewRequest | None = None  # the latest prepare request waiting (gui.review_requests)
         self._running: _Running | None = None
         self._pairs_known: tuple[str, ...] = ()  # as found by the last load (a precision switch keeps them)
         self._stopped = False
@@ -311,6 +325,7 @@ class TranslationWorker(QObject):
     def load(self, model_dir: str | None, precision: str, threads: int | None, pair: str | None = None) -> None:
         """(Re)locate and load the bundle for `pair` ("en-zh"); replaces any earlier pending load."""
         with self._lock:
+            self._stop_preparing()
             self._pending_load = (model_dir, precision, threads, pair)
             self._pending_precision = None
             self._pending_threads = None
@@ -320,6 +335,7 @@ class TranslationWorker(QObject):
         """Switch INT8/FP32 without restarting; a translation in flight restarts with the new precision."""
         with self._lock:
             self._pending_precision = precision
+            self._stop_preparing()
             running = self._running
             channel = running.request.channel if running is not None else ""
             if running is not None and channel in CHANNELS and not running.superseded and channel not in self._pending:
@@ -359,6 +375,7 @@ class TranslationWorker(QObject):
             if precision is not None:
                 self._pending_precision = precision
             self._pending[channel] = request
+            self._stop_preparing()
             running = self._running
             if running is not None and running.request.channel == channel:
                 running.superseded = True
@@ -384,7 +401,8 @@ class TranslationWorker(QObject):
         k: int = 5,
     ) -> int:
         """Other words for target position `position` of the sentence `source` → `tokens`, each with the rest
-        re-decoded (alternatives_ready); replaces any earlier review request."""
+        re-decoded: the words first and the rests as they are decoded (alternatives_progress), then the final list
+        (alternatives_ready); replaces any earlier review request."""
         return self._queue_review(alternatives_request(next(self._ids), source, tokens, position, options, k))
 
     def sentence(
@@ -394,9 +412,31 @@ class TranslationWorker(QObject):
         review request. Options asking for n-best (`options.alternatives`) give a result with its alternatives."""
         return self._queue_review(sentence_request(next(self._ids), source, options, prefix_tokens))
 
+    def prepare_alternatives(
+        self, source: str, tokens: list[int] | tuple[int, ...], options: TranslationOptions | None
+    ) -> int:
+        """Decode the start of the sentence `source` → `tokens` while nothing else needs the engine, so that a click
+        on one of its words gets its alternatives at once; replaces an earlier waiting one, stopped (keeping what
+        it decoded) by any other request. Nothing is reported."""
+        request = prepare_request(next(self._ids), source, tokens, options)
+        with self._lock:
+            self._prepare = request
+            self._stop_preparing()
+        self._wake.emit()
+        return request.id
+
+    def _stop_preparing(self) -> None:
+        """(Lock held) a running prepare request gives the engine up within a step."""
+        running = self._running
+        if running is not None and running.request.channel == PREPARING:
+            running.superseded = True
+            running.cancel.set()
+
     def _queue_review(self, request: ReviewRequest) -> int:
         with self._lock:
             self._review = request
+            self._prepare = None  # the click decodes what it needs; a start prepared after it would replace its own
+            self._stop_preparing()
             running = self._running
             if running is not None and running.review is not None:
                 running.superseded = True
@@ -411,6 +451,7 @@ class TranslationWorker(QObject):
         ordered_progress / ordered_finished / ordered_failed carry. `stream`: report each item's text as it comes."""
         request = _Ordered(next(self._ids), tuple(texts), options or TranslationOptions(), stream)
         with self._lock:
+            self._stop_preparing()
             stopped = self._stopped
             if not stopped:
                 self._ordered.append(request)
@@ -455,6 +496,7 @@ class TranslationWorker(QObject):
         with self._lock:
             if self._stopped:
                 return doc.id
+            self._stop_preparing()
             self._documents.append(doc)
         self.document_queued.emit(doc.id, doc.source)
         self._wake.emit()
@@ -486,6 +528,7 @@ class TranslationWorker(QObject):
                 self._document.cancel.set()
             self._pending.clear()
             self._review = None
+            self._prepare = None
             dropped = list(self._ordered)
             self._ordered.clear()
             for request in dropped:
@@ -533,6 +576,12 @@ class TranslationWorker(QObject):
                     running = _Running(_Request(review.id, review.source, review.options, REVIEW), review=review)
                     self._running = running
                     job = self._job_review(running)
+                elif self._prepare is not None:
+                    prepare, self._prepare = self._prepare, None
+                    request = _Request(prepare.id, prepare.source, prepare.options, PREPARING)
+                    running = _Running(request, prepare=prepare)
+                    self._running = running
+                    job = self._job_prepare(running)
                 elif self._ordered:
                     ordered = self._ordered[0]
                     self._running = _Running(_Request(ordered.id, "", ordered.options, "api"), ordered.cancel)
@@ -734,7 +783,7 @@ class TranslationWorker(QObject):
             if self._translator is None:
                 failed = NO_MODEL
             else:
-                result = run_review(self._translator, request, running.cancel)
+                result = run_review(self._translator, request, running.cancel, self._review_progress(running))
         except QiaoError as exc:
             failed = str(exc)
         except Exception as exc:  # a bug: the window words it, the worker goes on
@@ -749,6 +798,34 @@ class TranslationWorker(QObject):
             self.alternatives_ready.emit(request.id, result)
         else:
             self.sentence_ready.emit(request.id, result)
+
+    def _job_prepare(self, running: _Running) -> Callable[[], None]:
+        return lambda: self._run_prepare(running)
+
+    def _run_prepare(self, running: _Running) -> None:
+        """Only a speed-up for the next click: whatever goes wrong (cancelled, a problem the click will report
+        itself) is dropped."""
+        if self._translator is None or running.prepare is None:
+            return
+        with contextlib.suppress(Exception):
+            run_review(self._translator, running.prepare, running.cancel)
+
+    def _review_progress(self, running: _Running) -> Callable[[list], None]:
+        """alternatives_progress for `running`: the first list at once (the words the popup waits for), later ones
+        at most one a frame; nothing once a newer request replaced it or it was cancelled."""
+        request_id = running.request.id
+        last_emit: float | None = None
+
+        def report(alternatives: list) -> None:
+            nonlocal last_emit
+            if running.superseded or running.cancel.is_set():
+                return
+            now = time.perf_counter()
+            if last_emit is None or now - last_emit >= FRAME_S:
+                last_emit = now
+                self.alternatives_progress.emit(request_id, alternatives)
+
+        return report
 
     # ---- API requests, on the worker thread ----------------------------------------------------------------------
 

@@ -154,5 +154,7 @@ def test_alternatives_benchmark_runs_on_the_full_model(full_bundle, capsys):  # 
     _, bundle = full_bundle
     assert bench.main(["--bundle", str(bundle), "--runs", "1", "--positions", "0,19", "--beams", "1", "--k", "2"]) == 0
     out = capsys.readouterr().out
-    assert "beams 1 cold: pos 0:" in out and "beams 1 warm: pos 0:" in out and "pos 19:" in out
-    assert "goal ≤ 150 ms" in out
+    assert "beams 1     cold: pos 0:" in out and "beams 1     warm: pos 0:" in out and "pos 19:" in out
+    assert "beams 1 prepared: pos 0:" in out and "prepare_alternatives, while the pointer rests:" in out
+    assert "first ≤ 150 ms" in out and "first alternatives ≤ 150 ms at every position on a first (cold) click" in out
+    assert "/" in out.split("beams 1     cold:")[1].splitlines()[0], "both times, first list and complete list"

@@ -68,6 +68,29 @@ def fake_alternatives(tokens: Sequence[int], position: int, k: int) -> list[Alte
     return out
 
 
+def fake_alternative_steps(tokens: Sequence[int], position: int, k: int) -> list[list[Alternative]]:
+    """What ReviewTranslator.iter_alternatives yields: the bare words (not complete), then each rest one token
+    longer per step, then fake_alternatives' final list."""
+    final = fake_alternatives(tokens, position, k)
+    rest = len(tokens) - position - 1
+    steps = []
+    for grown in range(rest):  # the last partial step has all but the final token of the rest
+        steps.append(
+            [
+                Alternative(
+                    text_of(a.tokens[: position + 1 + grown]),
+                    a.tokens[: position + 1 + grown],
+                    a.score,
+                    position=position,
+                    word=a.word,
+                    complete=False,
+                )
+                for a in final
+            ]
+        )
+    return [*steps, final]
+
+
 def fake_sentence(source: str, options: TranslationOptions | None, prefix: Sequence[int]) -> SentenceResult:
     """What ReviewTranslator.translate_sentence returns: the prefix kept, then "。" unless it ends the prefix;
     with options.alternatives, that many n-best entries (the prefix with another last word)."""
@@ -94,6 +117,13 @@ class ReviewTranslator(FakeTranslator):
         self.cancelled: list[tuple] = []
         self.raise_on_cancel = False
         self.order: list[str] = []  # "stream:<text>" / "alternatives" / "sentence", in the order they ran
+        # iter_alternatives waits for one release of `step_gate` before each list after the first (None: no wait)
+        self.step_gate: threading.Semaphore | None = None
+        self.steps_yielded: list[int] = []  # per iter_alternatives call: how many lists it gave
+        self.prepare_gate: threading.Event | None = None  # holds prepare_alternatives (honouring cancel) until set
+        self.prepared: list[tuple] = []  # (source, tokens, options) of every prepare_alternatives call
+        self.prepare_cancelled: list[tuple] = []
+        self.prepare_error: Exception | None = None
 
     def stream(self, text, options=None, *, cancel=None):
         self.order.append(f"stream:{text}")
@@ -124,6 +154,37 @@ class ReviewTranslator(FakeTranslator):
             return []
         return fake_alternatives(tokens, position, k)
 
+    def iter_alternatives(self, source, tokens, position, options=None, *, k=5, cancel=None):
+        """fake_alternative_steps one by one (the engine's streaming form), `step_gate` pacing them; a cancel stops
+        it before the next list (raising like the engine with `raise_on_cancel`)."""
+        call = ("alternatives", source, tuple(tokens), position, options, k)
+        self.steps_yielded.append(0)
+        if not self._wait(call, cancel):
+            return
+        for i, step in enumerate(fake_alternative_steps(tokens, position, k)):
+            while i and self.step_gate is not None and not self.step_gate.acquire(timeout=0.005):
+                if cancel is not None and cancel.is_set():
+                    break
+            if cancel is not None and cancel.is_set():
+                self.cancelled.append(call)
+                if self.raise_on_cancel:
+                    raise RuntimeError("cancelled")
+                return
+            self.steps_yielded[-1] += 1
+            yield step
+
+    def prepare_alternatives(self, source, tokens, options=None, *, cancel=None) -> None:
+        call = (source, tuple(tokens), options)
+        self.threads_seen.add(threading.get_ident())
+        self.prepared.append(call)
+        self.order.append("prepare")
+        while self.prepare_gate is not None and not self.prepare_gate.wait(0.005):
+            if cancel is not None and cancel.is_set():
+                self.prepare_cancelled.append(call)
+                raise RuntimeError("cancelled")  # as the engine does (SearchCancelled)
+        if self.prepare_error is not None:
+            raise self.prepare_error
+
     def translate_sentence(self, source, options=None, *, prefix=(), cancel=None) -> SentenceResult:
         if not self._wait(("sentence", source, options, tuple(prefix)), cancel):
             return sentence(source, ())
@@ -150,6 +211,7 @@ class ReviewFactory(FakeFactory):
 class ReviewWorker(QObject):
     """The review part of TranslationWorker on the test's thread: records requests; the test emits the answers."""
 
+    alternatives_progress = Signal(int, object)
     alternatives_ready = Signal(int, object)
     sentence_ready = Signal(int, object)
     review_failed = Signal(int, str)
@@ -167,6 +229,11 @@ class ReviewWorker(QObject):
     def sentence(self, source, options, prefix_tokens) -> int:
         self._next += 1
         self.calls.append(("sentence", self._next, source, options, tuple(prefix_tokens)))
+        return self._next
+
+    def prepare_alternatives(self, source, tokens, options) -> int:
+        self._next += 1
+        self.calls.append(("prepare", self._next, source, tuple(tokens), options))
         return self._next
 
     def cancel(self, channel: str = "window") -> None:

@@ -9,7 +9,14 @@ import threading
 import pytest
 from fakes import fixed_locator
 from PySide6.QtCore import Qt
-from review_fakes import FakeReviewWindow, ReviewFactory, fake_alternatives, fake_sentence, text_of
+from review_fakes import (
+    FakeReviewWindow,
+    ReviewFactory,
+    fake_alternative_steps,
+    fake_alternatives,
+    fake_sentence,
+    text_of,
+)
 from test_alternatives_controller import BRIDGE, FIRST, SECOND, SHOWN, THIRD, click
 
 from engine.options import TranslationOptions
@@ -68,3 +75,18 @@ def test_a_second_click_before_the_answer_wins(qtbot, setup):
     expected = fake_alternatives(THIRD[1], 2, 5)
     qtbot.waitUntil(lambda: popup.alternatives() == expected, timeout=5000)
     assert [c[1] for c in factory.translator.cancelled] == [SECOND[0]]
+
+
+def test_the_words_show_while_the_rests_are_decoded_then_fill_in(qtbot, setup):
+    window, factory = setup(ReviewFactory())
+    factory.translator.step_gate = threading.Semaphore(0)  # the rests wait until the test lets them go
+    click(qtbot, window, SHOWN.index("喜"))
+    popup = window.alternatives.popup
+    steps = fake_alternative_steps(SECOND[1], 1, 5)
+    qtbot.waitUntil(lambda: popup.alternatives() == steps[0], timeout=5000)
+    assert popup.list.item(0).text().endswith("…") and popup.list.currentRow() == 0
+    qtbot.keyClick(popup.list, Qt.Key.Key_Down)
+    factory.translator.step_gate.release(len(steps))
+    qtbot.waitUntil(lambda: popup.alternatives() == steps[-1], timeout=5000)
+    assert popup.list.currentRow() == 1, "the row chosen while the rests came is still the current one"
+    assert not any(popup.list.item(i).text().endswith("…") for i in range(popup.list.count()))

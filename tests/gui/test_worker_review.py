@@ -8,11 +8,12 @@ import threading
 
 import pytest
 from fakes import fixed_locator
-from review_fakes import ReviewFactory, fake_alternatives, fake_sentence, ids
+from review_fakes import ReviewFactory, fake_alternative_steps, fake_alternatives, fake_sentence, ids
 from test_worker import Recorder, _Sink
 
 from engine.errors import QiaoError
 from engine.options import TranslationOptions
+from gui.review_requests import alternatives_request, run_review
 from gui.worker import CANCELLED, INTERNAL, NO_MODEL, WorkerThread
 
 REVIEW = ("alternatives_ready", "sentence_ready", "review_failed")
@@ -22,13 +23,18 @@ TOKENS = ids("我", "喜欢", "这", "座", "桥", "。")
 class Rec(Recorder):
     def __init__(self, worker) -> None:
         super().__init__(worker)
-        for name in REVIEW:
+        for name in (*REVIEW, "alternatives_progress"):
             sink = _Sink(name, self)
             self.sinks.append(sink)
             getattr(worker, name).connect(sink.hit)
 
     def answers(self) -> list[tuple]:
         return [e for e in self.events if e[0] in REVIEW]
+
+    def review_events(self, request_id: int) -> list[tuple]:
+        """(signal name, payload) of everything the review channel said about `request_id`, in order."""
+        names = (*REVIEW, "alternatives_progress")
+        return [(e[0], e[2]) for e in self.events if e[0] in names and e[1] == request_id]
 
 
 @pytest.fixture
@@ -146,9 +152,10 @@ def test_the_windows_translation_runs_first_then_review_then_the_popup(qtbot, en
     blocker = wt.worker.translate("the", channel="popup")  # holds the engine until the gate opens
     qtbot.waitUntil(lambda: factory.translator.order == ["stream:the"], timeout=5000)
     wt.worker.translate_ordered(["language"])
-    popup = wt.worker.translate("bridge", channel="popup")
     review = wt.worker.alternatives("x", TOKENS, 0, None)
     window = wt.worker.translate("hello")
+    # last: it cancels the blocker (same channel), so everything waits before the worker chooses what runs next
+    popup = wt.worker.translate("bridge", channel="popup")
     gate.set()
     qtbot.waitUntil(lambda: len(factory.translator.order) == 5, timeout=5000)
     qtbot.waitUntil(lambda: len(rec.of("translation_finished")) == 2 and bool(rec.answers()), timeout=5000)
@@ -197,3 +204,144 @@ def test_a_position_outside_the_sentence_is_refused(engine):
         wt.worker.alternatives("x", TOKENS, len(TOKENS), None)
     with pytest.raises(ValueError, match="unknown channel"):
         wt.worker.translate("x", channel="review")
+
+
+# ---- the words first, the rests after (alternatives_progress) ------------------------------------------------
+
+
+def gated(engine):
+    """A worker whose translator yields its first list (the words) at once and every later one on a release."""
+    wt, rec, factory = engine()
+    factory.translator.step_gate = threading.Semaphore(0)
+    return wt, rec, factory
+
+
+def test_the_words_come_before_the_rests_and_the_final_list_last(qtbot, engine):
+    wt, rec, factory = gated(engine)
+    rid = wt.worker.alternatives("I like this bridge.", TOKENS, 1, None, k=3)
+    steps = fake_alternative_steps(TOKENS, 1, 3)
+    qtbot.waitUntil(lambda: bool(rec.review_events(rid)), timeout=5000)
+    assert rec.review_events(rid) == [("alternatives_progress", steps[0])], "the words, while the rests wait"
+    assert all(not a.complete and len(a.tokens) == 2 for a in steps[0])
+    factory.translator.step_gate.release(len(steps))
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    events = rec.review_events(rid)
+    assert events[-1] == ("alternatives_ready", fake_alternatives(TOKENS, 1, 3))
+    progress = [payload for name, payload in events[:-1]]
+    assert all(name == "alternatives_progress" for name, _ in events[:-1])
+    assert progress == [s for s in steps[:-1] if s in progress], "updates in order, at most one per frame"
+    assert progress[0] == steps[0]
+    assert factory.translator.steps_yielded == [len(steps)]
+
+
+def test_a_newer_request_stops_the_updates_of_the_older_one(qtbot, engine):
+    wt, rec, factory = gated(engine)
+    first = wt.worker.alternatives("one", TOKENS, 1, None, k=3)
+    qtbot.waitUntil(lambda: bool(rec.review_events(first)), timeout=5000)
+    second = wt.worker.alternatives("two", TOKENS, 3, None, k=2)  # cancels `first` while its rests wait
+    qtbot.waitUntil(lambda: len(factory.translator.cancelled) == 1, timeout=5000)
+    factory.translator.step_gate.release(100)
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    qtbot.waitUntil(lambda: not wt.worker.is_busy("review"), timeout=5000)
+    assert rec.review_events(first) == [("alternatives_progress", fake_alternative_steps(TOKENS, 1, 3)[0])]
+    assert rec.answers() == [("alternatives_ready", second, fake_alternatives(TOKENS, 3, 2))]
+    assert rec.review_events(second)[0] == ("alternatives_progress", fake_alternative_steps(TOKENS, 3, 2)[0])
+    assert factory.translator.steps_yielded[0] == 1, "the older one stopped before its next step"
+
+
+@pytest.mark.parametrize("raises", [False, True], ids=["returns", "raises"])
+def test_cancel_after_the_words_reports_cancelled_and_nothing_more(qtbot, engine, raises):
+    wt, rec, factory = gated(engine)
+    factory.translator.raise_on_cancel = raises
+    rid = wt.worker.alternatives("x", TOKENS, 0, None, k=2)
+    qtbot.waitUntil(lambda: bool(rec.review_events(rid)), timeout=5000)
+    wt.worker.cancel("review")
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    factory.translator.step_gate.release(100)  # too late: nothing runs any more
+    qtbot.waitUntil(lambda: not wt.worker.is_busy("review"), timeout=5000)
+    assert rec.review_events(rid) == [
+        ("alternatives_progress", fake_alternative_steps(TOKENS, 0, 2)[0]),
+        ("review_failed", CANCELLED),
+    ]
+
+
+def test_run_review_sends_the_unfinished_lists_and_returns_the_final_one():
+    class Blocking:
+        def alternatives(self, source, tokens, position, options, *, k, cancel):
+            return fake_alternatives(tokens, position, k)[:1]  # told apart from the stream's final list
+
+    class Streaming(Blocking):
+        def iter_alternatives(self, source, tokens, position, options, *, k, cancel):
+            yield from fake_alternative_steps(tokens, position, k)
+
+    request = alternatives_request(1, "x", TOKENS, 2, None, 4)
+    seen: list = []
+    steps = fake_alternative_steps(TOKENS, 2, 4)
+    assert run_review(Streaming(), request, threading.Event(), seen.append) == steps[-1]
+    assert seen == steps[:-1] and all(not all(a.complete for a in s) for s in seen)
+    seen.clear()
+    assert run_review(Blocking(), request, threading.Event(), seen.append) == fake_alternatives(TOKENS, 2, 4)[:1]
+    assert seen == [], "a translator without the streaming form gives the final list only"
+    assert run_review(Streaming(), request, threading.Event()) == fake_alternatives(TOKENS, 2, 4)[:1], "blocking"
+
+
+# ---- prepare_alternatives: a sentence's start decoded before the click -----------------------------------------
+
+
+def test_prepare_runs_on_the_worker_thread_and_reports_nothing(qtbot, engine):
+    wt, rec, factory = engine()
+    options = TranslationOptions(beams=2)
+    wt.worker.prepare_alternatives("I like this bridge.", TOKENS, options)
+    qtbot.waitUntil(lambda: bool(factory.translator.prepared), timeout=5000)
+    rid = wt.worker.sentence("x", None, ())  # runs after it: the worker went on
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    assert factory.translator.prepared == [("I like this bridge.", TOKENS, options)]
+    assert [(e[0], e[1]) for e in rec.answers()] == [("sentence_ready", rid)], "the prepare itself said nothing"
+    assert threading.get_ident() not in factory.translator.threads_seen
+
+
+def test_a_click_stops_a_running_prepare_and_drops_a_waiting_one(qtbot, engine):
+    wt, rec, factory = engine()
+    tr = factory.translator
+    tr.prepare_gate = threading.Event()
+    wt.worker.prepare_alternatives("one", TOKENS, None)
+    qtbot.waitUntil(lambda: len(tr.prepared) == 1, timeout=5000)
+    assert not wt.worker.is_busy("review"), "a prepare is nobody's request to wait for"
+    wt.worker.prepare_alternatives("two", TOKENS, None)  # replaces the running one (stopped) and waits
+    qtbot.waitUntil(lambda: len(tr.prepare_cancelled) == 1, timeout=5000)
+    qtbot.waitUntil(lambda: len(tr.prepared) == 2, timeout=5000)
+    wt.worker.prepare_alternatives("three", TOKENS, None)  # waits behind nothing: replaces "two" (stopped)
+    rid = wt.worker.alternatives("one", TOKENS, 2, None, k=2)  # the click: "three" is dropped or stopped
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    assert rec.answers() == [("alternatives_ready", rid, fake_alternatives(TOKENS, 2, 2))]
+    tr.prepare_gate.set()
+    qtbot.waitUntil(lambda: not wt.worker.is_busy("review"), timeout=5000)
+    assert [c[0] for c in tr.prepared][:2] == ["one", "two"]
+    assert [c[0] for c in tr.prepare_cancelled] == [c[0] for c in tr.prepared], "every prepare gave way"
+    assert tr.order[-1] == "alternatives", "nothing prepared after the click (it would replace the click's start)"
+
+
+def test_a_window_translation_stops_a_running_prepare(qtbot, engine):
+    wt, rec, factory = engine()
+    tr = factory.translator
+    tr.prepare_gate = threading.Event()
+    wt.worker.prepare_alternatives("one", TOKENS, None)
+    qtbot.waitUntil(lambda: len(tr.prepared) == 1, timeout=5000)
+    window = wt.worker.translate("hello")
+    qtbot.waitUntil(lambda: bool(rec.of("translation_finished")), timeout=5000)
+    assert rec.of("translation_finished")[0][0] == window
+    assert tr.prepare_cancelled == [("one", TOKENS, TranslationOptions())]
+    assert tr.order == ["prepare", "stream:hello"]
+
+
+def test_a_failing_prepare_is_dropped_silently(qtbot, engine):
+    wt, rec, factory = engine()
+    factory.translator.prepare_error = RuntimeError("boom")
+    wt.worker.prepare_alternatives("x", TOKENS, None)
+    qtbot.waitUntil(lambda: bool(factory.translator.prepared), timeout=5000)
+    rid = wt.worker.alternatives("x", TOKENS, 0, None, k=1)
+    qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
+    assert rec.answers() == [("alternatives_ready", rid, fake_alternatives(TOKENS, 0, 1))]
+    assert not rec.of("error")
+    with pytest.raises(ValueError):
+        wt.worker.prepare_alternatives("x", (), None)
