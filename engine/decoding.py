@@ -108,6 +108,9 @@ class LogitsProcessor:
         self.max_lengths = max_lengths  # per score row, total length including the start token
         # per score row: the decoder prompt's length (start token + forced prefix), which min_new_tokens skips
         self.prompt = np.ones_like(max_lengths) if prompt is None else prompt
+        # from these lengths on no row can have eos banned / none has reached its forced eos yet (checks skipped)
+        self.bans_end = max(params.min_length, int(self.prompt.max(initial=1)) + params.min_new_tokens)
+        self.forced_from = int(max_lengths.min(initial=1)) - 1
         single = [w[0] for w in params.bad_words if len(w) == 1]
         self.single_bad = np.array(single, dtype=np.int64)
         self.multi_bad = [w for w in params.bad_words if len(w) > 1]
@@ -133,10 +136,11 @@ class LogitsProcessor:
             assert hist is not None
             for banned_rows, token in multi_word_bans(hist, cur_len, self.multi_bad):
                 scores[banned_rows, token] = NEG_INF
-        ban = self.eos_banned(cur_len, rows)
-        if ban.any():
-            scores[ban, p.eos_id] = NEG_INF
-        if p.forced_eos_id is not None:
+        if cur_len < self.bans_end:
+            ban = self.eos_banned(cur_len, rows)
+            if ban.any():
+                scores[ban, p.eos_id] = NEG_INF
+        if p.forced_eos_id is not None and cur_len >= self.forced_from:
             forced = self.forced_eos(cur_len, rows)
             if forced.any():
                 scores[forced] = NEG_INF
