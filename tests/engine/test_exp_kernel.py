@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from engine.exp_kernel import ExpKernel, exp_model, shared_kernel
-from engine.search_scores import DIRECT_RANGE, ChosenLogprobs
+from engine.search_scores import DIRECT_RANGE, KERNEL_MIN_SCORES, ChosenLogprobs
 
 V = 65001
 
@@ -113,6 +113,26 @@ def test_chosen_logprobs_paths_and_buffers():
     assert lp_of(forced, np.array([0]))[0] == 0.0
     outside = scores + np.float32(DIRECT_RANGE[1] + 10)
     assert np.abs(lp_of(outside.copy(), tokens) - _reference(outside, tokens)).max() <= 1e-6
+
+
+def test_small_vocabularies_skip_the_kernel():
+    class Counting:
+        calls = 0
+
+        def bind(self, x, out):
+            Counting.calls += 1
+            return shared_kernel().bind(x, out)
+
+    lp_of = ChosenLogprobs(Counting())
+    rng = np.random.default_rng(9)
+    small = (rng.standard_normal((2, 1882)) * 3).astype(np.float32)
+    tokens = np.argmax(small, axis=-1)
+    assert np.abs(lp_of(small.copy(), tokens) - _reference(small, tokens)).max() <= 1e-6
+    assert Counting.calls == 0 and small.size < KERNEL_MIN_SCORES
+    big = _rows(rng, 1, 3.0, 0.0)
+    tokens = np.argmax(big, axis=-1)
+    assert np.abs(lp_of(big.copy(), tokens) - _reference(big, tokens)).max() <= 1e-6
+    assert Counting.calls == 1
 
 
 def test_renormalised_scores_are_read_as_they_are():
