@@ -26,8 +26,8 @@ import numpy as np
 from engine.onnx_model import EncoderState
 from engine.repetition import repeating_tail
 from engine.search_scores import (
+    ChosenLogprobs,
     beam_output,
-    chosen_logprobs,
     common_prefix,
     forced_row_logprobs,
     hypothesis,
@@ -108,6 +108,9 @@ class LogitsProcessor:
         self.max_lengths = max_lengths  # per score row, total length including the start token
         # per score row: the decoder prompt's length (start token + forced prefix), which min_new_tokens skips
         self.prompt = np.ones_like(max_lengths) if prompt is None else prompt
+        # from these lengths on no row can have eos banned / none has reached its forced eos yet (checks skipped)
+        self.bans_end = max(params.min_length, int(self.prompt.max(initial=1)) + params.min_new_tokens)
+        self.forced_from = int(max_lengths.min(initial=1)) - 1
         single = [w[0] for w in params.bad_words if len(w) == 1]
         self.single_bad = np.array(single, dtype=np.int64)
         self.multi_bad = [w for w in params.bad_words if len(w) > 1]
@@ -133,10 +136,11 @@ class LogitsProcessor:
             assert hist is not None
             for banned_rows, token in multi_word_bans(hist, cur_len, self.multi_bad):
                 scores[banned_rows, token] = NEG_INF
-        ban = self.eos_banned(cur_len, rows)
-        if ban.any():
-            scores[ban, p.eos_id] = NEG_INF
-        if p.forced_eos_id is not None:
+        if cur_len < self.bans_end:
+            ban = self.eos_banned(cur_len, rows)
+            if ban.any():
+                scores[ban, p.eos_id] = NEG_INF
+        if p.forced_eos_id is not None and cur_len >= self.forced_from:
             forced = self.forced_eos(cur_len, rows)
             if forced.any():
                 scores[forced] = NEG_INF
@@ -190,11 +194,14 @@ def greedy_search(
     tokens = np.full(batch, params.decoder_start_id, dtype=np.int64)
     run = model.start(enc, max_len)
     cur_len = 1
-    buf: np.ndarray | None = None  # _chosen_logprobs' scratch, sized by the first (largest) step
+    chosen_logprobs = ChosenLogprobs()
+    longest = int(plen.max(initial=0))
+    none_forced = np.zeros(0, dtype=np.int64)
     while active.size:
         logits = run.step(tokens)
         scores = logits.astype(np.float32, copy=False)
-        forced = np.flatnonzero(plen[active] >= cur_len)  # rows still inside their prefix
+        # rows still inside their prefix (each numpy call costs µs with the caches cold after a decoder step)
+        forced = np.flatnonzero(plen[active] >= cur_len) if cur_len <= longest else none_forced
         if forced.size:
             forced_tokens = ptab[active[forced], cur_len - 1]
             forced_lp = forced_row_logprobs(run, scores, forced, forced_tokens)
@@ -204,13 +211,12 @@ def greedy_search(
             seen = hist[active] if proc.multi_bad else None
             scores = proc(scores, seen, cur_len, active)
             next_tokens = np.argmax(scores, axis=-1)
-            if buf is None:
-                buf = np.empty(scores.size, dtype=np.float32)
-            lp = chosen_logprobs(scores, next_tokens, params.renormalize, buf)
+            lp = chosen_logprobs(scores, next_tokens, params.renormalize)
             if forced.size:
                 next_tokens[forced] = forced_tokens
                 lp[forced] = forced_lp
-        hist[active, cur_len] = next_tokens
+        if proc.multi_bad:  # the history is read by multi-token bad words only
+            hist[active, cur_len] = next_tokens
         cur_len += 1
         keep = []
         for i, (r, tok, x) in enumerate(zip(active.tolist(), next_tokens.tolist(), lp.tolist())):

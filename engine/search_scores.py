@@ -6,10 +6,12 @@ over the rows of a step (a Python loop per row and step would cost more than the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from engine.exp_kernel import ExpBinding, ExpKernel, shared_kernel
 from engine.repetition import MAX_PERIOD, MIN_REPEATS, MIN_SPAN
 from engine.search_types import Hypothesis, RowExtras, SentenceOutput
 
@@ -106,21 +108,66 @@ def sentence_output(hyps: Sequence[Hypothesis], repeated: bool = False) -> Sente
     return SentenceOutput(best=hyps[0], nbest=tuple(hyps), repeated=repeated)
 
 
-def chosen_logprobs(scores: np.ndarray, tokens: np.ndarray, normalized: bool, buf: np.ndarray) -> np.ndarray:
-    """log_softmax(scores)[row, tokens[row]] where tokens are the rows' argmax (their max is the chosen value).
+# Σ exp(x) straight from the scores, without a shifted copy, when every row's max lies in here: the sum stays finite in
+# float32 (65,001 · e^60 ≈ 7.6e30) and what underflows (x < −87) is under 1e-16 of the max's own term.
+DIRECT_RANGE = (-40.0, 60.0)
+# Below this many scores a call into ORT (~0.03 ms warm, ~0.1 ms right after a decoder step) costs more than numpy's
+# exp over them (the tiny fixture's 1,882-id vocabulary measured slower with the kernel).
+KERNEL_MIN_SCORES = 32768
 
-    numpy's exp over the vocabulary costs about what the bundle's scorer (ORT LogSoftmax) does for one row, and the
-    scorer, a second thread pool beside the decoder's, measured ~1 ms a call inside the loop: numpy it is.
 
-    `buf` (≥ scores' size, kept for the whole search) takes the shifted exponentials: a fresh 2 MB temporary per
-    step would be a new mapping above the allocator's mmap threshold, faulted in every step (engine.native_memory)."""
-    chosen = scores[np.arange(len(tokens)), tokens]
-    if normalized:  # renormalised processing already returned log-probabilities
-        return chosen
-    shifted = buf[: scores.size].reshape(scores.shape)
-    np.subtract(scores, chosen[:, None], out=shifted)
-    np.exp(shifted, out=shifted)
-    return -np.log(np.sum(shifted, axis=-1))  # chosen − logsumexp, the max being the chosen value
+class ChosenLogprobs:
+    """log_softmax(scores)[row, tokens[row]] where tokens are the rows' argmax, for greedy's every step.
+
+    The exp over the vocabulary is the cost (engine.exp_kernel: ORT's Exp where it loads and the scores are many,
+    KERNEL_MIN_SCORES; numpy's otherwise); the sum stays numpy's pairwise float32 one, within ~1e-7 of float64.
+    With every row's max in DIRECT_RANGE, lse = log Σ exp(x) is taken straight from the scores, in place (the
+    processed scores are the search's scratch: the logits processors already write into them, and nothing reads
+    them after the choice), and the log-probability in float64 beside the float32 max; otherwise the rows are
+    shifted by their max into a buffer first (lse = max + log Σ exp(x − max)). Returns float64 log-probabilities.
+
+    The buffer is made on the first (largest) step and kept for the whole search: a fresh 2 MB temporary per step
+    would be a new mapping above the allocator's mmap threshold, faulted in every step (engine.native_memory)."""
+
+    def __init__(self, kernel: ExpKernel | bool | None = True) -> None:
+        """`kernel`: True for the shared ORT kernel (None where it cannot load), None or False for numpy's exp."""
+        self.kernel = shared_kernel() if kernel is True else kernel or None
+        self._binding: ExpBinding | None = None
+        self._buf: np.ndarray | None = None
+
+    def __call__(self, scores: np.ndarray, tokens: np.ndarray, normalized: bool = False) -> np.ndarray:
+        """`normalized`: the scores are log-probabilities already (renormalised processing), read as they are."""
+        # scalar reads and Python floats: each numpy call costs µs with the caches cold after a decoder step
+        values = [float(scores[r, t]) for r, t in enumerate(tokens.tolist())]
+        if normalized:
+            return np.array(values, dtype=np.float64)
+        lo, hi = DIRECT_RANGE
+        if not (lo <= min(values) and max(values) <= hi):
+            chosen = np.array(values, dtype=np.float32)[:, None]
+            shifted = np.subtract(scores, chosen, out=self._buffer(scores.shape), dtype=np.float32)
+            self._exp(shifted, shifted)
+            return -np.log(np.sum(shifted, axis=-1, dtype=np.float32).astype(np.float64))
+        if scores.dtype == np.float32 and scores.flags.c_contiguous and scores.flags.writeable:
+            x = out = scores
+        else:
+            x, out = np.ascontiguousarray(scores, dtype=np.float32), self._buffer(scores.shape)
+        self._exp(x, out)
+        totals = np.sum(out, axis=-1).tolist()
+        return np.array([c - math.log(t) for c, t in zip(values, totals)], dtype=np.float64)
+
+    def _exp(self, x: np.ndarray, out: np.ndarray) -> None:
+        if self.kernel is None or x.size < KERNEL_MIN_SCORES:
+            np.exp(x, out=out)
+            return
+        if self._binding is None or not self._binding.matches(x, out):
+            self._binding = self.kernel.bind(x, out)  # rebound only when the batch shrinks (a new logits array)
+        self._binding.run()
+
+    def _buffer(self, shape: tuple[int, ...]) -> np.ndarray:
+        size = int(np.prod(shape))
+        if self._buf is None or self._buf.size < size:
+            self._buf = np.empty(size, dtype=np.float32)
+        return self._buf[:size].reshape(shape)
 
 
 def running_best(seq: np.ndarray, params) -> list[int]:

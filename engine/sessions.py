@@ -64,14 +64,15 @@ def session_options(threads: int | None = None, spinning: bool = False) -> ort.S
 
 
 def inference_session(
-    path: Path, options: ort.SessionOptions, providers: list[str] | None = None
+    path: Path | bytes, options: ort.SessionOptions, providers: list[str] | None = None
 ) -> ort.InferenceSession:
-    """A session for `path` on `providers` (ONNX Runtime names, `EngineConfig.ort_providers`; default: the CPU);
-    raises RuntimeError if onnxruntime was loaded with its telemetry on (the process would contact the vendor's
-    telemetry host, which Qiao promises never to do)."""
+    """A session for `path` (or a serialised model's bytes) on `providers` (ONNX Runtime names,
+    `EngineConfig.ort_providers`; default: the CPU); raises RuntimeError if onnxruntime was loaded with its telemetry
+    on (the process would contact the vendor's telemetry host, which Qiao promises never to do)."""
     require_applied()
     chosen = list(providers) if providers else ["CPUExecutionProvider"]
-    return ort.InferenceSession(str(path), sess_options=options, providers=chosen)
+    model = path if isinstance(path, bytes) else str(path)
+    return ort.InferenceSession(model, sess_options=options, providers=chosen)
 
 
 def create_session(
