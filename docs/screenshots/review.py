@@ -32,8 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-# Sentences the tiny fixture model knows, plus one it does not (its words come out unsure).
-TEXT = "My brother works at a bank. The purple elephant sings loudly. See you tomorrow."
+# Sentences the tiny fixture model knows, one it does not (its words come out unsure), and one whose link it drops
+# (the guards flag it: a mark in the margin).
+TEXT = "My brother works at a bank. The purple elephant sings loudly. See you tomorrow.\nVisit https://qiao.example/help for more."
 GLOSSARY_TEXT = "My brother works at a bank."
 
 

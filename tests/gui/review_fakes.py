@@ -116,6 +116,9 @@ class ReviewTranslator(FakeTranslator):
         self.review_error: Exception | None = None
         self.cancelled: list[tuple] = []
         self.raise_on_cancel = False
+        # When set to an Event, a cancel is noticed only once it is set too: a test can queue several requests
+        # before the worker thread moves on (no race with the test's own thread)
+        self.notice_cancel: threading.Event | None = None
         self.order: list[str] = []  # "stream:<text>" / "alternatives" / "sentence", in the order they ran
         # iter_alternatives waits for one release of `step_gate` before each list after the first (None: no wait)
         self.step_gate: threading.Semaphore | None = None
@@ -138,7 +141,8 @@ class ReviewTranslator(FakeTranslator):
         # must see the call cancelled, whichever the waiting thread notices first.
         while True:
             released = self.review_gate is None or self.review_gate.wait(0.005)
-            if cancel is not None and cancel.is_set():
+            noticed = self.notice_cancel is None or self.notice_cancel.is_set()
+            if cancel is not None and cancel.is_set() and noticed:
                 self.cancelled.append(call)
                 if self.raise_on_cancel:  # as engine.alternatives does (SearchCancelled)
                     raise RuntimeError("cancelled")

@@ -95,8 +95,10 @@ def test_a_newer_review_request_cancels_the_running_one_and_replaces_the_waiting
     first = wt.worker.alternatives("one", TOKENS, 1, None)
     qtbot.waitUntil(lambda: len(factory.translator.review_calls) == 1, timeout=5000)
     assert wt.worker.is_busy("review")
+    factory.translator.notice_cancel = threading.Event()  # `first` goes on until both requests below are queued
     second = wt.worker.alternatives("two", TOKENS, 2, None)  # cancels `first` through its event
     third = wt.worker.sentence("three", None, TOKENS[:2])  # replaces `second` before it ever starts
+    factory.translator.notice_cancel.set()
     qtbot.waitUntil(lambda: len(factory.translator.cancelled) == 1, timeout=5000)
     gate.set()
     qtbot.waitUntil(lambda: bool(rec.answers()), timeout=5000)
