@@ -190,6 +190,15 @@ class SessionStore(QObject):
         source = window.requests.translated_source  # the controller reports only its current request
         if result.cancelled or source is None or not result.text:
             return
+        # Saved on the next turn of the event loop: for a huge text the window's own finishing work and this save
+        # (~0.15 s each for 72 000 sentences) would otherwise freeze the UI back to back in one turn.
+        QTimer.singleShot(0, lambda: self._save_finished(result, source))
+
+    def _save_finished(self, result: Translation, source: str) -> None:
+        """The deferred save of a finished translation, unless a newer request has replaced it since."""
+        requests = self.window.requests
+        if requests.last_result is not result or requests.translated_source != source or self.window.translating:
+            return
         self._save(source, result.text)
 
     @Slot()
