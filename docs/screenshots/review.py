@@ -32,9 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-# Sentences the tiny fixture model knows, one it does not (its words come out unsure), and one whose link it drops
-# (the guards flag it: a mark in the margin).
-TEXT = "My brother works at a bank. The purple elephant sings loudly. See you tomorrow.\nVisit https://qiao.example/help for more."
+# Sentences the tiny fixture model knows, one it does not (its words come out unsure), and a line with a link (the
+# glossary's protection keeps it verbatim).
+TEXT = (
+    "My brother works at a bank. The purple elephant sings loudly. See you tomorrow.\n"
+    "Visit https://qiao.example/help for more."
+)
 GLOSSARY_TEXT = "My brother works at a bank."
 
 
@@ -110,7 +113,10 @@ class Shots:
         source = self.window.source
         source.setFocus()
         source.selectAll()
-        self.QTest.keyClicks(source, text)
+        for n, line in enumerate(text.split("\n")):
+            if n:
+                self.QTest.keyClick(source, Qt.Key.Key_Return)
+            self.QTest.keyClicks(source, line)
         before = self.finished
         self.QTest.keyClick(source, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
         self.wait(lambda: self.finished > before and not self.window.requests.translating, "the translation")
@@ -143,10 +149,12 @@ class Shots:
         self.QTest.mouseClick(editor.viewport(), Qt.MouseButton.LeftButton, pos=self.point_of(pos))
 
     def unsure_token(self) -> tuple[int, int]:
-        """(sentence, token) of the least sure token that is not punctuation."""
+        """(sentence, token) of the least sure word-like token outside the link sentence."""
         pane = self.window.target_pane
         best = None
         for i, s in enumerate(pane.sentences()):
+            if "://" in s.source:
+                continue  # the link sentence is there for its margin mark
             for t, (lp, (a, b)) in enumerate(zip(s.logprobs, s.token_spans)):
                 text = s.text[a:b] if s.text else ""
                 if b > a and any(ch.isalnum() for ch in text) and (best is None or lp < best[0]):
