@@ -17,6 +17,7 @@ import os
 import re
 from pathlib import Path
 
+from engine.atomic_write import write_atomic
 from engine.errors import InputError
 from engine.glossary import Glossary, GlossaryEntry
 
@@ -237,17 +238,7 @@ def write_glossary(glossary: Glossary, path: str | os.PathLike[str], format: str
     fmt = format or _format_of(path) or "tsv"
     data = format_glossary(glossary, fmt).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    write_atomic(path, data)
     if os.name == "posix":
         with contextlib.suppress(OSError):
             fd = os.open(path.parent, os.O_RDONLY)

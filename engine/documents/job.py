@@ -15,7 +15,6 @@ import dataclasses
 import hashlib
 import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine import __version__
+from engine.atomic_write import write_atomic
 from engine.documents import progress_file, registry
 from engine.documents.inline import distribute, runs_alone
 from engine.documents.model import DocumentError, DocumentFormat, Extracted, Unit
@@ -533,50 +533,3 @@ def _extract(fmt: DocumentFormat, source: Path, data: bytes) -> Extracted:
         raise DocumentError(message if source.name in message else f"{source.name}: {message}") from exc
     except Exception as exc:
         raise DocumentError(f"{source.name}: cannot read this {fmt.label} ({type(exc).__name__}: {exc})") from exc
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `path` whole or not at all: a temporary file in its folder, fsynced, then renamed over it."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        if os.name != "nt":  # mkstemp makes it 0600: a result is an ordinary file, as the user's umask says
-            os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    _sync_folder(path.parent)
-
-
-def _umask() -> int:
-    """This process' umask, read without changing it where Linux tells it (os.umask would set it for a moment for
-    every thread); elsewhere set and restored at once."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable where the system allows it (POSIX); best effort."""
-    if os.name == "nt":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

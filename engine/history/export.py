@@ -6,12 +6,9 @@ interrupted export never leaves half a file where a previous export was.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import fields
 from pathlib import Path
@@ -58,20 +55,3 @@ def render(entries: Iterable[HistoryEntry], format: str) -> str:
         row = (e.id, e.created, e.pair, e.model, e.precision, e.variant or "", e.beams or "", e.source, e.output)
         writer.writerow((*row, _edited(e)))
     return out.getvalue()
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` (UTF-8) in one rename; a failure leaves the old file, and no temporary one."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from engine.atomic_write import write_atomic
 from engine.history import export as export_mod
 from engine.history import schema, search
 from engine.history.errors import HistoryDamaged, HistoryError, HistoryTooNew
@@ -355,7 +356,7 @@ class HistoryStore:
             return self._entries(db, rows)
 
         entries = self._run(work)
-        export_mod.write_atomic(Path(path), export_mod.render(entries, format))
+        write_atomic(Path(path), export_mod.render(entries, format).encode("utf-8"))
         return len(entries)
 
     # ---- edits and the translation memory ------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import atomic_write
 from engine.errors import QiaoError
 from engine.history import export as export_mod
 from engine.history.errors import HistoryError
@@ -209,7 +210,7 @@ def test_export_is_atomic(store: HistoryStore, tmp_path: Path, monkeypatch: pyte
     def fail(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(export_mod.os, "replace", fail)
+    monkeypatch.setattr(atomic_write.os, "replace", fail)
     with pytest.raises(OSError):
         store.export(out, "jsonl")
     assert out.read_text(encoding="utf-8") == "the previous export\n"
