@@ -37,6 +37,7 @@ from engine.decoding import (
     log_softmax,
 )
 from engine.onnx_model import EncoderState
+from engine.search_scores import BadWordIndex
 from engine.search_types import Constraint, Hypothesis, RowExtras, SentenceOutput
 
 _DEAD = -1.0e30  # log-probabilities at or below this are banned tokens
@@ -255,6 +256,7 @@ class _Search:
         self.cur_len = 1
         self.proc = LogitsProcessor(params, np.asarray(limits))
         self.multi_bad = [w for w in params.bad_words if len(w) > 1]
+        self.bad_index = BadWordIndex(self.multi_bad)
         ban_possible = params.min_length > 0 or params.min_new_tokens > 0
         exact_needed = params.renormalize and (ban_possible or self.multi_bad)
         self.scorer = None if exact_needed else model.scorer(params)  # None: full-vocabulary log-softmax
@@ -301,7 +303,7 @@ class _Search:
         p = self.p
         out = {p.eos_id} if self.cur_len < p.min_length or self.cur_len - 1 < p.min_new_tokens else set()
         seq = [p.decoder_start_id, *h.tokens]
-        out.update(w[-1] for w in self.multi_bad if seq[len(seq) - len(w) + 1 :] == list(w[:-1]))
+        out.update(self.bad_index.after(seq))
         return out
 
     def _candidates(self, row: _Row, base: int, values, ids, proc, raw) -> list[_Cand]:

@@ -26,13 +26,13 @@ import numpy as np
 from engine.onnx_model import EncoderState
 from engine.repetition import repeating_tail
 from engine.search_scores import (
+    BadWordIndex,
     ChosenLogprobs,
     beam_output,
     common_prefix,
     forced_row_logprobs,
     hypothesis,
     looping,
-    multi_word_bans,
     prefix_matrix,
     row_prefixes,
     running_best,
@@ -114,6 +114,7 @@ class LogitsProcessor:
         single = [w[0] for w in params.bad_words if len(w) == 1]
         self.single_bad = np.array(single, dtype=np.int64)
         self.multi_bad = [w for w in params.bad_words if len(w) > 1]
+        self.bad_index = BadWordIndex(self.multi_bad)
 
     def eos_banned(self, cur_len: int, rows: np.ndarray) -> np.ndarray:
         """Per score row: a minimum length forbids ending now."""
@@ -134,7 +135,7 @@ class LogitsProcessor:
             scores[:, self.single_bad] = NEG_INF
         if self.multi_bad:
             assert hist is not None
-            for banned_rows, token in multi_word_bans(hist, cur_len, self.multi_bad):
+            for banned_rows, token in self.bad_index.bans(hist, cur_len):
                 scores[banned_rows, token] = NEG_INF
         if cur_len < self.bans_end:
             ban = self.eos_banned(cur_len, rows)
@@ -367,7 +368,7 @@ def beam_search(
         elif scorer is not None:
             eos_ban = proc.eos_banned(cur_len, rows).reshape(batch, k)[:, 0]
             forced_eos = (max_lengths - 1 == cur_len) if params.forced_eos_id is not None else np.zeros(batch, bool)
-            bans = multi_word_bans(hist, cur_len, proc.multi_bad) if hist is not None else []
+            bans = proc.bad_index.bans(hist, cur_len) if hist is not None else []
             top_scores, parent, token, token_lp = _fast_candidates(
                 scorer, logits, running_scores, params, eos_ban, forced_eos, keep, logits.shape[-1], bans
             )
