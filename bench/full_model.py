@@ -8,6 +8,12 @@ checks that it is.
 
     python bench/full_model.py [--out .cache/full-random/checkpoint] [--tokenizer-from DIR] [--seed 0]
     python bench/full_model.py --direction zh-en      # opus-mt-zh-en's shape, tokenizer from the zh→en fixture
+    python bench/full_model.py --tokenizer real --out .cache/full-random-real/checkpoint
+
+`--tokenizer real` (issue #16) takes the tokenizer from bench/real_tokenizer.py instead of the fixture: two 32k-piece
+unigram SentencePiece models trained on English and Chinese text found on this machine and their ~60k-piece joint
+vocabulary, as OPUS-MT's are built, so tokenizer memory and speed are measured at the real model's scale. Either
+way the vocabulary is filled to 65001 ids (the real model's), so the model's shape does not change.
 
 The checkpoint names its languages as the tokenizer it copies does (tokenizer_config.json's source_lang and
 target_lang), so `qiao model build` writes the matching format-4 `languages`.
@@ -25,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root
 import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/, for real_tokenizer
 DEFAULT_OUT = REPO_ROOT / ".cache" / "full-random" / "checkpoint"
 DEFAULT_TOKENIZER_FROM = REPO_ROOT / "tests" / "fixtures" / "tiny_marian" / "checkpoint"
 # opus-mt-zh-en has opus-mt-en-zh's shape (6+6 layers, d_model 512, 65001 ids); only the tokenizer differs.
@@ -33,6 +40,7 @@ TOKENIZER_FROM = {
     "zh-en": REPO_ROOT / "tests" / "fixtures" / "tiny_marian_zh_en" / "checkpoint",
 }
 DEFAULT_LANGUAGES = ("eng", "zho")
+TOKENIZERS = ("fixture", "real")  # --tokenizer: the tiny fixture's, or bench/real_tokenizer.py's real-scale one
 
 VOCAB_SIZE = 65001
 PAD_ID = 65000
@@ -101,7 +109,12 @@ def build_vocab(tokenizer_from: Path) -> dict[str, int]:
     Real pieces keep their ids, synthetic ``▁zz{id}`` pieces fill the gap, and ``<pad>`` sits at 65000 as in
     opus-mt-en-zh; ``</s>`` must stay 0 because the model's eos id is 0.
     """
-    source = json.loads((tokenizer_from / "vocab.json").read_text(encoding="utf-8"))
+    return build_vocab_from(json.loads((tokenizer_from / "vocab.json").read_text(encoding="utf-8")), tokenizer_from)
+
+
+def build_vocab_from(source: dict[str, int], where: object = "the tokenizer") -> dict[str, int]:
+    """`build_vocab` of a vocabulary already read: its pieces keep their ids, fillers up to 65000, ``<pad>`` last."""
+    tokenizer_from = where
     pieces = [piece for piece, _ in sorted(source.items(), key=lambda kv: kv[1]) if piece != "<pad>"]
     if not pieces or pieces[0] != "</s>":
         raise ValueError(f"{tokenizer_from}/vocab.json must have '</s>' at id 0 (got {pieces[:1]})")
@@ -233,10 +246,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--direction", choices=sorted(TOKENIZER_FROM), default="en-zh")
     parser.add_argument("--tokenizer-from", type=Path, help="default: the tiny fixture of --direction")
+    parser.add_argument(
+        "--tokenizer",
+        choices=TOKENIZERS,
+        default="fixture",
+        help="real: build (once) and use bench/real_tokenizer.py's 2 × 32k-piece tokenizer (en-zh only)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    build_full_checkpoint(args.out, args.tokenizer_from or TOKENIZER_FROM[args.direction], seed=args.seed)
+    if args.tokenizer == "real" and args.direction != "en-zh":
+        parser.error("--tokenizer real is built for en-zh only")
+    build_full_checkpoint(
+        args.out, args.tokenizer_from or tokenizer_dir(args.tokenizer, args.direction), seed=args.seed
+    )
     return 0
+
+
+def tokenizer_dir(tokenizer: str, direction: str = "en-zh") -> Path:
+    """Where the checkpoint's tokenizer files come from: the fixture of `direction`, or the real-scale tokenizer
+    (built into .cache/real-tokenizer/ on first use, a few minutes)."""
+    if tokenizer == "real":
+        from real_tokenizer import build_real_tokenizer
+
+        return build_real_tokenizer()
+    return TOKENIZER_FROM[direction]
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = REPO_ROOT / ".cache" / "full-random"
+# `--tokenizer real` (issue #16): the same random model with the real-scale tokenizer, and everything built from it
+REAL_TOKENIZER_CACHE_DIR = REPO_ROOT / ".cache" / "full-random-real"
 
 # ORT's intra-op threads spin between ops by default. On a 2-core machine that spin steals the core the other
 # thread (or PyTorch's pool in the same process) needs: optimum INT8 measured ~2x slower with spinning on. We turn
@@ -22,6 +24,8 @@ CACHE_DIR = REPO_ROOT / ".cache" / "full-random"
 ORT_ALLOW_SPINNING_DEFAULT = "0"
 
 Generate = Callable[[list[list[int]], int, int], list[list[int]]]
+# The paragraph workload (workloads.PARAGRAPH): (reset before a timed call, the timed call) → what it produced
+ParagraphCall = tuple[Callable[[], None], Callable[[], dict[str, object]]]
 
 
 @dataclass(frozen=True)
@@ -194,3 +198,72 @@ def load_system(name: str, threads: int, cache_dir: Path = CACHE_DIR) -> Generat
         "ct2-fp32": lambda: _load_ct2(path, threads, "float32"),
     }
     return loaders[name]()
+
+
+# --- the paragraph workload (issue #16) -----------------------------------------------------------------------------
+
+
+def _paragraph_ours(path: Path, threads: int, precision: str) -> ParagraphCall:
+    """Translator.translate on the pasted paragraph at beam 4: segmentation, tokenization, search, streaming."""
+    from workloads import PARAGRAPH_BEAMS, paragraph_text
+
+    from engine.translator import Translator
+
+    translator = Translator(path, precision=precision, threads=threads)
+    text = paragraph_text()
+    lang = translator.language_token(None)
+    lang_ids = [translator.tokenizer.token_to_id(lang)] if lang else []
+    eos = translator.tokenizer.eos_id
+
+    def call() -> dict[str, object]:
+        events: list[int] = []
+        result = translator.translate(text, beams=PARAGRAPH_BEAMS, on_event=lambda e: events.append(len(e.delta)))
+        return {
+            "sentences": len(result.sentences),
+            "source_ids": [
+                [*lang_ids, *translator.tokenizer.encode(s.source, add_eos=False), eos] for s in result.sentences
+            ],
+            "target_lengths": [len(s.tokens) for s in result.sentences],
+            "stream_events": len(events),
+            "chars": len(result.text),
+        }
+
+    # The sentence cache would answer every call after the first without decoding: emptied before each one
+    return translator.clear_cache, call
+
+
+def _paragraph_ct2(path: Path, threads: int, compute_type: str, spec: dict[str, object]) -> ParagraphCall:
+    """translate_batch of ours' source ids as one batch at beam 4, every row decoding spec's length (min = max)."""
+    import ctranslate2
+    from workloads import PARAGRAPH_BEAMS
+
+    translator = ctranslate2.Translator(
+        str(path), device="cpu", compute_type=compute_type, intra_threads=threads, inter_threads=1
+    )
+    tokens: list[str] = json.loads((path / "shared_vocabulary.json").read_text(encoding="utf-8"))
+    batch = [[tokens[i] for i in row] for row in spec["source_ids"]]  # type: ignore[union-attr]
+    length = int(spec["decoding_length"])  # type: ignore[call-overload]
+
+    def call() -> dict[str, object]:
+        results = translator.translate_batch(
+            batch, beam_size=PARAGRAPH_BEAMS, min_decoding_length=length, max_decoding_length=length
+        )
+        return {
+            "sentences": len(results),
+            "source_ids": spec["source_ids"],
+            "target_lengths": [len(r.hypotheses[0]) for r in results],
+        }
+
+    return (lambda: None), call
+
+
+def load_paragraph(name: str, threads: int, cache_dir: Path, spec: dict[str, object] | None) -> ParagraphCall:
+    """The paragraph workload of one system; peers need `spec` (ours' source ids and the decoding length)."""
+    path = model_dir(name, cache_dir)
+    if not path.exists():
+        raise FileNotFoundError(f"{name}: model not found at {path}")
+    if name in ("ours-int8", "ours-fp32"):
+        return _paragraph_ours(path, threads, name.removeprefix("ours-"))
+    if name in ("ct2-int8", "ct2-fp32") and spec is not None:
+        return _paragraph_ct2(path, threads, "int8" if name == "ct2-int8" else "float32", spec)
+    raise ValueError(f"{name}: no paragraph workload" + ("" if spec else " without ours' source ids and lengths"))

@@ -1,4 +1,5 @@
-"""Issue #6's performance targets, checked against one benchmark run: its table with a measured value and PASS/MISS.
+"""Issue #6's and #16's performance targets, checked against one benchmark run: a table with measured values and
+PASS/MISS.
 
 The issue's closing note must show every target met from one run, so the bench prints the table itself instead of
 leaving the comparison to whoever reads the numbers. A target whose measurement is not in the run (a system left
@@ -101,6 +102,58 @@ def _soak(r: Results) -> Measured:
     return text, peak <= 180.0 and flat
 
 
+def _paragraph(r: Results) -> Measured:
+    """Issue #16: ours end to end through translate() ≤ 0.8 × CTranslate2 int8's one batch, same sentences."""
+    par: dict[str, dict[str, dict[str, object]]] = r.get("paragraph", {})  # type: ignore[assignment]
+    ours = par.get("ours-int8", {}).get(str(TARGET_THREADS), {})
+    ct2 = par.get("ct2-int8", {}).get(str(TARGET_THREADS), {})
+    if ours.get("status") != "ok" or ct2.get("status") != "ok":
+        return None
+    ratio = float(ours["median_ms"]) / float(ct2["median_ms"])  # type: ignore[arg-type]
+    text = (
+        f"{ratio:.2f}× ({float(ours['median_ms']):.0f} ms vs {float(ct2['median_ms']):.0f} ms; "  # type: ignore[arg-type]
+        f"{ours['target_tokens']} vs {ct2['target_tokens']} target tokens)"
+    )
+    return text, ratio <= 0.8
+
+
+def _vs_floor(r: Results) -> Measured:
+    """Issue #16: every workload of ours-int8 at 2 threads ≤ 1.3 × the GEMM-only floor measured in the same run; a
+    floor above ours is a measurement error, so the row cannot be judged."""
+    floor = r.get("floor", {}).get("int8", {}).get(str(TARGET_THREADS), {})  # type: ignore[union-attr]
+    if floor.get("status") != "ok":
+        return None
+    ratios = {}
+    for name in WORKLOADS:
+        ms = warm_ms(r, "ours-int8", TARGET_THREADS, name)
+        if ms is not None and name in floor["workloads"]:
+            ratios[name] = ms / float(floor["workloads"][name])
+    if not ratios:
+        return None
+    worst = max(ratios, key=ratios.__getitem__)
+    text = ", ".join(f"{n} {v:.2f}×" for n, v in ratios.items())
+    if min(ratios.values()) < 1.0:
+        return f"{text}: floor above ours — measurement error", None
+    return f"{text} (worst: {worst})", ratios[worst] <= 1.3
+
+
+def _soak_vs_ct2(r: Results) -> Measured:
+    """Issue #16: ours' peak RSS after 500 varied translations with the real-scale tokenizer ≤ CTranslate2 int8's on
+    the same texts in the same run, and ≤ 160 MB."""
+    checks = _checks(r)
+    soak: dict[str, object] = checks.get("soak") or {}  # type: ignore[assignment]
+    peer: dict[str, object] = (checks.get("peer_soak") or {}).get("ct2-int8") or {}  # type: ignore[union-attr]
+    if soak.get("status") != "ok" or peer.get("status") != "ok":
+        return None
+    ours = max(p["VmHWM"] for p in soak["checkpoints"])  # type: ignore[union-attr,index]
+    ct2 = max(p["VmHWM"] for p in peer["checkpoints"])  # type: ignore[union-attr,index]
+    tokenizer = r.get("settings", {}).get("tokenizer", "fixture")  # type: ignore[union-attr]
+    text = f"ours {ours:.0f} MB vs CTranslate2 int8 {ct2:.0f} MB after {soak['translations']} ({tokenizer} tokenizer)"
+    if int(soak["translations"]) < 500 or tokenizer != "real":  # type: ignore[call-overload]
+        return text + " (the target asks 500 with --tokenizer real)", None
+    return text, ours <= ct2 and ours <= 160.0
+
+
 @dataclass(frozen=True)
 class Target:
     """One row of the issue's table."""
@@ -124,6 +177,18 @@ TARGETS: tuple[Target, ...] = (
     Target("first token (encoder + first step) INT8", "≤ 10 ms", _first_token),
     Target("engine load, INT8 bundle, process already running", "≤ 0.3 s", _load),
     Target("peak RSS of a process with the INT8 engine after 500 varied translations", "≤ 180 MB, flat", _soak),
+    # issue #16
+    Target(
+        "pasted paragraph, 5 sentences, beam 4, Translator.translate end to end, INT8",
+        "≤ 0.8 × CTranslate2 int8 translating the same sentences as one batch",
+        _paragraph,
+    ),
+    Target("every workload, INT8, 2 threads", "≤ 1.3 × the GEMM-only floor measured in the same run", _vs_floor),
+    Target(
+        "peak RSS, INT8 engine, 500 varied translations, real-scale tokenizer",
+        "≤ CTranslate2 int8's in the same run, and ≤ 160 MB",
+        _soak_vs_ct2,
+    ),
 )
 
 

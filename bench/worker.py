@@ -5,6 +5,8 @@ is the only honest way to measure cold start and peak RSS.
 
     warm: load, then per workload `--warmup` untimed calls and `--repeats` timed calls.
     cold: load, print READY (run.py times process start → READY), run each workload once, report peak RSS.
+    paragraph: load, then workloads.PARAGRAPH (issue #16) `--warmup` untimed and `--repeats` timed calls; peers
+               get ours' source ids and the decoding length from `--paragraph-spec`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
 from child_result import write_result
-from systems import CACHE_DIR, load_system
+from systems import CACHE_DIR, load_paragraph, load_system
 from workloads import NEW_TOKENS, WORKLOADS, batch_for
 
 import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
@@ -49,8 +51,31 @@ def _check(outputs: list[list[int]], batch: int) -> list[int]:
     return lengths
 
 
+def run_paragraph(args: argparse.Namespace) -> dict[str, object]:
+    """The paragraph workload: what the first call produced, and the timed calls."""
+    spec = json.loads(Path(args.paragraph_spec).read_text()) if args.paragraph_spec else None
+    try:
+        reset, call = load_paragraph(args.system, args.threads, Path(args.cache_dir), spec)
+    except ImportError as exc:
+        return {"status": "unavailable", "reason": f"{type(exc).__name__}: {exc}"}
+    reset()
+    first = call()
+    for _ in range(max(args.warmup - 1, 0)):
+        reset()
+        call()
+    samples = []
+    for _ in range(args.repeats):
+        reset()
+        t0 = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return {"status": "ok", "samples_ms": samples, "output": first, "peak_rss_mb": peak_rss_mb()}
+
+
 def run(args: argparse.Namespace) -> dict[str, object]:
     """Load the system and measure it as the mode asks."""
+    if args.mode == "paragraph":
+        return run_paragraph(args)
     sources: list[list[int]] = json.loads(Path(args.sources).read_text())
     names = args.workloads.split(",")
     try:
@@ -90,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--system", required=True)
     parser.add_argument("--threads", type=int, required=True)
-    parser.add_argument("--mode", choices=("warm", "cold"), required=True)
+    parser.add_argument("--mode", choices=("warm", "cold", "paragraph"), required=True)
     parser.add_argument("--sources", required=True, help="JSON file with the source id lists")
+    parser.add_argument("--paragraph-spec", help="paragraph mode, peers: JSON with ours' source_ids, decoding_length")
     parser.add_argument("--result", required=True, help="where to write the result JSON")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--repeats", type=int, default=15)

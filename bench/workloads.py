@@ -54,6 +54,35 @@ WORKLOADS: dict[str, Workload] = {
 }
 
 
+# Issue #16's paragraph workload: a pasted paragraph, end to end through Translator.translate (segmentation,
+# tokenization, beam 4 search, streaming, detokenization), against CTranslate2 translating the same sentences' ids as
+# one batch at beam 4. Real, everyday sentences of similar length, so one batch of five is what both systems run.
+PARAGRAPH = (
+    "The city council met on Tuesday evening to discuss the new budget for public transport.",
+    "Several residents asked why the bus service to the northern suburbs had been reduced last year.",
+    "The mayor promised that two new routes would open before the end of the summer holidays.",
+    "Critics said the plan did not go far enough and called for cheaper tickets for students.",
+    "A final decision on the proposal is expected when the council meets again next month.",
+)
+PARAGRAPH_BEAMS = 4
+PARAGRAPH_WORKLOAD = "paragraph"
+PARAGRAPH_SYSTEMS = ("ours-int8", "ours-fp32", "ct2-int8", "ct2-fp32")  # the systems the workload is defined for
+PARAGRAPH_TITLE = "a pasted paragraph: 5 real sentences, beam 4, Translator.translate end to end (peers: one batch)"
+
+
+def paragraph_text() -> str:
+    """The paragraph as a user pastes it."""
+    return " ".join(PARAGRAPH)
+
+
+def peer_decoding_length(target_lengths: list[int]) -> int:
+    """The one decoding length (min = max) a peer's batch runs so that it produces as many target tokens as ours
+    did in total: a batched peer cannot stop each row at its own length, so every row gets the mean, rounded."""
+    if not target_lengths:
+        raise ValueError("no target lengths")
+    return max(1, round(sum(target_lengths) / len(target_lengths)))
+
+
 def source_ids(checkpoint: Path, count: int = len(SENTENCES)) -> list[list[int]]:
     """Tokenize the fixed sentences as MarianTokenizer does (source.spm, then vocab.json) and fit each to 20 ids.
 
