@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import sys
 import threading
 import time
 from collections import deque
@@ -957,6 +958,9 @@ def _nothing_done(doc: _Document, *, cancelled: bool) -> DocumentResult:
     return DocumentResult(doc.source, None, "", 0, 0, 0, 0.0, cancelled=cancelled)
 
 
+SWITCH_INTERVAL_S = 0.001  # the interpreter's thread switch interval while a worker runs (see WorkerThread)
+
+
 class WorkerThread:
     """A `TranslationWorker` on its own started QThread, and a clean way to stop both."""
 
@@ -969,6 +973,10 @@ class WorkerThread:
         pair_lister: PairLister | None = None,
         job_factory: DocumentJobFactory | None = None,
     ) -> None:
+        # The worker's Python work (sentence results, token spans) holds the GIL for up to the switch interval each
+        # time the UI thread asks for it back, and the UI thread asks at every Qt call it makes: at the default
+        # 5 ms a finishing 72 000-sentence paste froze the window for 0.6 s; at 1 ms it does not.
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         self.thread = QThread()
         self.thread.setObjectName("qiao-engine")
         self.worker = TranslationWorker(factory, locator, expected_dir, verifier, pair_lister, job_factory)
