@@ -37,7 +37,7 @@ from engine.decoding import (
     log_softmax,
 )
 from engine.onnx_model import EncoderState
-from engine.search_scores import BadWordIndex
+from engine.search_scores import bad_word_index
 from engine.search_types import Constraint, Hypothesis, RowExtras, SentenceOutput
 
 _DEAD = -1.0e30  # log-probabilities at or below this are banned tokens
@@ -256,7 +256,7 @@ class _Search:
         self.cur_len = 1
         self.proc = LogitsProcessor(params, np.asarray(limits))
         self.multi_bad = [w for w in params.bad_words if len(w) > 1]
-        self.bad_index = BadWordIndex(self.multi_bad)
+        self.bad_index = bad_word_index(tuple(self.multi_bad))
         ban_possible = params.min_length > 0 or params.min_new_tokens > 0
         exact_needed = params.renormalize and (ban_possible or self.multi_bad)
         self.scorer = None if exact_needed else model.scorer(params)  # None: full-vocabulary log-softmax

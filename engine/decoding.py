@@ -26,8 +26,8 @@ import numpy as np
 from engine.onnx_model import EncoderState
 from engine.repetition import repeating_tail
 from engine.search_scores import (
-    BadWordIndex,
     ChosenLogprobs,
+    bad_word_index,
     beam_output,
     common_prefix,
     forced_row_logprobs,
@@ -114,7 +114,7 @@ class LogitsProcessor:
         single = [w[0] for w in params.bad_words if len(w) == 1]
         self.single_bad = np.array(single, dtype=np.int64)
         self.multi_bad = [w for w in params.bad_words if len(w) > 1]
-        self.bad_index = BadWordIndex(self.multi_bad)
+        self.bad_index = bad_word_index(tuple(self.multi_bad))
 
     def eos_banned(self, cur_len: int, rows: np.ndarray) -> np.ndarray:
         """Per score row: a minimum length forbids ending now."""
