@@ -6,8 +6,9 @@ the engine's session options and thread count; a workload's floor is then encode
 attention, layer norms, activations, the Python loop and synchronisation between kernels.
 
     INT8  layers: DynamicQuantizeMatMul (int8 weights, one per-tensor scale; activations quantized per call, as
-          ORT fuses the bundle's DynamicQuantizeLinear + MatMulInteger), output projection: com.microsoft.MatMulNBits
-          (8 bits, blocks of 128, accuracy_level 4, bias) over [vocab, d_model]
+          ORT fuses the bundle's DynamicQuantizeLinear + MatMulInteger), output projection as the bundle has it
+          (manifest `head`): DynamicQuantizeMatMul over [d_model, vocab] int8 with per-token scales, or
+          com.microsoft.MatMulNBits (8 bits, blocks of 128, accuracy_level 4, bias) over [vocab, d_model]
     FP32  layers: MatMul, output projection: Gemm(transB=1, bias)
 
 Per decoder layer: fused QKV [d, 3d], self-attention out [d, d], cross-attention q [d, d] and out [d, d], fc1 [d, ffn],
@@ -103,12 +104,18 @@ class _Builder:
             self.nodes.append(helper.make_node("MatMul", [x, self._init(f"w{self.n}", w)], [y]))
         return y
 
-    def head(self, x: str, k: int, vocab: int) -> str:
-        """logits = x @ E.T + bias over the [vocab, k] table: MatMulNBits 8-bit (INT8) or Gemm(transB) (FP32)."""
+    def head(self, x: str, k: int, vocab: int, columns: bool = False) -> str:
+        """logits = x @ E.T + bias over the [vocab, k] table: INT8 as the bundle has it, DynamicQuantizeMatMul over
+        a [k, vocab] int8 copy with per-token scales (`columns`) or MatMulNBits 8-bit; FP32 Gemm(transB)."""
         from onnx import helper
 
         bias = self._init("bias", np.zeros(vocab, dtype=np.float32))
-        if self.precision == "int8":
+        if self.precision == "int8" and columns:
+            w = self.rng.integers(-127, 128, size=(k, vocab), dtype=np.int8)
+            scales = np.full(vocab, 1.0 / (73.3 * np.sqrt(k)), dtype=np.float32)
+            ins = [x, self._init("head_cols", w), self._init("head_col_scales", scales), "", bias]
+            self.nodes.append(helper.make_node("DynamicQuantizeMatMul", ins, ["logits"], domain="com.microsoft"))
+        elif self.precision == "int8":
             blocks = k // NBITS_BLOCK
             q = self.rng.integers(0, 256, size=(vocab, blocks, NBITS_BLOCK), dtype=np.uint8)
             scales = np.full(vocab * blocks, 1.0 / (73.9 * np.sqrt(k)), dtype=np.float32)
@@ -142,10 +149,11 @@ def _layers(shapes: Shapes, precision: str, seed: int, layers: int, chained: lis
     return b, h
 
 
-def step_graph(shapes: Shapes, precision: str, seed: int = 0) -> object:
-    """One decoder step's weight GEMMs: per layer QKV, out → cross q → cross out → fc1 → fc2; the output projection."""
+def step_graph(shapes: Shapes, precision: str, seed: int = 0, columns: bool = False) -> object:
+    """One decoder step's weight GEMMs: per layer QKV, out → cross q → cross out → fc1 → fc2; the output projection
+    (`columns`: the bundle's INT8 head is DynamicQuantizeMatMul over its own copy, manifest `head`)."""
     b, h = _layers(shapes, precision, seed, shapes.dec_layers, shapes.step()[1:6])
-    b.outputs.append((b.head(h, shapes.d, shapes.vocab), shapes.vocab))
+    b.outputs.append((b.head(h, shapes.d, shapes.vocab, columns), shapes.vocab))
     return b.model(shapes.d)
 
 
@@ -290,7 +298,8 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
     else:  # no bundle (engine unavailable): the floor still tells how far the peers are from the hardware
         manifest = None
         shapes = Shapes(json.loads((Path(args.checkpoint) / "config.json").read_text(encoding="utf-8")))
-    graphs = {"encoder": encoder_graph(shapes, args.precision), "step": step_graph(shapes, args.precision)}
+    columns = bool(manifest and manifest["precisions"].get(args.precision, {}).get("head"))
+    graphs = {"encoder": encoder_graph(shapes, args.precision), "step": step_graph(shapes, args.precision, 0, columns)}
     result: dict[str, object] = {
         "status": "ok",
         "precision": args.precision,

@@ -316,8 +316,17 @@ class _Verifier:
 
 
 def _embedding_matches(manifest: Manifest, precision: str, refs: list[tuple[str, int, int | None]]) -> list[str]:
-    """The manifest's embedding table must be where the decoder graph keeps its output projection."""
-    emb = manifest.precisions[precision]["embedding"]
+    """The manifest's embedding table must be where the decoder graph keeps its output projection, unless the
+    precision names a `head` file: then that is where the projection lives, and the table is for lookups only."""
+    spec = manifest.precisions[precision]
+    if spec.get("head"):
+        if any(rel == spec["head"] for rel, _, _ in refs):
+            return []
+        return [
+            f"{MANIFEST}: precisions.{precision}.head: {spec['head']} is not where {spec['decoder']} keeps its "
+            "output projection"
+        ]
+    emb = spec["embedding"]
     regions = embedding_regions(emb["dtype"], emb["shape"], emb["offset"], emb["scales_offset"], emb["block_size"])
     known = {(off, length) for rel, off, length in refs if rel == emb["file"]}
     decoder = manifest.precisions[precision]["decoder"]

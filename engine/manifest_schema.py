@@ -397,6 +397,7 @@ def _precisions(c: _Checker, raw: dict, vocab: int | None, d_model: int | None, 
         c.path(spec, "encoder", where)
         c.path(spec, "decoder", where)
         c.text(spec, "quantization", where, optional=True)
+        c.path(spec, "head", where, optional=True)  # the decoder's own output projection file, when not the table
         _embedding(c, c.obj(spec, "embedding", where), f"{where}.embedding", vocab, d_model, files)
 
 

@@ -100,6 +100,12 @@ def _versions() -> dict:
     }
 
 
+_HEAD_TEXT = {
+    "columns": "lm_head: DynamicQuantizeMatMul, 7-bit weights with one scale per token, u8 activations",
+    "blocks": "lm_head: MatMulNBits 8-bit, blocks of 128, int8 compute",
+}
+
+
 def build_bundle(
     source: str,
     out_dir: Path,
@@ -111,8 +117,13 @@ def build_bundle(
     overwrite: bool = False,
     source_lang: str | None = None,
     target_lang: str | None = None,
+    int8_head: str = "columns",
 ) -> dict:
     """Build a verified bundle in `out_dir`; returns the manifest. Raises CheckpointError / BuildError.
+
+    `int8_head`: the INT8 output projection's kernel, "columns" (DynamicQuantizeMatMul, per-token int8, its own copy
+    in int8/head.bin) or "blocks" (MatMulNBits over the lookup table; see engine/convert/quantize.py for the
+    measurements behind the default).
 
     The pair is the checkpoint's own (tokenizer_config.json, else the `opus-mt-XX-YY` id); `source_lang` and
     `target_lang` override it ("en", "zh", or Marian's "eng", "zho")."""
@@ -124,6 +135,8 @@ def build_bundle(
     from engine.convert.tokenizer_json import build_tokenizer_json
     from engine.onnx_model import sinusoidal_positions
 
+    if int8_head not in quantize.INT8_HEADS:
+        raise BuildError(f"unknown INT8 head {int8_head!r} (choose one of {', '.join(quantize.INT8_HEADS)})")
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
         raise BuildError(f"{out_dir} exists and is not empty (use --force to replace it)")
@@ -154,7 +167,7 @@ def build_bundle(
         decoder, decoder_io = graphs.build_decoder(model)
         progress.step("Writing the FP32 model and quantizing INT8")
         fp32 = quantize.write_fp32(encoder, decoder, staging / "fp32")
-        int8 = quantize.write_int8(encoder, decoder, staging / "int8")
+        int8, head_file = quantize.write_int8(encoder, decoder, staging / "int8", head=int8_head)
         del encoder, decoder
         scorer, scorer_io = graphs.build_scorer(cfg.vocab_size, generation["renormalize_logits"])
         onnx.save(scorer, str(staging / "scorer.onnx"))
@@ -211,8 +224,9 @@ def build_bundle(
                     "encoder": "int8/encoder.onnx",
                     "decoder": "int8/decoder.onnx",
                     "embedding": {**int8.as_dict(), "file": "int8/" + int8.file},
+                    **({"head": "int8/" + head_file} if head_file else {}),
                     "quantization": "layers: dynamic u8s8, per-tensor int8 weights (DynamicQuantizeMatMul); "
-                    "lm_head: MatMulNBits 8-bit, blocks of 128, int8 compute",
+                    + _HEAD_TEXT[int8_head],
                 },
             },
         }

@@ -3,17 +3,22 @@
 * Layer weights: onnxruntime's dynamic quantization (`quantize_dynamic`): MatMul with constant weights,
   per-tensor symmetric int8 weights, uint8 dynamic activations (the u8s8 VNNI kernels of DynamicQuantizeMatMul).
   For these small matrices per-tensor was as accurate here and faster than the block-wise alternative.
-* The output projection / embedding matrix (65001×512, 60 % of a step's work): `com.microsoft.MatMulNBits` with
-  8-bit weights in blocks of 128 along the model dimension (one scale per block) and int8 compute
-  (accuracy_level 4), with a smaller error than per-tensor DynamicQuantizeMatMul. Its weight layout is one
-  contiguous row per token, so the engine's embedding lookups read 512 bytes per token from the same file;
-  DynamicQuantizeMatMul would need a second, transposed copy. Speed depends on the host: isolated, 2 threads, one
-  row, it took 0.32 vs 0.69 ms (DynamicQuantizeMatMul) on one machine and 0.46 vs 0.41 ms on another (an AMD EPYC,
-  where it also scales worse with rows: 6.6 vs 4.1 ms at 32); in the decoder step's GEMM chain at one row it still
-  measured faster there (1.73 vs 1.92 ms per step).
-* In both precisions that matrix (and, for INT8, its scales) lives in `embedding.bin` as ONNX external data,
-  which the engine also reads row by row for lookups (engine.embedding): the table is stored exactly once per
-  precision.
+* The output projection / embedding matrix (65001×512, 60 % of a step's work at one row) in INT8, two kernels
+  (`write_int8(head=...)`, `qiao model build --int8-head`):
+  - "columns" (default): `DynamicQuantizeMatMul` over its own [D, V] copy in head.bin, one scale per token and 7-bit
+    weights (±63). The u8s8 kernels without VNNI (AVX2) add pairs of u8×s8 products in 16 bits, which saturates
+    with full 8-bit weights (255·127·2 > 32767): with ±127 the tiny fixture lost 1 of 120 greedy sentences
+    against FP32; with ±63 none, greedy and beam 4, alone and in batches of 8 (u8 weights with a zero point were
+    as exact and 28 % slower). Beam search and batches decode 4–32 rows a step, where MatMulNBits scales badly on
+    some hosts: head alone, AMD EPYC (Zen 3, AVX2, no VNNI), 1 thread, 1/4/8/32 rows: 2.2/3.3/4.9/13.8 ms here
+    against MatMulNBits' 2.4/5.3/10.0/37.0 ms.
+  - "blocks": `com.microsoft.MatMulNBits` with 8-bit weights in blocks of 128 along the model dimension (one scale
+    per block) and int8 compute (accuracy_level 4), reading embedding.bin itself, so the table is stored once (the
+    bundle is 33 MB smaller). On an Intel Xeon (AVX-512 VNNI) one row took 0.32 vs 0.69 ms for DynamicQuantizeMatMul
+    (2 threads, isolated).
+  Either way embedding.bin holds the 8-bit block table the engine's lookups read (engine.embedding).
+* FP32 (and INT8 "blocks"): that matrix lives in `embedding.bin` as ONNX external data, which the engine also
+  reads row by row for lookups (engine.embedding): the table is stored once.
 """
 
 from __future__ import annotations
@@ -27,6 +32,10 @@ import numpy as np
 from engine.convert.graphs import LM_HEAD
 
 EMBEDDING_FILE = "embedding.bin"
+HEAD_FILE = "head.bin"
+HEAD_COLUMNS = "columns"
+HEAD_BLOCKS = "blocks"
+INT8_HEADS = (HEAD_COLUMNS, HEAD_BLOCKS)
 
 
 @dataclass(frozen=True)
@@ -136,8 +145,12 @@ def quantize_blocks(weight: np.ndarray, block_size: int = BLOCK_SIZE) -> tuple[n
     return q.astype(np.uint8).reshape(rows, dim), scales
 
 
-def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
-    """Quantize both graphs; the decoder's lm_head becomes an 8-bit MatMulNBits over embedding.bin."""
+def write_int8(encoder, decoder, out_dir: Path, head: str = "columns") -> tuple[EmbeddingLayout, str | None]:
+    """Quantize both graphs. embedding.bin gets the 8-bit block table the engine looks tokens up in; the decoder's
+    lm_head becomes `head`: "columns" (DynamicQuantizeMatMul over head.bin, returned as the second value) or
+    "blocks" (MatMulNBits over embedding.bin itself, None)."""
+    if head not in INT8_HEADS:
+        raise ValueError(f"unknown INT8 head {head!r} (choose one of {', '.join(INT8_HEADS)})")
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -147,15 +160,15 @@ def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
     # and would quantize that per tensor); the placeholder becomes MatMulNBits afterwards.
     decoder = _copy(decoder)
     gemm = _lm_head_node(decoder)
-    head = _find(decoder, LM_HEAD)
-    weight = numpy_helper.to_array(head).astype(np.float32)
+    head_init = _find(decoder, LM_HEAD)
+    weight = numpy_helper.to_array(head_init).astype(np.float32)
     placeholder = helper.make_node(
         "LmHead", [gemm.input[0], gemm.input[2]], list(gemm.output), name="lm_head", domain="qiao.build"
     )
     index = list(decoder.graph.node).index(gemm)
     decoder.graph.node.remove(gemm)
     decoder.graph.node.insert(index, placeholder)
-    decoder.graph.initializer.remove(head)
+    decoder.graph.initializer.remove(head_init)
     decoder.opset_import.append(helper.make_opsetid("qiao.build", 1))
     # Shape inference cannot see through contrib ops (MultiHeadAttention…): their outputs are float32.
     options = {"MatMulConstBOnly": True, "DefaultTensorType": TensorProto.FLOAT}
@@ -178,6 +191,37 @@ def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
     vocab, dim = weight.shape
     block = min(BLOCK_SIZE, dim)  # the tiny test model has d_model 64
     q, scales = quantize_blocks(weight, block)
+    payload = q.tobytes()
+    scales_offset = _aligned(len(payload))  # page-aligned, so both parts can be memory-mapped
+    with open(out_dir / EMBEDDING_FILE, "wb") as fh:
+        fh.write(payload)
+        fh.write(b"\0" * (scales_offset - len(payload)))
+        fh.write(scales.tobytes())
+    if head == HEAD_BLOCKS:
+        fused, inits = _blocks_head(placeholder, q, scales, block, scales_offset)
+    else:
+        fused, inits = _columns_head(placeholder, weight, out_dir / HEAD_FILE)
+    index = list(decoder.graph.node).index(placeholder)
+    decoder.graph.node.remove(placeholder)
+    decoder.graph.node.insert(index, fused)
+    for opset in list(decoder.opset_import):
+        if opset.domain == "qiao.build":
+            decoder.opset_import.remove(opset)
+    decoder.graph.initializer.extend(inits)
+    save_graph(decoder, out_dir / "decoder.onnx")
+    layout = EmbeddingLayout(EMBEDDING_FILE, "uint8", (vocab, dim), 0, scales_offset, block, ZERO_POINT)
+    return layout, (HEAD_FILE if head == HEAD_COLUMNS else None)
+
+
+def _aligned(size: int) -> int:
+    return (size + 4095) // 4096 * 4096
+
+
+def _blocks_head(placeholder, q: np.ndarray, scales: np.ndarray, block: int, scales_offset: int):
+    """MatMulNBits 8-bit over embedding.bin itself (the lookup table is the projection: stored once)."""
+    from onnx import helper, numpy_helper
+
+    vocab, dim = q.shape
     fused = helper.make_node(
         "MatMulNBits",
         [placeholder.input[0], "lm_head_q8", "lm_head_scales", "", "", placeholder.input[1]],
@@ -190,22 +234,45 @@ def write_int8(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
         block_size=block,
         accuracy_level=4,  # int8 activations: the VNNI path
     )
-    index = list(decoder.graph.node).index(placeholder)
-    decoder.graph.node.remove(placeholder)
-    decoder.graph.node.insert(index, fused)
-    for opset in list(decoder.opset_import):
-        if opset.domain == "qiao.build":
-            decoder.opset_import.remove(opset)
     q_init = numpy_helper.from_array(q.reshape(vocab, dim // block, block), "lm_head_q8")
     s_init = numpy_helper.from_array(scales.reshape(-1), "lm_head_scales")
-    payload = q.tobytes()
-    scales_offset = (len(payload) + 4095) // 4096 * 4096  # page-aligned, so both parts can be memory-mapped
-    with open(out_dir / EMBEDDING_FILE, "wb") as fh:
-        fh.write(payload)
-        fh.write(b"\0" * (scales_offset - len(payload)))
-        fh.write(scales.tobytes())
     _external(q_init, EMBEDDING_FILE, 0, q.nbytes)
     _external(s_init, EMBEDDING_FILE, scales_offset, scales.nbytes)
-    decoder.graph.initializer.extend([q_init, s_init])
-    save_graph(decoder, out_dir / "decoder.onnx")
-    return EmbeddingLayout(EMBEDDING_FILE, "uint8", (vocab, dim), 0, scales_offset, block, ZERO_POINT)
+    return fused, [q_init, s_init]
+
+
+COLUMN_LEVELS = 63  # 7-bit weights: no 16-bit saturation in the u8s8 kernels of CPUs without VNNI (see above)
+
+
+def quantize_columns(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric 7-bit integers with one scale per token for a [V, D] matrix, laid out as the head's [D, V] int8
+    operand. Returns (int8 [D, V], float32 scales [V])."""
+    amax = np.abs(weight).max(axis=1)
+    scales = np.where(amax > 0, amax / COLUMN_LEVELS, 1.0).astype(np.float32)
+    q = np.clip(np.rint(weight / scales[:, None]), -COLUMN_LEVELS, COLUMN_LEVELS).astype(np.int8)
+    return np.ascontiguousarray(q.T), scales
+
+
+def _columns_head(placeholder, weight: np.ndarray, path: Path):
+    """DynamicQuantizeMatMul over its own [D, V] int8 copy in head.bin (per-token scales, u8 activations): rows
+    cost little more than one (see the module's docstring)."""
+    from onnx import helper, numpy_helper
+
+    q, scales = quantize_columns(weight)
+    scales_offset = _aligned(q.nbytes)
+    with open(path, "wb") as fh:
+        fh.write(q.tobytes())
+        fh.write(b"\0" * (scales_offset - q.nbytes))
+        fh.write(scales.tobytes())
+    fused = helper.make_node(
+        "DynamicQuantizeMatMul",
+        [placeholder.input[0], "lm_head_cols", "lm_head_col_scales", "", placeholder.input[1]],
+        list(placeholder.output),
+        name="lm_head_cols",
+        domain="com.microsoft",
+    )
+    q_init = numpy_helper.from_array(q, "lm_head_cols")
+    s_init = numpy_helper.from_array(scales, "lm_head_col_scales")
+    _external(q_init, path.name, 0, q.nbytes)
+    _external(s_init, path.name, scales_offset, scales.nbytes)
+    return fused, [q_init, s_init]

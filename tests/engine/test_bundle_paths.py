@@ -92,7 +92,8 @@ def test_symlinked_precision_folder_pointing_outside_is_refused(bundle, tmp_path
     kinds = refused(bundle, capsys)
     assert {k for k, _ in kinds} == {"outside"}
     assert {f for _, f in kinds} == {
-        f"int8/{n}" for n in ("decoder.onnx", "decoder.weights", "embedding.bin", "encoder.onnx", "encoder.weights")
+        f"int8/{n}"
+        for n in ("decoder.onnx", "decoder.weights", "embedding.bin", "encoder.onnx", "encoder.weights", "head.bin")
     }
 
 

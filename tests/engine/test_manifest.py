@@ -162,8 +162,13 @@ def test_layout_of_the_manifest_does_not_matter(bundle_copy):
 
 
 def test_embedding_offset_must_be_where_the_decoder_keeps_it(bundle_copy):
-    # inside the file and before the scales, so only the graph's own external-data record can tell it is wrong
-    rewrite(bundle_copy, lambda raw: raw["precisions"]["int8"]["embedding"].update(offset=64))
+    # A precision without a `head` file claims its decoder reads the output projection from the lookup table. The
+    # offset is inside the file and before the scales, so only the graph's own external-data record can tell.
+    def change(raw):
+        raw["precisions"]["int8"].pop("head")
+        raw["precisions"]["int8"]["embedding"].update(offset=64)
+
+    rewrite(bundle_copy, change)
     load_manifest(bundle_copy)  # the schema alone cannot see it
     with pytest.raises(
         BundleError,
@@ -173,6 +178,25 @@ def test_embedding_offset_must_be_where_the_decoder_keeps_it(bundle_copy):
         verify_bundle(bundle_copy, "int8")
     with pytest.raises(BundleError, match=r"embedding\.offset"):
         Translator(bundle_copy)
+
+
+def test_an_int8_head_file_must_be_what_the_decoder_reads(bundle_copy):
+    """INT8's head has its own file (manifest `head`): naming another file, or dropping the key (which claims the
+    decoder reads the lookup table), is caught by comparing with the decoder graph's external data."""
+    assert verify_bundle(bundle_copy, "int8").precisions["int8"]["head"] == "int8/head.bin"
+    rewrite(bundle_copy, lambda raw: raw["precisions"]["int8"].update(head="int8/encoder.weights"))
+    with pytest.raises(BundleError, match=r"precisions\.int8\.head: int8/encoder\.weights is not where "):
+        verify_bundle(bundle_copy, "int8")
+    rewrite(bundle_copy, lambda raw: raw["precisions"]["int8"].pop("head"))
+    with pytest.raises(BundleError, match=r"precisions\.int8\.embedding\.offset: 0 .* is not where "):
+        Translator(bundle_copy)
+
+
+def test_a_missing_int8_head_file_is_named(bundle_copy):
+    (bundle_copy / "int8" / "head.bin").unlink()
+    with pytest.raises(BundleError, match=r"int8/head\.bin"):
+        Translator(bundle_copy)
+    assert verify_bundle(bundle_copy, "fp32").model_id  # FP32 does not need it
 
 
 def test_files_of_one_precision_include_what_it_loads_from_elsewhere(bundle_copy):
@@ -190,7 +214,7 @@ def test_files_of_one_precision_include_what_it_loads_from_elsewhere(bundle_copy
 
 def test_verify_cli_counts_and_refuses_a_missing_precision(bundle_dir, tmp_path, capsys):
     assert main(["model", "verify", str(bundle_dir)]) == 0
-    assert "16 files verified" in capsys.readouterr().out
+    assert "17 files verified" in capsys.readouterr().out
     dest = tmp_path / "b"
     shutil.copytree(bundle_dir, dest)
     rewrite(dest, lambda raw: raw["precisions"].pop("fp32"))

@@ -81,6 +81,8 @@ CASES: list[tuple[str, Callable[[dict], None], str]] = [
     ("embedding dtype", _set("precisions.fp32.embedding.dtype", "float16"), 'embedding.dtype: expected "float32"'),
     ("block size", _set("precisions.int8.embedding.block_size", 7), "int8.embedding.block_size: expected a divisor"),
     ("scales past the file", _set("precisions.int8.embedding.scales_offset", 130000), "embedding.scales_offset"),
+    ("head outside", _set("precisions.int8.head", "../head.bin"), "precisions.int8.head points outside the model"),
+    ("head a number", _set("precisions.int8.head", 7), "precisions.int8.head: expected a file path, found 7"),
     ("logits renamed", _set("graphs.decoder.outputs.0", "logitz"), 'graphs.decoder.outputs[0]: expected "logits"'),
     ("cross output missing", lambda r: r["graphs"]["encoder"]["outputs"].pop(), "graphs.encoder.outputs: expected 4"),
     ("layers vs graphs", _set("config.decoder_layers", 3), "graphs.encoder.outputs: expected 6 names"),

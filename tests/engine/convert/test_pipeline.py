@@ -205,40 +205,108 @@ def test_attribution_names_the_model_built():
     assert "Translation model: me/my-marian by Helsinki-NLP" in opus_attribution("me/my-marian")
 
 
-def test_embedding_is_stored_once_per_precision(built):
-    """Only embedding.bin holds the vocabulary matrix: the decoder's output projection reads it from there, and no
-    graph or weights file carries a copy of its own (the plain export stores it three times)."""
+def _big_tensor_files(out, precision: str, table: int) -> list[tuple[str, str]]:
+    """(graph, file) of every initializer at least as large as the vocabulary matrix, each one external."""
     import onnx
 
+    found = []
+    for graph in ("encoder", "decoder"):
+        model = onnx.load(str(out / precision / f"{graph}.onnx"), load_external_data=False)
+        for init in model.graph.initializer:
+            if np.prod(init.dims) < table:
+                continue
+            assert init.data_location == onnx.TensorProto.EXTERNAL, f"{precision}/{graph}: {init.name} inline"
+            found.append((graph, {e.key: e.value for e in init.external_data}["location"]))
+    return found
+
+
+def test_embedding_is_stored_once_in_fp32_and_the_int8_head_has_its_own_copy(built):
+    """FP32: only embedding.bin holds the vocabulary matrix, and the decoder's output projection reads it from there
+    (the plain export stores it three times). INT8 (default "columns" head): embedding.bin holds the 8-bit table the
+    lookups read and no graph loads it; the head's [d_model, vocab] int8 copy is head.bin, named by the manifest."""
     out, manifest = built
     cfg = manifest["config"]
     table = cfg["vocab_size"] * cfg["d_model"]
-    for precision, bytes_per in (("fp32", 4), ("int8", 1)):
-        embedding = out / precision / "embedding.bin"
-        assert embedding.stat().st_size >= table * bytes_per
-        files_with_the_table = []
-        for graph in ("encoder", "decoder"):
-            model = onnx.load(str(out / precision / f"{graph}.onnx"), load_external_data=False)
-            for init in model.graph.initializer:
-                if np.prod(init.dims) < table:
-                    continue
-                assert init.data_location == onnx.TensorProto.EXTERNAL, f"{precision}/{graph}: {init.name} inline"
-                location = {e.key: e.value for e in init.external_data}["location"]
-                files_with_the_table.append((graph, location))
-        assert files_with_the_table == [("decoder", "embedding.bin")], precision
+    assert (out / "fp32" / "embedding.bin").stat().st_size >= table * 4
+    assert _big_tensor_files(out, "fp32", table) == [("decoder", "embedding.bin")]
+    assert (out / "int8" / "embedding.bin").stat().st_size >= table
+    assert _big_tensor_files(out, "int8", table) == [("decoder", "head.bin")]
+    assert manifest["precisions"]["int8"]["head"] == "int8/head.bin"
+    assert "head" not in manifest["precisions"]["fp32"]
 
 
 def test_int8_graphs_are_really_quantized(built):
     import onnx
+    from onnx import numpy_helper
 
-    out, _ = built
+    out, manifest = built
     for graph in ("encoder", "decoder"):
         ops = [n.op_type for n in onnx.load(str(out / "int8" / f"{graph}.onnx"), load_external_data=False).graph.node]
         assert ops.count("MatMulInteger") >= 4, graph
         assert "MatMul" not in ops, graph  # every weight MatMul became integer arithmetic
     dec = onnx.load(str(out / "int8" / "decoder.onnx"), load_external_data=False)
+    head = [n for n in dec.graph.node if n.name == "lm_head_cols"]
+    assert len(head) == 1 and head[0].op_type == "DynamicQuantizeMatMul"
+    assert not [n for n in dec.graph.node if n.op_type == "MatMulNBits"]
+    full = onnx.load(str(out / "int8" / "decoder.onnx"))  # external data from beside the graph
+    inits = {i.name: numpy_helper.to_array(i) for i in full.graph.initializer if i.name.startswith("lm_head_col")}
+    weights, scales = inits["lm_head_cols"], inits["lm_head_col_scales"]
+    cfg = manifest["config"]
+    assert weights.dtype == np.int8 and weights.shape == (cfg["d_model"], cfg["vocab_size"])
+    assert scales.shape == (cfg["vocab_size"],) and (scales > 0).all()
+    assert np.abs(weights.astype(np.int16)).max() == 63  # 7-bit: no 16-bit saturation without VNNI
+
+
+def test_column_quantization_is_per_token_and_within_half_a_step():
+    from engine.convert.quantize import COLUMN_LEVELS, quantize_columns
+
+    rng = np.random.default_rng(3)
+    weight = rng.standard_normal((50, 16)).astype(np.float32) * rng.uniform(0.01, 5, size=(50, 1)).astype(np.float32)
+    weight[7] = 0.0  # an all-zero row must not divide by zero
+    q, scales = quantize_columns(weight)
+    assert q.shape == (16, 50) and q.dtype == np.int8 and scales.shape == (50,)
+    assert np.abs(q.astype(np.int16)).max() == COLUMN_LEVELS
+    back = q.T.astype(np.float32) * scales[:, None]
+    assert (np.abs(back - weight) <= scales[:, None] / 2 + 1e-7).all()
+    assert (q[:, 7] == 0).all()
+    # each token's largest weight maps to ±63 exactly: the scale is that row's own
+    assert (np.abs(q.astype(np.int16)).max(axis=0)[np.abs(weight).max(axis=1) > 0] == COLUMN_LEVELS).all()
+
+
+def test_the_blocks_head_is_still_built_on_request(tmp_path, checkpoint_dir):
+    """`--int8-head blocks`: MatMulNBits over embedding.bin itself (stored once, 33 MB less at full size); the engine
+    loads either, and both give the FP32 tokens on the fixture's memorised sentences."""
+    import onnx
+
+    from engine.convert.pipeline import build_bundle
+    from engine.manifest import verify_bundle
+    from engine.translator import Translator
+    from tests.conftest import FIXTURE_DIR
+
+    out = tmp_path / "blocks"
+    manifest = build_bundle(
+        str(checkpoint_dir), out, eval_tsv=FIXTURE_DIR / "eval.tsv", eval_limit=8, quiet=True, int8_head="blocks"
+    )
+    verify_bundle(out)
+    assert "head" not in manifest["precisions"]["int8"] and not (out / "int8" / "head.bin").exists()
+    cfg = manifest["config"]
+    assert _big_tensor_files(out, "int8", cfg["vocab_size"] * cfg["d_model"]) == [("decoder", "embedding.bin")]
+    dec = onnx.load(str(out / "int8" / "decoder.onnx"), load_external_data=False)
     head = [n for n in dec.graph.node if n.op_type == "MatMulNBits"]
     assert len(head) == 1 and {a.name: a.i for a in head[0].attribute}["bits"] == 8
+    assert "MatMulNBits" in manifest["precisions"]["int8"]["quantization"]
+    texts = ["Thank you very much.", "Where is the train station?"]
+    blocks = [t.text for t in Translator(out, precision="int8").translate_segments(texts)]
+    fp32 = [t.text for t in Translator(out, precision="fp32").translate_segments(texts)]
+    assert blocks == fp32 and all(blocks)
+
+
+def test_an_unknown_int8_head_is_refused_before_any_work(tmp_path, checkpoint_dir):
+    from engine.convert.pipeline import build_bundle
+
+    with pytest.raises(BuildError, match="unknown INT8 head 'nibbles'"):
+        build_bundle(str(checkpoint_dir), tmp_path / "x", eval_limit=4, quiet=True, int8_head="nibbles")
+    assert not (tmp_path / "x").exists()
 
 
 def test_onnx_fp32_logits_match_pytorch(built, checkpoint_dir):
