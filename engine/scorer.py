@@ -35,6 +35,11 @@ class TopKScorer:
         opts.inter_op_num_threads = 1
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
+        # LogSoftmax and Add each make a [rows, vocab] float32 temporary per step (8.3 MB apiece at 32 rows × 65k):
+        # an arena keeps the largest batch's for good (15 MB of the process after 20 requests, measured at real
+        # scale), while malloc hands blocks this size straight back (engine.native_memory). Not slower: 32 rows
+        # 5.1 ms without the arena, 6.5 ms with it.
+        opts.enable_cpu_mem_arena = False
         self._session = inference_session(path, opts, config.ort_providers)
 
     def top(self, logits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
