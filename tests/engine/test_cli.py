@@ -103,6 +103,25 @@ def test_build_with_a_bad_checkpoint_is_a_clear_error(monkeypatch, capsys, tmp_p
     assert code == 1 and "not a complete Marian checkpoint" in err and "config.json" in err
 
 
+def test_build_passes_the_int8_head_choice_and_refuses_others(monkeypatch, capsys, tmp_path):
+    import engine.convert.pipeline as pipeline
+
+    seen = {}
+
+    def fake_build(source, out, **kwargs):
+        seen.update(kwargs)
+        raise SystemExit(0)  # stop before the size report: only the arguments are under test
+
+    monkeypatch.setattr(pipeline, "build_bundle", fake_build)
+    for extra, want in (([], "columns"), (["--int8-head", "blocks"], "blocks")):
+        with pytest.raises(SystemExit):
+            main(["model", "build", "--from", str(tmp_path), "--out", str(tmp_path / "o"), *extra])
+        assert seen["int8_head"] == want
+    with pytest.raises(SystemExit) as exc:
+        main(["model", "build", "--from", str(tmp_path), "--out", str(tmp_path / "o"), "--int8-head", "nibbles"])
+    assert exc.value.code == 2 and "invalid choice: 'nibbles'" in capsys.readouterr().err
+
+
 def test_bench_hands_its_options_to_the_bench_script(capfd):
     # `qiao bench` runs bench/run.py in a child process; its own options pass through untouched.
     assert main(["bench", "--help"]) == 0
