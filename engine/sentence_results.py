@@ -115,10 +115,12 @@ class RowPlanner:
                 row.memory = hit if isinstance(hit, str) else None
             if row.memory is None:
                 if guards is not None:
-                    bans = self.memos.bans.get(
-                        (id(guards), source), lambda s=source: tuple(guards.artefact_bans(s, self.tokenizer))
+                    # The memo keeps the shared set: each source's own copy of the ~4,350 ban sequences was a
+                    # 35 KB tuple per sentence, 36 MB of a 500-translation soak's growth at real scale.
+                    row.bans = self.memos.bans.get(
+                        (id(guards), source),
+                        lambda s=source: self._intern(tuple(guards.artefact_bans(s, self.tokenizer))),
                     )
-                    row.bans = self._intern(bans)
                 if match is not None:
                     found = tuple(match.constraints_for(options.glossary, source, self.tokenizer))
                     constraints = tuple(c for c in found if c.options)

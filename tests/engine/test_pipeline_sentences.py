@@ -229,6 +229,19 @@ def test_guards_flag_sentences_ban_artefacts_per_sentence_and_cut_beam_loops(mon
     assert guards.checks == [] and all(s.flags == () for s in off.sentences)
 
 
+def test_equal_ban_sets_of_many_sentences_are_kept_once(monkeypatch):
+    """The bans memo holds the shared set: a fresh copy per sentence (4,350 sequences at real scale) was 35 KB a
+    sentence, the largest part of a long session's memory growth."""
+    install_guards(monkeypatch, bans_for=lambda source: tuple((40 + i, 50) for i in range(3)))  # a new tuple per call
+    pipe = Pipeline(CharTokenizer(), ZH_EN)  # type: ignore[arg-type]
+    model = DictionaryModel({})
+    job = pipe.job("一。二。三。四。", TranslationOptions(), None, 0.0)
+    list(pipe.stream(job, PARAMS, model.decoding(None), None))
+    kept = list(pipe.memos.bans._items.values())
+    assert len(kept) == 4 and all(b is kept[0] for b in kept)
+    assert kept[0] == ((40, 50), (41, 50), (42, 50))
+
+
 def test_guards_off_leaves_bans_and_loop_cutting_out(monkeypatch):
     install_guards(monkeypatch, bans_for=lambda source: ((7, 8),))
     model = DictionaryModel({})
