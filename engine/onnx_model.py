@@ -13,7 +13,7 @@ from engine.embedding import EmbeddingTable
 from engine.load_guard import opening
 from engine.manifest import Manifest
 from engine.scorer import TopKScorer
-from engine.sessions import create_session, default_threads
+from engine.sessions import SHRINK_ARENA, create_session, default_threads
 
 
 def sinusoidal_positions(n_pos: int, dim: int) -> np.ndarray:
@@ -36,10 +36,8 @@ class EncoderState:
     mask: np.ndarray  # [B,S] int64
 
 
-# Activations scale with batch × length; without shrinking, the largest batch ever seen would stay reserved in the
-# arenas for good. The encoder shrinks after every run (once per batch), the decoder after a batch's first step.
-_SHRINK_ARENA = ort.RunOptions()
-_SHRINK_ARENA.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+# Activations scale with batch × length, so the arenas shrink (SHRINK_ARENA): the encoder after every run (once per
+# batch), the decoder after a batch's first step.
 
 
 class OnnxMarian:
@@ -114,7 +112,7 @@ class OnnxMarian:
     # -- graphs -----------------------------------------------------------------------------------------------
     def encode(self, ids: np.ndarray, mask: np.ndarray) -> EncoderState:
         feeds = {"inputs_embeds": self.embed(ids), "attention_mask": mask}
-        outputs = self.encoder.run(self._enc_out, feeds, _SHRINK_ARENA)
+        outputs = self.encoder.run(self._enc_out, feeds, SHRINK_ARENA)
         return EncoderState(cross=outputs, mask=mask)
 
     def start(self, enc: EncoderState, max_len: int) -> DecoderRun:
@@ -180,7 +178,7 @@ class DecoderRun:
         io.bind_cpu_input("inputs_embeds", embeds)
         io.bind_cpu_input("past_length", length)
         # The first step of a batch releases what earlier (possibly larger) batches left in the arena.
-        model.decoder.run_with_iobinding(io, _SHRINK_ARENA if self.length == 0 else None)
+        model.decoder.run_with_iobinding(io, SHRINK_ARENA if self.length == 0 else None)
         self.length += 1
         return self.logits
 

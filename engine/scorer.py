@@ -13,11 +13,7 @@ import numpy as np
 import onnxruntime as ort
 
 from engine.config import EngineConfig
-from engine.sessions import inference_session
-
-# The run after which the arena hands back what it no longer uses (the previous batch's temporaries).
-_RELEASE_ARENA = ort.RunOptions()
-_RELEASE_ARENA.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+from engine.sessions import SHRINK_ARENA, inference_session
 
 
 class TopKScorer:
@@ -51,6 +47,6 @@ class TopKScorer:
     def top(self, logits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         feeds = {"logits": logits, "mask": self._mask, "k": np.array([k], dtype=np.int64)}
         rows = logits.shape[0]
-        values, ids = self._session.run(None, feeds, _RELEASE_ARENA if rows != self._rows else None)
+        values, ids = self._session.run(None, feeds, SHRINK_ARENA if rows != self._rows else None)
         self._rows = rows
         return values, ids

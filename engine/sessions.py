@@ -15,6 +15,13 @@ from engine.privacy import require_applied
 ort.disable_telemetry_events()
 
 
+# Run options that make the CPU arena hand back what it no longer holds once the run ends: for the first run of a batch
+# (encoder, decoder's first step, the beam scorer when the row count changes), so the largest batch ever seen does not
+# stay reserved for good.
+SHRINK_ARENA = ort.RunOptions()
+SHRINK_ARENA.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+
+
 def physical_cores() -> int:
     """Cores this process may use, counting each physical core once where the OS tells us."""
     try:
