@@ -148,6 +148,9 @@ def _run(server, host: str, port: int, pairs: list[str], keyed: bool) -> int:
         pass
     finally:
         _ignore_interrupts()
+        # A second Ctrl+C can cut waitress's own wait for its request threads short: wait again, or one still
+        # finishing a request writes to the socket trigger that close() has just shut (EBADF traceback).
+        server.task_dispatcher.shutdown(cancel_pending=True, timeout=10)
         server.close()
         if previous is not None and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
             signal.signal(signal.SIGTERM, previous)
