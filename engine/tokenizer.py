@@ -1,8 +1,8 @@
-"""MarianTokenizer, id for id, on top of the `tokenizers` library (no sentencepiece, no transformers).
+"""MarianTokenizer, id for id, without sentencepiece or transformers.
 
-`tokenizer.json` (written by `engine.convert.tokenizer_json`) does SentencePiece's normalisation and Unigram
-segmentation over the source pieces; `source_ids.json` turns its ids into vocab.json ids. This wrapper adds the
-three things MarianTokenizer does around SentencePiece that `tokenizers` cannot express:
+`tokenizer.json` (written by `engine.convert.tokenizer_json`) holds SentencePiece's normaliser and the source
+pieces; engine.unigram segments with them (the `tokenizers` library normalises); `source_ids.json` turns the pieces'
+indices into vocab.json ids. This wrapper adds the three things MarianTokenizer does around SentencePiece:
 
 * special tokens (`</s>`, `<unk>`, `<pad>`) typed in the text are split out first, and a chunk that starts with a
   language code (`>>cmn_Hans<<`) keeps it as one token;
@@ -20,9 +20,9 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from engine.load_guard import opening
+from engine.unigram import UnigramSegmenter
 
 
 class MarianTokenizer:
@@ -32,20 +32,14 @@ class MarianTokenizer:
         """`info` is the manifest's tokenizer section; its other files are relative to `base` (the bundle folder;
         default: the folder of `tokenizer_json`)."""
         with opening(info.get("file", Path(tokenizer_json).name)):
-            self._tok = Tokenizer.from_file(str(tokenizer_json))
-        self._tok.no_padding()
-        self._tok.no_truncation()
-        # tokenizers caches each segmented input, and with no pre-tokenizer an input is a whole sentence: the cache
-        # (10,000 sentences) almost never hits and only grows: ~2 kB per sentence here, ~20 MB when full.
-        if hasattr(self._tok.model, "_resize_cache"):
-            self._tok.model._resize_cache(0)
+            self._segmenter = UnigramSegmenter(tokenizer_json)
         folder = Path(base) if base is not None else Path(tokenizer_json).parent
         self._pieces_path = folder / info["pieces_file"]
         ids_file = folder / info["source_ids_file"]
         self.vocab_size: int = int(info["vocab_size"])
         with opening(info["source_ids_file"]):
             self._source_ids = np.asarray(json.loads(ids_file.read_text(encoding="utf-8")), dtype=np.int64)
-            if self._source_ids.shape != (self._tok.get_vocab_size(with_added_tokens=False),):
+            if self._source_ids.shape != (self._segmenter.size,):
                 raise ValueError(f"{ids_file.name} does not match the tokenizer's vocabulary")
             ids = self._source_ids
             if ids.size and not (ids.min() >= -1 and ids.max() < self.vocab_size):
@@ -156,7 +150,7 @@ class MarianTokenizer:
                 plan.append(("spm", len(pending)))
                 pending.append(chunk)
             plans.append(plan)
-        encodings = self._tok.encode_batch(pending, add_special_tokens=False) if pending else []
+        segmented = [self._segmenter.segment(chunk) for chunk in pending]
         out: list[list[int]] = []
         for plan in plans:
             ids: list[int] = []
@@ -164,7 +158,7 @@ class MarianTokenizer:
                 if kind == "id":
                     ids.append(value)  # type: ignore[arg-type]
                 else:
-                    ids.extend(self._map_ids(encodings[value]))  # type: ignore[index]
+                    ids.extend(self._map_ids(segmented[value]))  # type: ignore[index]
             if add_eos:
                 ids.append(self.eos_id)
             out.append(ids)
@@ -173,13 +167,16 @@ class MarianTokenizer:
     def encode(self, text: str, add_eos: bool = True) -> list[int]:
         return self.encode_batch([text], add_eos=add_eos)[0]
 
-    def _map_ids(self, encoding) -> list[int]:
-        """Unigram ids → vocab.json ids; a fused unknown run is looked up by its surface, as Marian does."""
-        mapped = self._source_ids[encoding.ids]
+    def pieces(self, text: str) -> list[str]:
+        """The SentencePiece pieces of `text` (no special-token handling): what `encode` maps to ids."""
+        return [piece for piece, _ in self._segmenter.segment(text)]
+
+    def _map_ids(self, pieces: list[tuple[str, int]]) -> list[int]:
+        """Unigram indices → vocab.json ids; a fused unknown run is looked up by its surface, as Marian does."""
+        mapped = self._source_ids[[index for _, index in pieces]]
         if mapped.size and mapped.min() < 0:
-            tokens = encoding.tokens
             for j in np.flatnonzero(mapped < 0).tolist():
-                mapped[j] = self.token_to_id(tokens[j])
+                mapped[j] = self.token_to_id(pieces[j][0])
         return mapped.tolist()
 
     # -- decoding ---------------------------------------------------------------------------------------------
