@@ -51,7 +51,7 @@ def _junk(rng: random.Random, count: int) -> list[str]:
             lo, hi = rng.choice(pools)
             chars.append(chr(rng.randint(lo, hi)))
         out.append("".join(chars))
-    return out + ["", " ", "   ", "\t\n", "a" * 3000, "的" * 500, "▁▁", "\x01", "x\x01y"]
+    return [*out, "", " ", "   ", "\t\n", "a" * 3000, "的" * 500, "▁▁", "\x01", "x\x01y"]
 
 
 @pytest.mark.parametrize("key", sorted(FIXTURES))
