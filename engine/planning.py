@@ -86,14 +86,24 @@ def split_long(text: str, fits: Callable[[str], bool], *, spaced: bool = True) -
         parts = [text[i : i + size] for i in range(0, len(text), size)]
     chunks: list[str] = []
     current = ""
-    for part in parts:
-        candidate = f"{current}{glue}{part}" if current else part
-        if fits(candidate):
-            current = candidate
+    i, guess = 0, 1
+    while i < len(parts):
+        take = _most_that_fit(current, parts, i, glue, fits, guess)
+        if take:
+            body = glue.join(parts[i : i + take])
+            current = f"{current}{glue}{body}" if current else body
+            i, guess = i + take, take
+            if i < len(parts):  # the next part did not fit: it starts the next chunk
+                chunks.append(current)
+                current = ""
             continue
-        if current:
+        if current:  # parts[i] starts the next chunk
             chunks.append(current)
-        if fits(part) or len(part) <= 1:
+            current = ""
+            continue
+        part = parts[i]
+        i += 1
+        if len(part) <= 1:
             current = part
         else:  # one clause still too long: split it further
             sub = split_long(part, fits, spaced=spaced)
@@ -102,3 +112,46 @@ def split_long(text: str, fits: Callable[[str], bool], *, spaced: bool = True) -
     if current:
         chunks.append(current)
     return chunks
+
+
+def _most_that_fit(head: str, parts: list[str], start: int, glue: str, fits: Callable[[str], bool], guess: int) -> int:
+    """How many of `parts[start:]`, joined after `head`, still fit (0: not even the first).
+
+    An exponential search outward from `guess` (the previous chunk's count), then bisection: chunks of similar size
+    take two or three `fits` calls, instead of one per part, which re-tokenised every prefix of every chunk (100,000
+    characters without punctuation: 6.7 s of planning). A longer join has at least as many tokens, so the count is
+    the one such a scan finds; in the rare join where characters merge into fewer pieces it may differ, and every
+    chunk still fits. Unless every part was taken, one more would not fit.
+    """
+    left = len(parts) - start
+
+    def ok(count: int) -> bool:
+        body = glue.join(parts[start : start + count])
+        return fits(f"{head}{glue}{body}" if head else body)
+
+    count, step = max(1, min(guess, left)), 1
+    if ok(count):
+        good = count
+        while True:
+            if good == left:
+                return good
+            count = min(left, good + step)
+            if not ok(count):
+                bad = count
+                break
+            good, step = count, step * 2
+    else:
+        bad, good = count, 0
+        while bad - step > 0:
+            count = bad - step
+            if ok(count):
+                good = count
+                break
+            bad, step = count, step * 2
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good

@@ -76,3 +76,62 @@ def test_plan_skips_layout_and_needs_no_language_token():
     tok = CharTokenizer()
     rows = plan_sentences(tok, [Segment("\n\n", False), Segment("你好。", True)], lang_id=None, spaced=False)
     assert [(r.index, r.ids) for r in rows] == [(1, [*tok.encode("你好。", add_eos=False), 0])]
+
+
+def _scan_split(text: str, fits, *, spaced: bool) -> list[str]:
+    """The part-by-part scan split_long used before it searched: the reference for any `fits` that only grows."""
+    from engine.planning import _SPACED_SPLITS, _UNSPACED_SPLITS
+
+    glue = " " if spaced else ""
+    for pattern in _SPACED_SPLITS if spaced else _UNSPACED_SPLITS:
+        parts = [p for p in pattern.split(text) if p]
+        if len(parts) > 1:
+            break
+    else:
+        glue, size = "", max(1, (len(text) + 1) // 2)
+        parts = [text[i : i + size] for i in range(0, len(text), size)]
+    chunks, current = [], ""
+    for part in parts:
+        candidate = f"{current}{glue}{part}" if current else part
+        if fits(candidate):
+            current = candidate
+            continue
+        if current:
+            chunks.append(current)
+        if fits(part) or len(part) <= 1:
+            current = part
+        else:
+            sub = _scan_split(part, fits, spaced=spaced)
+            chunks.extend(sub[:-1])
+            current = sub[-1]
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def test_the_search_finds_the_chunks_a_part_by_part_scan_finds():
+    import random
+
+    rng = random.Random(3)
+    words = ["a", "bb", "ccc", "dddd", "eeeeeeeeeeee", "x" * 30, "yes,", "no;", "我们", "，", "花、"]
+    for trial in range(300):
+        spaced = trial % 2 == 0
+        glue = " " if spaced else ""
+        text = glue.join(rng.choice(words) for _ in range(rng.randint(1, 120)))
+        budget = rng.randint(1, 60)
+        fits = within(budget)
+        assert split_long(text, fits, spaced=spaced) == _scan_split(text, fits, spaced=spaced), (text, budget)
+
+
+def test_a_long_run_of_words_takes_a_few_fits_calls_per_chunk_not_one_per_word():
+    text = " ".join(f"w{i % 97}" for i in range(20_000))
+    calls = []
+
+    def fits(s: str) -> bool:
+        calls.append(len(s))
+        return len(s) <= 600
+
+    chunks = split_long(text, fits, spaced=True)
+    assert " ".join(chunks) == text and all(len(c) <= 600 for c in chunks)
+    assert len(calls) <= 12 * len(chunks), f"{len(calls)} calls for {len(chunks)} chunks"
+    assert sum(calls) <= 12 * len(text)  # characters tokenised: a scan re-reads every prefix (≈ 100× the text)
