@@ -75,15 +75,7 @@ def split_long(text: str, fits: Callable[[str], bool], *, spaced: bool = True) -
     Spaced: the pieces joined with " " give `text` back when it split at single spaces. Unspaced: "".join gives
     `text` back exactly. A single character that does not fit is kept as it is (it cannot be split).
     """
-    glue = " " if spaced else ""
-    for pattern in _SPACED_SPLITS if spaced else _UNSPACED_SPLITS:
-        parts = [p for p in pattern.split(text) if p]
-        if len(parts) > 1:
-            break
-    else:  # no gap at all: halves of characters, glued without a space
-        glue = ""
-        size = max(1, (len(text) + 1) // 2)
-        parts = [text[i : i + size] for i in range(0, len(text), size)]
+    parts, glue = split_parts(text, spaced=spaced)
     chunks: list[str] = []
     current = ""
     i, guess = 0, 1
@@ -112,6 +104,17 @@ def split_long(text: str, fits: Callable[[str], bool], *, spaced: bool = True) -
     if current:
         chunks.append(current)
     return chunks
+
+
+def split_parts(text: str, *, spaced: bool = True) -> tuple[list[str], str]:
+    """The parts `split_long` packs into chunks, and the glue that rejoins them: clauses, else words (else, in
+    Chinese, runs after spaces), else two halves of characters glued without a space."""
+    for pattern in _SPACED_SPLITS if spaced else _UNSPACED_SPLITS:
+        parts = [p for p in pattern.split(text) if p]
+        if len(parts) > 1:
+            return parts, " " if spaced else ""
+    size = max(1, (len(text) + 1) // 2)
+    return [text[i : i + size] for i in range(0, len(text), size)], ""
 
 
 def _most_that_fit(head: str, parts: list[str], start: int, glue: str, fits: Callable[[str], bool], guess: int) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.planning import plan_sentences, split_long
+from engine.planning import plan_sentences, split_long, split_parts
 from engine.segment import Segment
 
 
@@ -80,16 +80,7 @@ def test_plan_skips_layout_and_needs_no_language_token():
 
 def _scan_split(text: str, fits, *, spaced: bool) -> list[str]:
     """The part-by-part scan split_long used before it searched: the reference for any `fits` that only grows."""
-    from engine.planning import _SPACED_SPLITS, _UNSPACED_SPLITS
-
-    glue = " " if spaced else ""
-    for pattern in _SPACED_SPLITS if spaced else _UNSPACED_SPLITS:
-        parts = [p for p in pattern.split(text) if p]
-        if len(parts) > 1:
-            break
-    else:
-        glue, size = "", max(1, (len(text) + 1) // 2)
-        parts = [text[i : i + size] for i in range(0, len(text), size)]
+    parts, glue = split_parts(text, spaced=spaced)
     chunks, current = [], ""
     for part in parts:
         candidate = f"{current}{glue}{part}" if current else part
