@@ -17,13 +17,14 @@ paragraph, against the library's 0.05 ms), nothing next to decoding it.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
 from tokenizers import Tokenizer
 
 UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY (SentencePiece's kUnkPenalty)
+_NUMBER = (float, int)
+_BAD_ENTRY = "tokenizer.json's unigram vocabulary has entries that are not [piece, score]"
 
 
 class UnigramSegmenter:
@@ -55,10 +56,7 @@ class UnigramSegmenter:
     def segment(self, text: str) -> list[tuple[str, int]]:
         """The pieces of `text` after normalisation, with their indices in the file's vocabulary (fused unknown
         runs carry `unk_id`)."""
-        return self.segment_normalized(self.normalize(text))
-
-    def segment_normalized(self, text: str) -> list[tuple[str, int]]:
-        """The best segmentation of already normalised `text`."""
+        text = self.normalize(text)
         n = len(text)
         if n == 0:
             return []
@@ -109,21 +107,21 @@ def _read(path: Path) -> tuple[str, np.ndarray, np.ndarray, int, object]:
     vocab = model.get("vocab")
     if not isinstance(vocab, list) or not vocab:
         raise ValueError("tokenizer.json's unigram vocabulary is empty or not a list")
-    if not all(_is_entry(e) for e in vocab):
-        raise ValueError("tokenizer.json's unigram vocabulary has entries that are not [piece, score]")
+    pieces: list[str] = []
+    values: list[float] = []
+    for entry in vocab:  # json gives exact types: a bool score is not an int here
+        if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str or type(entry[1]) not in _NUMBER:
+            raise ValueError(_BAD_ENTRY)
+        pieces.append(entry[0])
+        values.append(entry[1])
+    scores = np.asarray(values, dtype=np.float64)
+    if not all(pieces) or not np.isfinite(scores).all():
+        raise ValueError(_BAD_ENTRY)
     unk = model.get("unk_id")
     if not isinstance(unk, int) or isinstance(unk, bool) or not 0 <= unk < len(vocab):
         raise ValueError("tokenizer.json's unigram model has no valid unk_id")
     # The library's normaliser, built from the same file with a one-piece vocabulary (no big trie).
     spec["model"] = {**model, "vocab": [vocab[unk]], "unk_id": 0}
     normalizer = Tokenizer.from_str(json.dumps(spec)).normalizer
-    lengths = np.fromiter((len(piece) for piece, _ in vocab), dtype=np.int64, count=len(vocab))
-    scores = np.fromiter((score for _, score in vocab), dtype=np.float64, count=len(vocab))
-    return "".join(piece for piece, _ in vocab), lengths, scores, unk, normalizer
-
-
-def _is_entry(entry: object) -> bool:
-    if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and entry[0]):
-        return False
-    score = entry[1]
-    return isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score)
+    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+    return "".join(pieces), lengths, scores, unk, normalizer
