@@ -36,10 +36,6 @@ class EncoderState:
     mask: np.ndarray  # [B,S] int64
 
 
-# Activations scale with batch × length, so the arenas shrink (SHRINK_ARENA): the encoder after every run (once per
-# batch), the decoder after a batch's first step.
-
-
 class OnnxMarian:
     """Runs the bundle's graphs for one precision. Sessions are created once and kept."""
 
@@ -112,6 +108,7 @@ class OnnxMarian:
     # -- graphs -----------------------------------------------------------------------------------------------
     def encode(self, ids: np.ndarray, mask: np.ndarray) -> EncoderState:
         feeds = {"inputs_embeds": self.embed(ids), "attention_mask": mask}
+        # activations scale with batch × length: the arena shrinks after every batch's encoder run
         outputs = self.encoder.run(self._enc_out, feeds, SHRINK_ARENA)
         return EncoderState(cross=outputs, mask=mask)
 

@@ -85,11 +85,9 @@ def split_long(text: str, fits: Callable[[str], bool], *, spaced: bool = True) -
             body = glue.join(parts[i : i + take])
             current = f"{current}{glue}{body}" if current else body
             i, guess = i + take, take
-            if i < len(parts):  # the next part did not fit: it starts the next chunk
-                chunks.append(current)
-                current = ""
-            continue
-        if current:  # parts[i] starts the next chunk
+            if i == len(parts):
+                break
+        if current:  # parts[i] does not fit after it: it starts the next chunk
             chunks.append(current)
             current = ""
             continue
