@@ -35,7 +35,6 @@ from engine.history.records import HistoryEntry
 from engine.languages import LanguagePair
 from engine.results import Translation
 from gui import pair_text, problem_text, status_text
-from gui.about_dialog import AboutDialog
 from gui.alignment import Alignment
 from gui.alternatives_controller import attach_alternatives
 from gui.button_row import ButtonRow
@@ -69,6 +68,7 @@ from gui.worker import (
 )
 
 if TYPE_CHECKING:
+    from gui.about_dialog import AboutDialog
     from gui.desktop import Desktop
 
 
@@ -809,6 +809,8 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_about(self) -> AboutDialog:
+        from gui.about_dialog import AboutDialog  # importlib.metadata and friends: ~45 ms kept out of start-up
+
         dialog = AboutDialog(self.model, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()

@@ -70,6 +70,62 @@ def test_run_opens_the_window_translates_and_exits_cleanly(qtbot, private_dirs):
     assert (private_dirs / "state" / "source.txt").read_text(encoding="utf-8") == "Thank you very much."
 
 
+def test_run_attaches_the_popup_glossary_and_history_once_the_window_is_painted(qtbot, private_dirs):
+    """The popup's controller, the glossary and the history database (~0.25 s) wait for the first paint
+    (gui.app.after_first_paint): they are there soon after, and the window was on screen before them."""
+    seen: dict = {}
+
+    def look() -> None:
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        if not windows:
+            QTimer.singleShot(5, look)
+            return
+        window = windows[0]
+        seen.setdefault("quick_at_show", window.desktop.quick)
+        if window.desktop.quick is None or window.model is None:
+            QTimer.singleShot(20, look)
+            return
+        seen["exposed"] = window.windowHandle().isExposed()
+        seen["history"] = getattr(window, "history_panel", None)
+        seen["glossary"] = getattr(window, "glossary_menu", None)
+        seen["quick"] = window.desktop.quick
+        window.close()
+
+    QTimer.singleShot(0, look)
+    assert gui_app.run(str(TINY_BUNDLE)) == 0
+    assert seen["quick_at_show"] is None, "the popup's controller came before the first paint"
+    assert seen["exposed"] and seen["quick"] is not None
+    assert seen["history"] is not None and seen["glossary"] is not None
+
+
+def test_after_first_paint_waits_for_the_expose_and_runs_once(qtbot):
+    widget = QLabel("x")
+    qtbot.addWidget(widget)
+    widget.show()
+    calls: list[bool] = []
+    gui_app.after_first_paint(widget, lambda: calls.append(widget.windowHandle().isExposed()))
+    assert calls == [], "never inside the call: a turn later at the earliest"
+    qtbot.waitUntil(lambda: bool(calls), timeout=3000)
+    widget.hide()
+    widget.show()  # a second expose
+    qtbot.wait(gui_app._AfterFirstPaint.FALLBACK_MS + 200)  # and past the fallback timer
+    assert calls == [True]
+
+
+@pytest.mark.parametrize("shown", [False, True], ids=["hidden (tray start)", "painted already"])
+def test_after_first_paint_runs_a_turn_later_when_there_is_no_expose_to_wait_for(qtbot, shown):
+    widget = QLabel("x")
+    qtbot.addWidget(widget)
+    if shown:
+        widget.show()
+        qtbot.waitUntil(lambda: widget.windowHandle().isExposed(), timeout=3000)
+    calls: list[int] = []
+    gui_app.after_first_paint(widget, lambda: calls.append(1))
+    assert calls == []
+    qtbot.wait(50)  # well before the 1 s fallback
+    assert calls == [1]
+
+
 def test_qiao_model_dir_env_is_honoured(qtbot, private_dirs, monkeypatch):
     monkeypatch.setenv("QIAO_MODEL_DIR", str(TINY_BUNDLE))
     seen: dict = {}
