@@ -38,6 +38,7 @@ class Autosave(QObject):
         *,
         retry_ms: int = RETRY_MS,
         companions: Sequence[Path] = (),
+        pool: ThreadPoolExecutor | None = None,
     ) -> None:
         super().__init__(parent)
         self.path = Path(path)
@@ -50,7 +51,9 @@ class Autosave(QObject):
         self._timer.timeout.connect(self._flush_in_background)
         self._retry_ms = retry_ms
         # Encoding, writing and fsyncing 20 MB takes 0.1 s or more (far more on a slow disk): not on the UI thread.
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qiao-autosave")
+        # A shared one-thread pool keeps this file's writes in order with its companions' (never a deleted
+        # translation written back by a save queued before it).
+        self._pool = pool or ThreadPoolExecutor(max_workers=1, thread_name_prefix="qiao-autosave")
         self._inflight: Future[str | None] | None = None
         self._written.connect(self._background_done, Qt.ConnectionType.QueuedConnection)
         self.last_error: str | None = None
@@ -79,7 +82,8 @@ class Autosave(QObject):
         if not self._dirty:
             return
         self._dirty = False
-        self._finish(self._attempt(self._get_text()))
+        # Through the pool, behind what is queued there (a companion's write must not land after this removes it)
+        self._finish(self._pool.submit(self._attempt, self._get_text()).result())
 
     @Slot()
     def _flush_in_background(self) -> None:

@@ -4,11 +4,15 @@ marked out of date when the English changed, and a state folder that cannot be w
 from __future__ import annotations
 
 import json
+import threading
+import time
+from itertools import pairwise
 
 from fakes import FakeFactory, fake_translate_text
-from PySide6.QtCore import QDateTime, QLocale
+from PySide6.QtCore import QDateTime, QLocale, QTimer
 from PySide6.QtWidgets import QPlainTextEdit
 
+from gui.last_translation import LastTranslation
 from gui.settings import Key, Settings
 
 SOURCE = "Hello world.\nGood morning bridge."
@@ -24,6 +28,7 @@ def translated_window(qtbot, make_window, text: str = SOURCE):
     window.translate()
     wait_done(qtbot, window)
     assert window.target.toPlainText() == fake_translate_text(text)
+    window.store.flush()  # the translation's file is written on the session writer thread
     window.autosave.flush()
     return window
 
@@ -148,3 +153,64 @@ def test_opening_a_large_autosave_copies_the_document_once_and_counts_its_words(
     assert len(copies) <= 1, f"the 3 MB document was copied {len(copies)} times while the window opened"
     assert window.source_pane.info.text() == f"{len(text.split())} words"
     assert not window.source.document().isUndoAvailable(), "the restored text is not an undo step"
+
+
+def slow_saves(monkeypatch, seconds: float) -> list[int]:
+    """LastTranslation.save made slow (a loaded disk's fsync); the threads it ran on are recorded."""
+    threads: list[int] = []
+    original = LastTranslation.save
+
+    def slow(self, *args, **kwargs):
+        threads.append(threading.get_ident())
+        time.sleep(seconds)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(LastTranslation, "save", slow)
+    return threads
+
+
+def test_the_translation_file_is_written_off_the_ui_thread(qtbot, make_window, tmp_path, monkeypatch):
+    threads = slow_saves(monkeypatch, 0.6)
+    window = make_window(FakeFactory())
+    window.source.setPlainText(SOURCE)
+    ticks: list[float] = []
+    timer = QTimer(window)
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start()
+    window.translate()
+    wait_done(qtbot, window)
+    qtbot.waitUntil(lambda: bool(threads), timeout=5000)
+    qtbot.wait(700)  # the slow write runs meanwhile
+    timer.stop()
+    gaps = [b - a for a, b in pairwise(ticks)]
+    assert threads[0] != threading.get_ident(), "saved on the UI thread"
+    assert gaps and max(gaps) < 0.3, f"UI froze for {max(gaps):.3f}s while the translation was saved"
+    window.store.flush()
+    record = json.loads((tmp_path / "state" / "translation.json").read_text(encoding="utf-8"))
+    assert record["target"] == fake_translate_text(SOURCE)
+
+
+def test_clearing_right_after_a_slow_save_still_forgets_the_translation(qtbot, make_window, tmp_path, monkeypatch):
+    """The removal is queued behind the write, never overtaken by it."""
+    threads = slow_saves(monkeypatch, 0.4)
+    window = make_window(FakeFactory())
+    window.source.setPlainText(SOURCE)
+    window.translate()
+    wait_done(qtbot, window)
+    qtbot.waitUntil(lambda: bool(threads), timeout=5000)  # being written now
+    window.clear()
+    window.autosave.flush()
+    window.store.flush()
+    assert not (tmp_path / "state" / "translation.json").exists()
+    assert not (tmp_path / "state" / "source.txt").exists()
+
+
+def test_closing_right_after_a_translation_finishes_keeps_it(qtbot, make_window, tmp_path):
+    window = make_window(FakeFactory())
+    window.source.setPlainText(SOURCE)
+    window.translate()
+    wait_done(qtbot, window)
+    window.shutdown()  # the deferred save has not run yet, or is being written
+    record = json.loads((tmp_path / "state" / "translation.json").read_text(encoding="utf-8"))
+    assert record["target"] == fake_translate_text(SOURCE)
