@@ -197,12 +197,30 @@ def build_decoder(model):
     return g.model("marian_decoder_step", inputs, outputs), GraphIO([i.name for i in inputs], ["logits", *present])
 
 
+SCORER_BLOCK = 64  # the block size aimed at (a divisor of the vocabulary near it, else rows padded to a multiple)
+
+
+def scorer_block(vocab: int) -> int:
+    """The block size the scorer's two-stage top-k cuts each row into: a divisor of `vocab` in [32, 128] nearest
+    `SCORER_BLOCK` (65001 = 3·47·461: 47), so the reshape needs no padding; 0 when none exists (then rows are
+    padded with -inf to a multiple of `SCORER_BLOCK`)."""
+    divisors = [d for d in range(32, 129) if vocab % d == 0]
+    return min(divisors, key=lambda d: (abs(d - SCORER_BLOCK), d)) if divisors else 0
+
+
 def build_scorer(vocab: int, renormalize: bool):
     """Beam-search scoring: the k best allowed tokens per hypothesis with their log-probabilities.
 
     transformers takes log_softmax(logits), then sets banned tokens (`mask` = -inf) aside; with
     `renormalize_logits` it normalises again over the allowed tokens, i.e. log_softmax(logits + mask).
     LogSoftmax (vectorised) measured 4× faster than ReduceLogSumExp here and matches torch more closely.
+
+    The top k is taken in two stages, exactly: each row is cut into blocks, the k blocks with the largest maxima
+    are kept (in token order), and the top k of their elements is the row's top k, ties included (an element of the
+    top k lies in one of those blocks: otherwise k kept blocks each hold an element ranked above it). ONNX TopK over
+    a whole [32, 65001] row set cost 6.3 ms of the scorer's 10.9 a step at 8 sentences × 4 beams, 1 thread, Intel
+    Xeon; the block maxima are one vectorised ReduceMax (0.6 ms): 10.9 → 6.0 ms (2 threads 5.8 → 2.9), identical
+    ids and values.
     """
     from onnx import TensorProto, helper
 
@@ -211,7 +229,26 @@ def build_scorer(vocab: int, renormalize: bool):
         logprobs = g.op("LogSoftmax", [g.op("Add", ["logits", "mask"])], axis=-1)
     else:
         logprobs = g.op("Add", [g.op("LogSoftmax", ["logits"], axis=-1), "mask"])
-    g.op("TopK", [logprobs, "k"], outputs=["logprobs", "ids"], axis=-1, largest=1, sorted=1)
+    block = scorer_block(vocab)
+    if not block:
+        block = SCORER_BLOCK
+        padding = g.weight("scorer.pads", np.array([0, 0, 0, -vocab % block], dtype=np.int64))
+        logprobs = g.op("Pad", [logprobs, padding, g.weight("scorer.neg_inf", np.array(-np.inf, np.float32))])
+    blocks_n = -(-vocab // block)
+    blocks = g.op("Reshape", [logprobs, g.weight("scorer.blocks_shape", np.array([0, blocks_n, block], np.int64))])
+    last = g.weight("scorer.last_axis", np.array([-1], dtype=np.int64))
+    maxima = g.op("ReduceMax", [blocks, last], keepdims=0)
+    kept = g.op("Min", ["k", g.weight("scorer.blocks_n", np.array([blocks_n], dtype=np.int64))])
+    _, best = g.op("TopK", [maxima, kept], outputs=2, axis=-1, largest=1, sorted=1)
+    in_order, _ = g.op("TopK", [best, kept], outputs=2, axis=-1, largest=0, sorted=1)  # lower ids first on ties
+    chosen = g.op("Unsqueeze", [in_order, g.weight("scorer.block_axis", np.array([2], dtype=np.int64))])
+    flat = g.weight("scorer.flat_shape", np.array([0, -1], dtype=np.int64))
+    candidates = g.op("Reshape", [g.op("GatherND", [blocks, chosen], batch_dims=1), flat])
+    first_ids = g.op("Mul", [chosen, g.weight("scorer.block", np.array(block, dtype=np.int64))])
+    offsets = g.weight("scorer.offsets", np.arange(block, dtype=np.int64))
+    ids = g.op("Reshape", [g.op("Add", [first_ids, offsets]), flat])
+    _, where = g.op("TopK", [candidates, "k"], outputs=["logprobs", "TopK_where"], axis=-1, largest=1, sorted=1)
+    g.op("GatherElements", [ids, where], outputs=["ids"], axis=-1)
     inputs = [
         helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", vocab]),
         helper.make_tensor_value_info("mask", TensorProto.FLOAT, [vocab]),

@@ -61,3 +61,16 @@ def test_decoding_continues_after_reorder_and_select(model):
     assert out.shape == (2, first.shape[1]) and np.isfinite(out).all()
     run.reorder(np.array([1, 0]))
     assert np.isfinite(run.step(tokens[:2])).all()
+
+
+def test_only_the_decoder_spins_and_it_stops_between_steps(bundle_dir):
+    """At 2 threads the decoder's pool spins between the kernels of a step (never the encoder's, which runs once a
+    batch), and stops when each step returns, leaving the second core to the scoring and cache work between steps."""
+    two = OnnxMarian(load_manifest(bundle_dir), "int8", threads=2)
+
+    def entry(session, key: str) -> str:
+        return session.get_session_options().get_session_config_entry(key)
+
+    assert entry(two.decoder, "session.intra_op.allow_spinning") == "1"
+    assert entry(two.decoder, "session.force_spinning_stop") == "1"
+    assert entry(two.encoder, "session.intra_op.allow_spinning") == "0"
