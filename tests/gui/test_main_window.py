@@ -8,8 +8,10 @@ import threading
 import time
 from itertools import pairwise
 
+from event_loop_ticks import gaps as tick_gaps
+from event_loop_ticks import tick_recorder
 from fakes import FakeFactory, fake_translate_text
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 
@@ -110,17 +112,14 @@ def test_a_new_request_replaces_the_running_one(qtbot, make_window):
 def test_ui_stays_responsive_while_a_long_paragraph_translates(qtbot, make_window):
     window = make_window(FakeFactory(token_delay=0.003))
     window.source.setPlainText(" ".join(["language model bridge"] * 150))  # 450 tokens, ~1.4 s of "decoding"
-    ticks: list[float] = []
-    timer = QTimer(window)
-    timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer, ticks = tick_recorder(window)
     timer.start()
     window.translate()
     start = time.perf_counter()
     wait_done(qtbot, window)
     elapsed = time.perf_counter() - start
     timer.stop()
-    gaps = [b - a for a, b in pairwise(ticks)]
+    gaps = tick_gaps(ticks)
     assert elapsed > 1.0, "the test needs a translation long enough to observe"
     assert len(ticks) > elapsed / 0.010 * 0.5, f"event loop starved: {len(ticks)} ticks in {elapsed:.2f}s"
     assert max(gaps) < 0.25, f"UI froze for {max(gaps):.3f}s"
@@ -137,10 +136,7 @@ def test_huge_paste_stays_responsive(qtbot, make_window):
     paste_s = time.perf_counter() - t0
     assert window.source.toPlainText() == huge
     assert paste_s < 5, f"pasting took {paste_s:.1f}s"
-    ticks: list[float] = []
-    timer = QTimer(window)
-    timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer, ticks = tick_recorder(window)
     # The objects earlier tests left in this process (thousands of tests' worth) are set aside from the garbage
     # collector for the measurement: their full collections (0.3 s in a whole run) belong to the test runner's
     # heap, not to what an app holding one window has to scan.
@@ -154,7 +150,7 @@ def test_huge_paste_stays_responsive(qtbot, make_window):
     finally:
         gc.unfreeze()
     assert window.target.toPlainText() == fake_translate_text(huge)
-    gaps = [b - a for a, b in pairwise(ticks)]
+    gaps = tick_gaps(ticks)
     assert gaps and max(gaps) < 0.5, f"UI froze for {max(gaps):.3f}s while streaming a huge text"
 
 

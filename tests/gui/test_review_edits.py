@@ -99,10 +99,9 @@ def test_the_last_translation_keeps_the_edits_across_a_restart(qtbot, make_windo
     window = make_window(FakeFactory())
     translate(qtbot, window, SOURCE)
     type_in_sentence(qtbot, window, 2, "W")
-    qtbot.waitUntil(
-        lambda: "W" in json.loads((tmp_path / "state" / "translation.json").read_text("utf-8"))["target"],
-        timeout=5000,
-    )
+    saved = tmp_path / "state" / "translation.json"
+    # The save runs by itself after a short delay, on the writer thread: the file may not exist yet
+    qtbot.waitUntil(lambda: saved.exists() and "W" in json.loads(saved.read_text("utf-8"))["target"], timeout=5000)
     record = json.loads((tmp_path / "state" / "translation.json").read_text("utf-8"))
     assert record["target"] == "你好世界。这模型词好。好W早上。"
     assert record["edits"] == [[32, 45, None, "好W早上。"]], "by its place in the source; no English copied"

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from itertools import pairwise
 
+from event_loop_ticks import gaps as tick_gaps
+from event_loop_ticks import tick_recorder
 from fakes import FakeFactory, fake_translate_text
-from PySide6.QtCore import QDateTime, QLocale, QTimer
+from PySide6.QtCore import QDateTime, QLocale
 from PySide6.QtWidgets import QPlainTextEdit
 
 from gui.last_translation import LastTranslation
@@ -173,17 +174,14 @@ def test_the_translation_file_is_written_off_the_ui_thread(qtbot, make_window, t
     threads = slow_saves(monkeypatch, 0.6)
     window = make_window(FakeFactory())
     window.source.setPlainText(SOURCE)
-    ticks: list[float] = []
-    timer = QTimer(window)
-    timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer, ticks = tick_recorder(window)
     timer.start()
     window.translate()
     wait_done(qtbot, window)
     qtbot.waitUntil(lambda: bool(threads), timeout=5000)
     qtbot.wait(700)  # the slow write runs meanwhile
     timer.stop()
-    gaps = [b - a for a, b in pairwise(ticks)]
+    gaps = tick_gaps(ticks)
     assert threads[0] != threading.get_ident(), "saved on the UI thread"
     assert gaps and max(gaps) < 0.3, f"UI froze for {max(gaps):.3f}s while the translation was saved"
     window.store.flush()
