@@ -433,9 +433,9 @@ class _ReplayRun:
         self.live = True
         return self.run.step(tokens)
 
-    def reorder(self, index: np.ndarray) -> None:
+    def reorder(self, index: np.ndarray, shared: np.ndarray | None = None) -> None:
         if self.live:
-            self.run.reorder(index)
+            self.run.reorder(index, shared)
 
     def select(self, rows: np.ndarray) -> None:
         self.run.select(rows)

@@ -306,6 +306,12 @@ def _exact_candidates(logits, running_scores, proc, hist, cur_len, rows, keep):
     return top_scores, top_idx // vocab, top_idx % vocab, np.take_along_axis(flat, top_idx, axis=1)
 
 
+def shared_prefix(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Per row of [B, k, n] token histories: how many leading tokens the old and the new history share."""
+    differ = (old != new).reshape(-1, old.shape[-1])
+    return np.where(differ.any(axis=1), differ.argmax(axis=1), old.shape[-1])
+
+
 def beam_search(
     model,
     enc: EncoderState,
@@ -394,6 +400,7 @@ def beam_search(
         # running beams for the next step
         top_running = top_scores + hits.astype(np.float32) * BIG_NEG
         nxt = _topk_desc(top_running, k)
+        fed = running[:, :, :cur_len]  # the tokens the cache holds, per row
         running, running_lp = take(top_seqs, nxt), take(top_lp, nxt)
         running_scores = take(top_running, nxt)
         running_parent = take(parent, nxt)
@@ -413,7 +420,7 @@ def beam_search(
         cut = take(np.concatenate([cut, loops & just_finished], axis=1), best)
         # reorder the self-attention cache to follow each surviving beam's parent
         flat_parent = (running_parent + np.arange(batch)[:, None] * k).reshape(-1)
-        run.reorder(flat_parent)
+        run.reorder(flat_parent, shared_prefix(fed, running[:, :, :cur_len]))
         cur_len += 1
         # early-stop heuristic
         never = params.early_stopping == "never" and lp > 0.0

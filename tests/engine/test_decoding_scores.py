@@ -179,8 +179,8 @@ class _LoopRun:
             logits[self.rows, self.pattern[pos % 2]] += 40.0
         return logits
 
-    def reorder(self, index):
-        self.run.reorder(index)
+    def reorder(self, index, shared=None):
+        self.run.reorder(index, shared)
 
     def select(self, rows):
         self.rows = [i for i, r in enumerate(rows.tolist()) if r in self.rows]

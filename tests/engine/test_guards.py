@@ -244,8 +244,8 @@ class _ForcedRun:
         self.t += 1
         return logits
 
-    def reorder(self, index):
-        self.run.reorder(index)
+    def reorder(self, index, shared=None):
+        self.run.reorder(index, shared)
 
     def select(self, rows):
         self.run.select(rows)

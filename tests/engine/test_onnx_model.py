@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.decoding import shared_prefix
 from engine.manifest import load_manifest
 from engine.onnx_model import OnnxMarian
 
@@ -36,6 +37,24 @@ def test_reorder_moves_each_rows_history(model, index):
     for old, new in zip(before, run.cache):
         np.testing.assert_array_equal(new[:, :, :6], old[index, :, :6])
         np.testing.assert_array_equal(new[:, :, 6:], old[:, :, 6:])  # unfilled positions are left alone
+
+
+def test_reorder_moves_only_the_positions_after_the_shared_prefix(model):
+    """`shared[r]` positions of row r already hold its new history (the search knows from the tokens): left alone."""
+    run, before = _filled_run(model, length=6, seed=7)
+    index, shared = [1, 0, 3, 3], [2, 0, 4, 6]
+    run.reorder(np.array(index), np.array(shared))
+    for old, new in zip(before, run.cache):
+        for row, (parent, start) in enumerate(zip(index, shared)):
+            np.testing.assert_array_equal(new[row, :, :start], old[row, :, :start])
+            np.testing.assert_array_equal(new[row, :, start:6], old[parent, :, start:6])
+        np.testing.assert_array_equal(new[:, :, 6:], old[:, :, 6:])
+
+
+def test_shared_prefix_counts_the_leading_equal_tokens():
+    old = np.array([[[0, 5, 6, 7], [0, 5, 6, 8]], [[0, 1, 2, 3], [0, 1, 2, 3]]])
+    new = np.array([[[0, 5, 6, 8], [0, 5, 6, 8]], [[0, 4, 2, 3], [0, 1, 2, 3]]])
+    assert shared_prefix(old, new).tolist() == [3, 4, 1, 4]
 
 
 @pytest.mark.parametrize("rows", [[0, 2], [1, 2, 3], [3], [0, 1, 2, 3]])
