@@ -63,6 +63,8 @@ class GenerationParams:
     renormalize: bool = False
     num_return: int = 1  # n-best: hypotheses per sentence in SentenceOutput.nbest (≤ num_beams)
     stop_repeats: bool = False  # beam search: a hypothesis caught in a loop (engine.repetition) stops there
+    # beam search: a finished sentence's beams leave the batch (the others decode fewer rows; see `beam_search`)
+    drop_finished: bool = True
 
     @classmethod
     def from_generation_config(cls, gen: dict, **overrides) -> GenerationParams:
@@ -324,7 +326,12 @@ def beam_search(
     A row with a prefix runs as generate(decoder_input_ids=[start, *prefix]) does: its beams follow the prefix
     unscored (running scores 0, -1e9, …), then search, its lengths counted after the prefix. Rows with different
     prefix lengths step together. With `params.stop_repeats` a hypothesis caught in a loop (engine.repetition)
-    ends there like one that hit eos; `SentenceOutput.repeated` says when the chosen best is such a one."""
+    ends there like one that hit eos; `SentenceOutput.repeated` says when the chosen best is such a one.
+
+    With `params.drop_finished` a sentence's beams leave the batch on the step its output is final, as greedy
+    search's rows do (generate() decodes them to the end of the longest). Its output and every other sentence's
+    search are the same either way (FP32 equals generate() with it); INT8 quantises each step's activations with
+    one scale for all rows, so fewer rows can change a later token."""
     batch = enc.mask.shape[0]
     k = params.num_beams
     max_len = int(max_lengths.max())
@@ -357,6 +364,8 @@ def beam_search(
     committed: list[list[int]] = [[] for _ in range(batch)]
     outputs: list[SentenceOutput | None] = [None] * batch
     done = [False] * batch
+    alive = list(range(batch))  # the sentence each position of the state arrays belongs to
+    live = batch  # len(alive)
     scorer = model.scorer(params) if fast_scoring_ok(params) else None  # None: exact full-vocabulary path
     while True:
         tokens = running[:, :, cur_len - 1].reshape(-1)
@@ -365,15 +374,15 @@ def beam_search(
         if forced.size:
             forced_tokens = ptab[forced, cur_len - 1]
             forced_lp = forced_row_logprobs(run, logits, forced * k, forced_tokens)  # its beams are all the same
-        hist = running[:, :, :cur_len].reshape(batch * k, cur_len) if proc.multi_bad else None
-        if forced.size == batch:  # every sentence inside its prefix: nothing to score
-            top_scores = np.tile(forced_first, (batch, 1))
-            parent = np.tile(np.arange(keep) % k, (batch, 1))
+        hist = running[:, :, :cur_len].reshape(live * k, cur_len) if proc.multi_bad else None
+        if forced.size == live:  # every sentence inside its prefix: nothing to score
+            top_scores = np.tile(forced_first, (live, 1))
+            parent = np.tile(np.arange(keep) % k, (live, 1))
             token = np.repeat(forced_tokens[:, None], keep, axis=1)
             token_lp = np.repeat(forced_lp[:, None], keep, axis=1)
         elif scorer is not None:
-            eos_ban = proc.eos_banned(cur_len, rows).reshape(batch, k)[:, 0]
-            forced_eos = (max_lengths - 1 == cur_len) if params.forced_eos_id is not None else np.zeros(batch, bool)
+            eos_ban = proc.eos_banned(cur_len, rows).reshape(live, k)[:, 0]
+            forced_eos = (max_lengths - 1 == cur_len) if params.forced_eos_id is not None else np.zeros(live, bool)
             bans = proc.bad_index.bans(hist, cur_len) if hist is not None else []
             top_scores, parent, token, token_lp = _fast_candidates(
                 scorer, logits, running_scores, params, eos_ban, forced_eos, keep, logits.shape[-1], bans
@@ -382,7 +391,7 @@ def beam_search(
             top_scores, parent, token, token_lp = _exact_candidates(
                 logits, running_scores, proc, hist, cur_len, rows, keep
             )
-        if 0 < forced.size < batch:
+        if 0 < forced.size < live:
             top_scores[forced] = forced_first
             parent[forced] = np.arange(keep) % k
             token[forced] = forced_tokens[:, None]
@@ -394,7 +403,7 @@ def beam_search(
         hits = (token == params.eos_id) | (cur_len + 1 >= row_max)
         loops = no_loops
         if params.stop_repeats:
-            loops = looping(top_seqs.reshape(batch * keep, max_len), cur_len + 1).reshape(batch, keep)
+            loops = looping(top_seqs.reshape(live * keep, max_len), cur_len + 1).reshape(live, keep)
             loops &= (token != params.eos_id) & (plen < cur_len)[:, None]
             hits = hits | loops
         # running beams for the next step
@@ -419,7 +428,7 @@ def beam_search(
         finished = take(np.concatenate([finished, just_finished], axis=1), best)
         cut = take(np.concatenate([cut, loops & just_finished], axis=1), best)
         # reorder the self-attention cache to follow each surviving beam's parent
-        flat_parent = (running_parent + np.arange(batch)[:, None] * k).reshape(-1)
+        flat_parent = (running_parent + np.arange(live)[:, None] * k).reshape(-1)
         run.reorder(flat_parent, shared_prefix(fed, running[:, :, :cur_len]))
         cur_len += 1
         # early-stop heuristic
@@ -432,15 +441,15 @@ def beam_search(
         open_beams = not (np.all(finished) and params.early_stopping is True)
         more = bool(np.any(unsatisfied)) and open_beams and not bool(np.all(hits))
         # streaming: what every live and finished hypothesis of a sentence agrees on is final
-        for b in range(batch):
+        for s, b in enumerate(alive):
             if done[b]:
                 continue
-            if not unsatisfied[b, 0] or cur_len >= max_lengths[b]:
+            if not unsatisfied[s, 0] or cur_len >= max_lengths[s]:
                 done[b] = True  # the finished hypotheses can no longer change
-                outputs[b] = beam_output(sequences[b], seq_lp[b], finished[b], cut[b], params, fill)
+                outputs[b] = beam_output(sequences[s], seq_lp[s], finished[s], cut[s], params, fill)
                 committed[b] = list(outputs[b].best.tokens)
                 continue
-            cands = [running[b, j] for j in range(k)] + [sequences[b, j] for j in range(k) if finished[b, j]]
+            cands = [running[s, j] for j in range(k)] + [sequences[s, j] for j in range(k) if finished[s, j]]
             n = len(committed[b])
             extra = common_prefix(cands, 1 + n, cur_len)
             if extra:
@@ -450,10 +459,26 @@ def beam_search(
                 committed[b].extend(int(t) for t in seg)
         if not more or cur_len >= max_len:
             break
-        best_now = [committed[b] if done[b] else running_best(running[b, 0, 1:cur_len], params) for b in range(batch)]
+        best_now = [committed[b] for b in range(batch)]
+        for s, b in enumerate(alive):
+            if not done[b]:
+                best_now[b] = running_best(running[s, 0, 1:cur_len], params)
         yield StepUpdate(committed=committed, done=list(done), outputs=list(outputs), best=best_now)
-    for b in range(batch):
+        stay = [s for s, b in enumerate(alive) if not done[b]] if params.drop_finished else []
+        if 0 < len(stay) < len(alive):
+            # the finished sentences' beams leave the batch: every per-sentence array keeps the others' entries
+            kept = np.array(stay, dtype=np.int64)
+            alive, live = [alive[s] for s in stay], len(stay)
+            running, running_lp, sequences, seq_lp = running[kept], running_lp[kept], sequences[kept], seq_lp[kept]
+            running_scores, beam_scores = running_scores[kept], beam_scores[kept]
+            finished, cut, no_loops, unsatisfied = finished[kept], cut[kept], no_loops[kept], unsatisfied[kept]
+            max_lengths, row_max, prompt = max_lengths[kept], row_max[kept], prompt[kept]
+            plen, ptab = plen[kept], ptab[kept]
+            rows = np.arange(live * k)
+            proc = LogitsProcessor(params, np.repeat(max_lengths, k), np.repeat(1 + plen, k))
+            run.select((kept[:, None] * k + np.arange(k)).reshape(-1))
+    for s, b in enumerate(alive):
         if outputs[b] is None:
-            outputs[b] = beam_output(sequences[b], seq_lp[b], finished[b], cut[b], params, fill)
+            outputs[b] = beam_output(sequences[s], seq_lp[s], finished[s], cut[s], params, fill)
     results = [list(o.best.tokens) for o in outputs]  # type: ignore[union-attr]
     yield StepUpdate(committed=results, done=[True] * batch, tokens=results, outputs=outputs, best=results)
