@@ -25,6 +25,11 @@ def test_long_sentences_batch_by_positions():
             assert len(batch) == 1 or len(batch) * beams * (src + limit) <= BATCH_POSITIONS
 
 
+def test_a_pasted_paragraph_at_beam_4_is_one_batch():
+    """Five everyday sentences of ~25 tokens (the bench's paragraph) decode together, not four and then one."""
+    assert list(batches([25, 27, 24, 25, 23], beams=4, model_max=512)) == [[0, 1, 2, 3, 4]]
+
+
 def test_an_over_budget_sentence_still_gets_its_own_batch():
     assert list(batches([600], beams=8, model_max=512)) == [[0]]
 
