@@ -365,9 +365,9 @@ def beam_search(
     outputs: list[SentenceOutput | None] = [None] * batch
     done = [False] * batch
     alive = list(range(batch))  # the sentence each position of the state arrays belongs to
-    live = batch  # len(alive)
     scorer = model.scorer(params) if fast_scoring_ok(params) else None  # None: exact full-vocabulary path
     while True:
+        live = len(alive)
         tokens = running[:, :, cur_len - 1].reshape(-1)
         logits = run.step(tokens)
         forced = np.flatnonzero(plen >= cur_len)  # sentences still inside their prefix
@@ -468,13 +468,14 @@ def beam_search(
         if 0 < len(stay) < len(alive):
             # the finished sentences' beams leave the batch: every per-sentence array keeps the others' entries
             kept = np.array(stay, dtype=np.int64)
-            alive, live = [alive[s] for s in stay], len(stay)
-            running, running_lp, sequences, seq_lp = running[kept], running_lp[kept], sequences[kept], seq_lp[kept]
-            running_scores, beam_scores = running_scores[kept], beam_scores[kept]
-            finished, cut, no_loops, unsatisfied = finished[kept], cut[kept], no_loops[kept], unsatisfied[kept]
-            max_lengths, row_max, prompt = max_lengths[kept], row_max[kept], prompt[kept]
-            plen, ptab = plen[kept], ptab[kept]
-            rows = np.arange(live * k)
+            alive = [alive[s] for s in stay]
+            (running, running_lp, sequences, seq_lp, running_scores, beam_scores, finished, cut, no_loops,
+             unsatisfied, max_lengths, plen, ptab) = (
+                a[kept]
+                for a in (running, running_lp, sequences, seq_lp, running_scores, beam_scores, finished, cut,
+                          no_loops, unsatisfied, max_lengths, plen, ptab)
+            )  # fmt: skip
+            row_max, prompt, rows = max_lengths[:, None], (1 + plen)[:, None], np.arange(len(stay) * k)
             proc = LogitsProcessor(params, np.repeat(max_lengths, k), np.repeat(1 + plen, k))
             run.select((kept[:, None] * k + np.arange(k)).reshape(-1))
     for s, b in enumerate(alive):

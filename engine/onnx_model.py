@@ -195,8 +195,8 @@ class DecoderRun:
         27 ms step for 8 sentences × 4 beams, 1.6 ms with this buffer."""
         n = self.length
         starts = shared.tolist() if shared is not None else [0] * len(index)
-        moves = [(row, parent, start) for row, (parent, start) in enumerate(zip(index.tolist(), starts))]
-        moves = [(row, parent, start) for row, parent, start in moves if row != parent and start < n]
+        pairs = enumerate(zip(index.tolist(), starts))
+        moves = [(row, parent, start) for row, (parent, start) in pairs if row != parent and start < n]
         if not moves:
             return
         if self._scratch is None:

@@ -25,7 +25,18 @@ def _batch(translator: Translator) -> list[list[int]]:
     return [translator.tokenizer.encode(f">>cmn_Hans<< {t}") for t in texts]
 
 
+def _decode(translator: Translator, batch, drop: bool):
+    """One beam-4 search of `batch`: every step's (committed tokens, done) copied as it came, and the last update."""
+    limits = np.array([length_limit(len(r), 512) for r in batch], dtype=np.int64)
+    params = translator.params(4).replace(drop_finished=drop, max_length=int(limits.max()))
+    stream = []
+    for update in translator._search(batch, params, limits):  # committed lists grow in place: copied per step
+        stream.append(([list(c) for c in update.committed], list(update.done)))
+    return stream, update
+
+
 def _run(translator: Translator, batch, drop: bool, monkeypatch):
+    """`_decode`, and the rows each decoder step ran."""
     rows_per_step: list[int] = []
     step = DecoderRun.step
 
@@ -34,15 +45,9 @@ def _run(translator: Translator, batch, drop: bool, monkeypatch):
         return step(self, tokens)
 
     monkeypatch.setattr(DecoderRun, "step", counted)
-    limits = np.array([length_limit(len(r), 512) for r in batch], dtype=np.int64)
-    params = translator.params(4).replace(drop_finished=drop, max_length=int(limits.max()))
-    updates = [
-        (u.committed and [list(c) for c in u.committed], list(u.done))
-        for u in translator._search(batch, params, limits)
-    ]
+    stream, last = _decode(translator, batch, drop)
     monkeypatch.setattr(DecoderRun, "step", step)
-    last = list(translator._search(batch, params, limits))[-1]
-    return updates, last, rows_per_step
+    return stream, last, rows_per_step
 
 
 def test_dropping_finished_sentences_changes_nothing_at_fp32(fp32, monkeypatch):
@@ -73,12 +78,8 @@ def test_int8_agreement_with_the_full_batch_is_at_least_99_percent(bundle_dir):
     for size in (5, 8):
         for i in range(0, len(ids), size):
             batch = ids[i : i + size]
-            limits = np.array([length_limit(len(r), 512) for r in batch], dtype=np.int64)
-            outs = []
-            for drop in (False, True):
-                params = int8.params(4).replace(drop_finished=drop, max_length=int(limits.max()))
-                outs.append(list(int8._search(batch, params, limits))[-1].tokens)
-            same += sum(a == b for a, b in zip(*outs))
+            kept, dropped = (_decode(int8, batch, drop)[1].tokens for drop in (False, True))
+            same += sum(a == b for a, b in zip(kept, dropped))
             total += len(batch)
     assert total >= 800
     assert same / total >= 0.99, f"{same} of {total} identical"

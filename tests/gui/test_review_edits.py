@@ -102,7 +102,7 @@ def test_the_last_translation_keeps_the_edits_across_a_restart(qtbot, make_windo
     saved = tmp_path / "state" / "translation.json"
     # The save runs by itself after a short delay, on the writer thread: the file may not exist yet
     qtbot.waitUntil(lambda: saved.exists() and "W" in json.loads(saved.read_text("utf-8"))["target"], timeout=5000)
-    record = json.loads((tmp_path / "state" / "translation.json").read_text("utf-8"))
+    record = json.loads(saved.read_text("utf-8"))
     assert record["target"] == "你好世界。这模型词好。好W早上。"
     assert record["edits"] == [[32, 45, None, "好W早上。"]], "by its place in the source; no English copied"
     window.shutdown()
