@@ -358,8 +358,10 @@ def beam_search(
     unsatisfied = np.ones((batch, 1), dtype=bool)
     row_max = max_lengths[:, None]
     lp = params.length_penalty
-    state = EncoderState(cross=[np.repeat(c, k, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, k, axis=0))
-    run = model.start(state, max_len)
+    # no local keeps the per-beam encoder state: the run's first select frees it (engine.onnx_model.DecoderRun)
+    run = model.start(
+        EncoderState(cross=[np.repeat(c, k, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, k, axis=0)), max_len
+    )
     cur_len = 1
     committed: list[list[int]] = [[] for _ in range(batch)]
     outputs: list[SentenceOutput | None] = [None] * batch

@@ -149,6 +149,7 @@ class DecoderRun:
         self.cache = [np.zeros((rows, model.heads, max_len, dh), dtype=np.float32) for _ in model._past_names]
         self.length = 0
         self._scratch: np.ndarray | None = None  # beam search's reorder buffer, made on first use
+        self._owns_enc = False  # enc is the caller's (see select)
         self._bind()
 
     def _bind(self) -> None:
@@ -216,13 +217,25 @@ class DecoderRun:
         """Keep only `rows` (ascending; finished sentences leave the batch) and rebind.
 
         The cache is compacted in place, its filled positions only, and the first rows bound as a view: copying it
-        into new arrays would hold two caches at once (the process's peak memory) and touch every page up to the
-        length limit, which a cache filled position by position never does for sentences that end early."""
-        self.enc = EncoderState(cross=[c[rows] for c in self.enc.cross], mask=self.enc.mask[rows])
+        into new arrays would hold two caches at once (the process's peak memory). The encoder state is the
+        caller's until the first select, which copies the kept rows (the caller may decode other runs over it);
+        later selects compact that copy in place. The reorder buffer, sized for the first rows, stays."""
         n, moves = self.length, [(new, int(old)) for new, old in enumerate(rows) if new != old]
+        if self._owns_enc:
+            cross = [_compact(c, moves, len(rows)) for c in self.enc.cross]
+        else:
+            cross = [c[rows] for c in self.enc.cross]
+            self._owns_enc = True
+        self.enc = EncoderState(cross=cross, mask=self.enc.mask[rows])
         for array in self.cache:
             for new, old in moves:  # new < old: a row is read before anything overwrites it
                 array[new, :, :n] = array[old, :, :n]
         self.cache = [array[: len(rows)] for array in self.cache]
-        self._scratch = None
         self._bind()
+
+
+def _compact(array: np.ndarray, moves: list[tuple[int, int]], rows: int) -> np.ndarray:
+    """`array`'s rows moved down in place (each new < old), as a view of the first `rows`."""
+    for new, old in moves:
+        array[new] = array[old]
+    return array[:rows]

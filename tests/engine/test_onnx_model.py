@@ -68,6 +68,25 @@ def test_select_keeps_each_remaining_rows_history_in_place(model, rows):
         np.testing.assert_array_equal(new[:, :, :5], old[rows, :, :5])
 
 
+def test_select_copies_the_callers_encoder_state_once_then_compacts_its_own(model):
+    """The run must never write into the encoder state it was given (alternatives decode several runs over one);
+    after the first select the kept rows are the run's own copy, compacted in place from then on."""
+    ids = np.array([[5, 6, 7, 0], [8, 9, 0, 0], [5, 9, 8, 0], [6, 6, 0, 0]], dtype=np.int64)
+    enc = model.encode(ids, (ids != 0).astype(np.int64))
+    given = [c.copy() for c in enc.cross]
+    run = model.start(enc, 6)
+    run.select(np.array([1, 2, 3]))
+    first = [c for c in run.enc.cross]
+    assert not any(np.shares_memory(a, b) for a, b in zip(first, enc.cross))
+    run.select(np.array([0, 2]))  # original rows 1 and 3
+    for own, original, copy in zip(run.enc.cross, enc.cross, given):
+        np.testing.assert_array_equal(original, copy)
+        np.testing.assert_array_equal(own, copy[[1, 3]])
+    assert all(np.shares_memory(a, b) for a, b in zip(run.enc.cross, first))
+    np.testing.assert_array_equal(run.enc.mask, enc.mask[[1, 3]])
+    assert np.isfinite(run.step(np.full(2, 3, dtype=np.int64))).all()
+
+
 def test_decoding_continues_after_reorder_and_select(model):
     """A step after a reorder and after dropping rows still runs on the rebound buffers."""
     run = _run(model, rows=4, max_len=8)
