@@ -386,8 +386,8 @@ class _Prefilled:
     def scorer(self, params):
         return self.model.scorer(params)
 
-    def start(self, enc: EncoderState, max_len: int) -> _ReplayRun:
-        run = self.model.start(enc, max_len)
+    def start(self, enc: EncoderState, max_len: int, beams: int = 1) -> _ReplayRun:
+        run = self.model.start(enc, max_len, beams)
         n = len(self.logits)
         for dst, src in zip(run.cache, self.single.cache):
             dst[:, :, :n] = src[:1, :, :n]

@@ -2,11 +2,14 @@
 
 Decoder rows (sentences × beams) × (source + target length limit) per batch. Each position costs
 2·layers·d_model floats of cache (24.6 kB for opus-mt-en-zh), so BATCH_POSITIONS bounds a batch's caches to
-~75 MB even when every hypothesis runs to its length limit, whatever the input. That is what a large batch holds
-however early it stops: numpy asks Linux for transparent huge pages on arrays of 4 MB or more, and the first step
-writes a position into every (row, head) block of the [rows, heads, positions, 64] layout, so every huge page. An
-anonymous mapping in 4 kB pages kept only the filled positions resident, but made the bench paragraph 3.4 % slower
-at 2 threads and 7.2 % at 1 (page faults and TLB misses reading the cache; Intel Xeon, KVM guest): not taken.
+~75 MB even when every hypothesis runs to its length limit, whatever the input (the source positions count per row,
+though bundles whose beams share their sentence's cross K/V hold them once per sentence: a conservative bound).
+
+That is what a large batch holds however early it stops: numpy asks Linux for transparent huge pages on arrays of
+4 MB or more, and the first step writes a position into every (row, head) block of the [rows, heads, positions, 64]
+layout, so every huge page. An anonymous mapping in 4 kB pages kept only the filled positions resident, but made the
+bench paragraph 3.4 % slower at 2 threads and 7.2 % at 1 (page faults and TLB misses reading the cache; Intel Xeon,
+KVM guest): not taken.
 
 3072 rather than 2048: a pasted paragraph of five 22–25-token sentences at beam 4 needs ~2,200 positions. Under
 2048 its fifth sentence decoded alone after the other four, ~80 more steps: 2,951 → 2,135 ms as one batch

@@ -358,10 +358,7 @@ def beam_search(
     unsatisfied = np.ones((batch, 1), dtype=bool)
     row_max = max_lengths[:, None]
     lp = params.length_penalty
-    # no local keeps the per-beam encoder state: the run's first select frees it (engine.onnx_model.DecoderRun)
-    run = model.start(
-        EncoderState(cross=[np.repeat(c, k, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, k, axis=0)), max_len
-    )
+    run = model.start(enc, max_len, beams=k)
     cur_len = 1
     committed: list[list[int]] = [[] for _ in range(batch)]
     outputs: list[SentenceOutput | None] = [None] * batch

@@ -371,6 +371,7 @@ def _graphs(c: _Checker, raw: dict, layers: int | None) -> None:
     c.names(enc, "outputs", "graphs.encoder", cross)
     c.names(dec, "inputs", "graphs.decoder", ["inputs_embeds", "encoder_attention_mask", *past, *cross, "past_length"])
     c.names(dec, "outputs", "graphs.decoder", ["logits", *present])
+    c.flag(dec, "beams_share_cross", "graphs.decoder", optional=True)  # absent: cross K/V rows = decoder rows
     scorer = c.obj(graphs, "scorer", "graphs", optional=True)
     c.path(scorer, "file", "graphs.scorer")
     c.names(scorer, "inputs", "graphs.scorer", ["logits", "mask", "k"])

@@ -74,6 +74,8 @@ class OnnxMarian:
         self._past_names = [n for n in self._dec_in if n.startswith("past_") and n != "past_length"]
         self._present_names = [n for n in self._dec_out if n.startswith("present_")]
         self._cross_names = [n for n in self._dec_in if n.startswith("cross_")]
+        # bundles built before the decoder folded beams read one cross K/V row per decoder row
+        self.beams_share_cross = bool(graphs["decoder"].get("beams_share_cross"))
         with opening(emb["file"]):
             self._table = EmbeddingTable(manifest.path(emb["file"]), emb)
         self.vocab_size = self._table.vocab
@@ -112,9 +114,16 @@ class OnnxMarian:
         outputs = self.encoder.run(self._enc_out, feeds, SHRINK_ARENA)
         return EncoderState(cross=outputs, mask=mask)
 
-    def start(self, enc: EncoderState, max_len: int) -> DecoderRun:
-        """A decoding run over `enc`'s rows, with a self-attention cache for `max_len` positions."""
-        return DecoderRun(self, enc, max_len)
+    def start(self, enc: EncoderState, max_len: int, beams: int = 1) -> DecoderRun:
+        """A decoding run of `beams` rows per sentence of `enc` (each sentence's rows consecutive), with a
+        self-attention cache for `max_len` positions. The sentence's rows share its encoder state where the
+        decoder graph can (`beams_share_cross`); for older bundles it is repeated per row."""
+        if beams > 1 and not self.beams_share_cross:
+            enc = EncoderState(
+                cross=[np.repeat(c, beams, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, beams, 0)
+            )
+            beams = 1
+        return DecoderRun(self, enc, max_len, beams)
 
 
 def _check_io(session: ort.InferenceSession, io: dict, shape: list[int]) -> None:
@@ -141,10 +150,12 @@ class DecoderRun:
     copies nothing but the token embeddings. `logits` returned by `step` is overwritten by the next step.
     """
 
-    def __init__(self, model: OnnxMarian, enc: EncoderState, max_len: int) -> None:
+    def __init__(self, model: OnnxMarian, enc: EncoderState, max_len: int, group: int = 1) -> None:
+        """`group` consecutive rows decode each sentence of `enc` (its beams; the graph shares its cross K/V)."""
         self.model = model
         self.enc = enc
-        rows = enc.mask.shape[0]
+        self.group = group
+        rows = enc.mask.shape[0] * group
         dh = model.d_model // model.heads
         self.cache = [np.zeros((rows, model.heads, max_len, dh), dtype=np.float32) for _ in model._past_names]
         self.length = 0
@@ -154,7 +165,7 @@ class DecoderRun:
 
     def _bind(self) -> None:
         model, ort_value = self.model, ort.OrtValue.ortvalue_from_numpy
-        rows = self.enc.mask.shape[0]
+        rows = self.enc.mask.shape[0] * self.group
         self.logits = np.empty((rows, model.vocab_size), dtype=np.float32)
         io = model.decoder.io_binding()
         self._keep = [self.enc.mask, *self.enc.cross]  # bound memory must outlive the binding
@@ -221,17 +232,29 @@ class DecoderRun:
         caller's until the first select, which copies the kept rows (the caller may decode other runs over it);
         later selects compact that copy in place. The reorder buffer, sized for the first rows, stays."""
         n, moves = self.length, [(new, int(old)) for new, old in enumerate(rows) if new != old]
+        sentences = _sentences(rows, self.group)
         if self._owns_enc:
-            cross = [_compact(c, moves, len(rows)) for c in self.enc.cross]
+            kept = [(new, int(old)) for new, old in enumerate(sentences) if new != old]
+            cross = [_compact(c, kept, len(sentences)) for c in self.enc.cross]
         else:
-            cross = [c[rows] for c in self.enc.cross]
+            cross = [c[sentences] for c in self.enc.cross]
             self._owns_enc = True
-        self.enc = EncoderState(cross=cross, mask=self.enc.mask[rows])
+        self.enc = EncoderState(cross=cross, mask=self.enc.mask[sentences])
         for array in self.cache:
             for new, old in moves:  # new < old: a row is read before anything overwrites it
                 array[new, :, :n] = array[old, :, :n]
         self.cache = [array[: len(rows)] for array in self.cache]
         self._bind()
+
+
+def _sentences(rows: np.ndarray, group: int) -> np.ndarray:
+    """The sentences whose rows `rows` are: ascending (compaction moves rows down), each sentence's `group` rows
+    kept together or not at all."""
+    sentences = rows[::group] // group
+    whole = len(rows) % group == 0 and np.array_equal(rows, (sentences[:, None] * group + np.arange(group)).ravel())
+    if not whole or np.any(np.diff(rows) <= 0):
+        raise ValueError(f"rows {rows.tolist()} are not ascending whole sentences of {group} rows")
+    return sentences
 
 
 def _compact(array: np.ndarray, moves: list[tuple[int, int]], rows: int) -> np.ndarray:

@@ -206,7 +206,7 @@ def build_bundle(
             "languages": pair.as_dict(),
             "graphs": {
                 "encoder": {"inputs": encoder_io.inputs, "outputs": encoder_io.outputs},
-                "decoder": {"inputs": decoder_io.inputs, "outputs": decoder_io.outputs},
+                "decoder": {"inputs": decoder_io.inputs, "outputs": decoder_io.outputs, "beams_share_cross": True},
                 "scorer": {
                     "file": "scorer.onnx",
                     "inputs": scorer_io.inputs,

@@ -191,8 +191,8 @@ class _LoopModel:
     def __init__(self, model, rows, pattern):
         self.model, self.rows, self.pattern = model, rows, pattern
 
-    def start(self, enc, max_len):
-        return _LoopRun(self.model.start(enc, max_len), list(self.rows), self.pattern)
+    def start(self, enc, max_len, beams=1):
+        return _LoopRun(self.model.start(enc, max_len, beams), list(self.rows), self.pattern)
 
     def encode(self, ids, mask):
         return self.model.encode(ids, mask)

@@ -226,8 +226,8 @@ class _Forcing:
     def __init__(self, model, path):
         self.model, self.path = model, list(path)
 
-    def start(self, enc, max_len):
-        return _ForcedRun(self.model.start(enc, max_len), self.path)
+    def start(self, enc, max_len, beams=1):
+        return _ForcedRun(self.model.start(enc, max_len, beams), self.path)
 
     def scorer(self, params):
         return self.model.scorer(params)

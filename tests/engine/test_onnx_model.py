@@ -7,7 +7,7 @@ import pytest
 
 from engine.decoding import shared_prefix
 from engine.manifest import load_manifest
-from engine.onnx_model import OnnxMarian
+from engine.onnx_model import EncoderState, OnnxMarian
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +85,52 @@ def test_select_copies_the_callers_encoder_state_once_then_compacts_its_own(mode
     assert all(np.shares_memory(a, b) for a, b in zip(run.enc.cross, first))
     np.testing.assert_array_equal(run.enc.mask, enc.mask[[1, 3]])
     assert np.isfinite(run.step(np.full(2, 3, dtype=np.int64))).all()
+
+
+def _sentences(model, count: int):
+    ids = np.array([[5, 6, 7, 0], [8, 9, 0, 0], [5, 9, 8, 0], [6, 6, 0, 0]][:count], dtype=np.int64)
+    return model.encode(ids, (ids != 0).astype(np.int64))
+
+
+def test_a_sentences_beams_share_its_encoder_state(bundle_dir):
+    """The bundle's decoder reads one cross K/V row per sentence for all its beams (graphs.decoder.
+    beams_share_cross): the run holds the encoder's rows as they are, and each beam's logits are what the same
+    step gives with the state repeated per beam (the older bundles' layout, still accepted)."""
+    model = OnnxMarian(load_manifest(bundle_dir), "fp32", threads=1)
+    assert model.beams_share_cross
+    enc = _sentences(model, 3)
+    run = model.start(enc, 6, beams=4)
+    assert run.group == 4 and run.logits.shape[0] == 12
+    assert all(c.shape[0] == 3 and np.shares_memory(c, e) for c, e in zip(run.enc.cross, enc.cross))
+    repeated = model.start(
+        EncoderState(cross=[np.repeat(c, 4, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, 4, axis=0)), 6
+    )
+    assert repeated.group == 1 and repeated.logits.shape[0] == 12
+    tokens = np.array([3, 4, 5, 6] * 3, dtype=np.int64)
+    for _ in range(3):
+        np.testing.assert_allclose(run.step(tokens), repeated.step(tokens), rtol=0, atol=1e-4)
+    run.select(np.array([4, 5, 6, 7]))  # the second sentence's beams
+    repeated.select(np.array([4, 5, 6, 7]))
+    assert [c.shape[0] for c in run.enc.cross] == [1] * len(enc.cross)
+    np.testing.assert_allclose(run.step(tokens[:4]), repeated.step(tokens[:4]), rtol=0, atol=1e-4)
+
+
+def test_a_bundle_whose_decoder_reads_a_row_per_beam_gets_the_state_repeated(model, monkeypatch):
+    monkeypatch.setattr(model, "beams_share_cross", False)
+    enc = _sentences(model, 2)
+    run = model.start(enc, 6, beams=4)
+    assert run.group == 1 and [c.shape[0] for c in run.enc.cross] == [8] * len(enc.cross)
+    np.testing.assert_array_equal(run.enc.cross[0][4:], np.repeat(enc.cross[0][1:], 4, axis=0))
+    assert np.isfinite(run.step(np.full(8, 3, dtype=np.int64))).all()
+
+
+@pytest.mark.parametrize(
+    ("beams", "rows"), [(4, [0, 1, 2]), (4, [1, 2, 3, 4]), (4, [4, 5, 6, 7, 0, 1, 2, 3]), (1, [1, 0]), (1, [0, 0])]
+)
+def test_select_refuses_rows_that_are_not_ascending_whole_sentences(model, beams, rows):
+    run = model.start(_sentences(model, 2), 6, beams=beams)
+    with pytest.raises(ValueError, match="ascending whole sentences"):
+        run.select(np.array(rows))
 
 
 def test_decoding_continues_after_reorder_and_select(model):
