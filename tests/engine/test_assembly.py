@@ -53,3 +53,30 @@ def test_a_partial_english_sentence_holds_back_what_normalisation_may_change():
     second = out.drain()
     out.finish(0, "Hi，you。")
     assert first + second + out.drain() == "Hi, you."
+
+
+class _CountingTokenizer(CharTokenizer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.decoded = 0
+
+    def pieces_text(self, ids):
+        self.decoded += 1
+        return super().pieces_text(ids)
+
+
+def test_the_chunk_in_progress_is_decoded_again_only_when_its_tokens_change():
+    """Other sentences' steps drain too: the chunk in progress, unchanged, is not decoded again; a changed token
+    (even at the same length) is."""
+    tok = _CountingTokenizer()
+    out = Assembler(tok, SEGMENTS, SENTENCES, " ")
+    out.progress(0, ids("Hel"))
+    assert out.drain() == "Hel"
+    for _ in range(5):
+        out.progress(1, ids("b"))  # a later sentence advances: nothing new to show
+        assert out.drain() == ""
+    assert tok.decoded == 1
+    out.progress(0, ids("Hell"))
+    assert out.drain() == "l" and tok.decoded == 2
+    out.progress(0, ids("Hell")[:3] + ids("o"))  # same length, other token: recomputed (nothing final to add)
+    assert out.drain() == "" and tok.decoded == 3
