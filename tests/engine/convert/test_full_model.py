@@ -26,7 +26,8 @@ def _full_model_module():
 
 
 def _current(bundle: Path) -> bool:
-    """A cached bundle is reused only when this Qiao reads its format (one left by an older Qiao is rebuilt)."""
+    """A cached bundle is reused only when this Qiao reads its format and it has today's decoder layout (one left
+    by an older Qiao is rebuilt: its beams would take the repeated-state path, not the one bundles are built with)."""
     import json
 
     from engine.manifest import FORMAT_VERSION
@@ -35,7 +36,8 @@ def _current(bundle: Path) -> bool:
         raw = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return raw.get("format_version") == FORMAT_VERSION
+    decoder = raw.get("graphs", {}).get("decoder", {})
+    return raw.get("format_version") == FORMAT_VERSION and decoder.get("beams_share_cross") is True
 
 
 @pytest.fixture(scope="module")
