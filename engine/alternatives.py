@@ -281,7 +281,7 @@ def iter_alternatives(
     if partial:
         yield started
     n = len(candidates)
-    rows = EncoderState(cross=[np.repeat(c, n, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, n, axis=0))
+    rows = enc.repeated(n)
     limits = np.full(n, run.limit(ids, position + 1), dtype=np.int64)
     extras = [RowExtras((*head, c), constraints) for c, _ in candidates]
     shown = [a.tokens for a in started]

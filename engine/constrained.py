@@ -250,7 +250,7 @@ class _Search:
         k = self.k
         self.vocab = model.vocab_size
         self.rows = [_Row(e, limit, params, k, self.vocab) for e, limit in zip(extras, limits)]
-        state = EncoderState(cross=[np.repeat(c, k, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, k, axis=0))
+        state = enc.repeated(k)
         self.run = model.start(state, int(limits.max()))
         self.active = list(range(len(self.rows)))
         self.cur_len = 1

@@ -35,6 +35,10 @@ class EncoderState:
     cross: list[np.ndarray]  # cross_k.0, cross_v.0, ... [B,H,S,Dh]
     mask: np.ndarray  # [B,S] int64
 
+    def repeated(self, n: int) -> EncoderState:
+        """Each row n times in a row: one per decoder row of a sentence (beams, candidates)."""
+        return EncoderState(cross=[np.repeat(c, n, axis=0) for c in self.cross], mask=np.repeat(self.mask, n, axis=0))
+
 
 class OnnxMarian:
     """Runs the bundle's graphs for one precision. Sessions are created once and kept."""
@@ -119,10 +123,7 @@ class OnnxMarian:
         self-attention cache for `max_len` positions. The sentence's rows share its encoder state where the
         decoder graph can (`beams_share_cross`); for older bundles it is repeated per row."""
         if beams > 1 and not self.beams_share_cross:
-            enc = EncoderState(
-                cross=[np.repeat(c, beams, axis=0) for c in enc.cross], mask=np.repeat(enc.mask, beams, 0)
-            )
-            beams = 1
+            enc, beams = enc.repeated(beams), 1
         return DecoderRun(self, enc, max_len, beams)
 
 
@@ -155,18 +156,21 @@ class DecoderRun:
         self.model = model
         self.enc = enc
         self.group = group
-        rows = enc.mask.shape[0] * group
         dh = model.d_model // model.heads
-        self.cache = [np.zeros((rows, model.heads, max_len, dh), dtype=np.float32) for _ in model._past_names]
+        self.cache = [np.zeros((self.rows, model.heads, max_len, dh), dtype=np.float32) for _ in model._past_names]
         self.length = 0
         self._scratch: np.ndarray | None = None  # beam search's reorder buffer, made on first use
         self._owns_enc = False  # enc is the caller's (see select)
         self._bind()
 
+    @property
+    def rows(self) -> int:
+        """Decoder rows: `group` per sentence of the encoder state."""
+        return self.enc.mask.shape[0] * self.group
+
     def _bind(self) -> None:
         model, ort_value = self.model, ort.OrtValue.ortvalue_from_numpy
-        rows = self.enc.mask.shape[0] * self.group
-        self.logits = np.empty((rows, model.vocab_size), dtype=np.float32)
+        self.logits = np.empty((self.rows, model.vocab_size), dtype=np.float32)
         io = model.decoder.io_binding()
         self._keep = [self.enc.mask, *self.enc.cross]  # bound memory must outlive the binding
         io.bind_ortvalue_input("encoder_attention_mask", ort_value(self.enc.mask))
