@@ -21,7 +21,9 @@ def bundle(bundle_dir, tmp_path):
 
 
 def _op_type_offset(path) -> int:
-    return path.read_bytes().index(b"SkipLayerNormalization") + 3
+    """A byte inside a node's op_type field (protobuf tag 4: 0x22, then the length), not inside a node's name."""
+    op = b"MultiHeadAttention"
+    return path.read_bytes().index(b"\x22" + bytes([len(op)]) + op) + 2 + 3
 
 
 def _cached(bundle, rel: str) -> bool:

@@ -1,4 +1,5 @@
-"""The beam scorer graph's two-stage top-k (engine.convert.graphs.build_scorer) against a plain LogSoftmax → TopK."""
+"""The graph builder's pieces: the beam scorer's two-stage top-k (engine.convert.graphs.build_scorer) against a plain
+LogSoftmax → TopK, and the layer norm (`_Graph.add_norm`) against torch and the fused kernel it replaced."""
 
 from __future__ import annotations
 
@@ -90,3 +91,67 @@ def test_two_stage_top_k_at_two_threads_matches_one():
     feeds = {"logits": logits, "mask": np.zeros(65001, np.float32), "k": np.array([8], dtype=np.int64)}
     for a, b in zip(one.run(None, feeds), two.run(None, feeds), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def _norm_graph(rows: int, dim: int, seed: int = 0):
+    """One `_Graph.add_norm` (residual + x, then Marian's LayerNorm) with random gamma/beta, and its torch module."""
+    torch = pytest.importorskip("torch")
+    from onnx import TensorProto, helper
+
+    from engine.convert.graphs import _Graph
+
+    torch.manual_seed(seed)
+    norm = torch.nn.LayerNorm(dim)
+    with torch.no_grad():
+        norm.weight.uniform_(0.5, 1.5)
+        norm.bias.uniform_(-0.2, 0.2)
+    g = _Graph()
+    out = g.add_norm("x", "residual", norm, "test.norm")
+    inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [rows, 1, dim]) for n in ("x", "residual")]
+    model = g.model("norm", inputs, [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+    return model, norm
+
+
+def test_add_norm_is_torch_layer_norm_and_closer_to_it_than_the_fused_kernel():
+    torch = pytest.importorskip("torch")
+    from onnx import TensorProto, helper
+
+    rows, dim = 1024, 512
+    model, norm = _norm_graph(rows, dim)
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((rows, 1, dim)) * rng.uniform(0.5, 20, (rows, 1, 1))).astype(np.float32)
+    residual = (rng.standard_normal((rows, 1, dim)) * 3).astype(np.float32)
+    ours = _session(model).run(None, {"x": x, "residual": residual})[0]
+    with torch.no_grad():
+        want = torch.nn.functional.layer_norm(
+            torch.from_numpy(residual) + torch.from_numpy(x), (dim,), norm.weight, norm.bias, norm.eps
+        ).numpy()
+    np.testing.assert_allclose(ours, want, rtol=0, atol=2e-6)
+    # the kernel it replaced, on the same values, for comparison
+    fused = helper.make_graph(
+        [helper.make_node("SkipLayerNormalization", ["x", "residual", "g", "b"], ["y"], domain="com.microsoft",
+                          epsilon=norm.eps)],
+        "fused",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [rows, 1, dim]) for n in ("x", "residual")],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(norm.weight.detach().numpy(), "g"),
+         onnx.numpy_helper.from_array(norm.bias.detach().numpy(), "b")],
+    )  # fmt: skip
+    fused_model = helper.make_model(
+        fused, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
+    )
+    fused_model.ir_version = 9
+    theirs = _session(fused_model).run(None, {"x": x, "residual": residual})[0]
+    assert np.abs(ours - want).mean() < np.abs(theirs - want).mean()
+
+
+def test_onnxruntime_does_not_fuse_the_norm_back_into_its_scalar_kernel(tmp_path):
+    model, _ = _norm_graph(32, 512)
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    opts.log_severity_level = 3
+    ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    ops = {node.op_type for node in onnx.load(str(tmp_path / "optimized.onnx")).graph.node}
+    assert "ReduceMean" in ops
+    assert not ops & {"LayerNormalization", "SkipLayerNormalization", "SimplifiedLayerNormalization"}

@@ -445,6 +445,13 @@ def test_offline_build_falls_back_to_builtin_sentences(pair, first):
     assert chosen.sources[0] == first and chosen.tags == [None] * 10
 
 
+@pytest.mark.parametrize(("sentences", "allowed"), [(40, 1), (99, 1), (100, 1), (250, 2), (500, 5)])
+def test_fp32_beam_search_may_differ_on_one_sentence_or_one_percent(sentences, allowed):
+    from engine.convert.validate import beam_disagreements_allowed
+
+    assert beam_disagreements_allowed(sentences) == allowed
+
+
 def test_language_prefix_follows_the_model():
     from engine.convert.validate import _language_prefix
 
