@@ -141,10 +141,10 @@ def _run(server, host: str, port: int, pairs: list[str], keyed: bool) -> int:
     print(f"Qiao's translation API: http://{shown}:{port}/ (LibreTranslate API; Ctrl+C stops it)", flush=True)
     note = ", API key required" if keyed else ""
     say(f"qiao: listening on {bound}:{port}, models: {', '.join(pairs)}{note}")
-    previous = _sigterm_stops()
+    _stop_once()
     try:
         server.run()  # returns on Ctrl+C: waitress catches the KeyboardInterrupt and closes its threads
-    except KeyboardInterrupt:  # a second one while it closed them
+    except KeyboardInterrupt:  # raised again by waitress, or one that arrived before its loop
         pass
     finally:
         _ignore_interrupts()
@@ -152,8 +152,6 @@ def _run(server, host: str, port: int, pairs: list[str], keyed: bool) -> int:
         # finishing a request writes to the socket trigger that close() has just shut (EBADF traceback).
         server.task_dispatcher.shutdown(cancel_pending=True, timeout=10)
         server.close()
-        if previous is not None and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
-            signal.signal(signal.SIGTERM, previous)
     say("qiao: stopped")
     return 0
 
@@ -167,15 +165,21 @@ def _ignore_interrupts() -> None:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def _sigterm_stops():
-    """SIGTERM (a service manager, `kill`) stops the server as Ctrl+C does."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
-        return None
+def _stop_once() -> None:
+    """Ctrl+C and SIGTERM (a service manager, `kill`) stop the server, once: the handler ignores both before it
+    raises, so a second one arriving at once cannot interrupt the stop (with Python's own handler, a second Ctrl+C
+    that came before `_ignore_interrupts` ran ended the process with status 130). They stay ignored afterwards
+    (`_ignore_interrupts`)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
 
     def handler(signum, frame) -> None:
+        _ignore_interrupts()
         raise KeyboardInterrupt
 
-    return signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, handler)
 
 
 def _log_to_stderr() -> None:
