@@ -1,8 +1,8 @@
 """Validate a freshly built bundle against the PyTorch original: token agreement, BLEU and chrF.
 
-The report lands in the bundle as validation.json. The build fails when ONNX FP32 disagrees with PyTorch (except
-at genuine numerical ties, where the top two logits are closer than `TIE_GAP`) or when INT8 loses more than the
-allowed BLEU margin against FP32.
+The report lands in the bundle as validation.json. The build fails when ONNX FP32 disagrees with PyTorch (greedy:
+except at genuine numerical ties, where the top two logits are closer than `TIE_GAP`; beam search: on more than
+`BEAM_DISAGREEMENT` of the sentences, or one) or when INT8 loses more than the allowed BLEU margin against FP32.
 """
 
 from __future__ import annotations
