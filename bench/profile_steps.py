@@ -2,15 +2,17 @@
 
     python bench/profile_steps.py                                  # paragraph, INT8, 2 threads, real-scale bundle
     python bench/profile_steps.py --workload batch8beam4 --threads 1
-    python bench/profile_steps.py --workload paragraph --ort-ops   # the decoder's kernels by op type as well
+    python bench/profile_steps.py --workload paragraph --ort-ops   # instead: the kernels by op type
 
-Two views, each in this one process after an untimed warm-up call:
+Two views, one per run:
 
-* parts: the engine's own calls are wrapped with timers (encoder, decoder step with its token embedding, the beam
-  scorer, the cache reorder, finished rows leaving the batch); the rest of each call is the Python search loop,
-  streaming, segmentation and detokenization. Medians over `--calls` calls, in ms per call and shares.
-* `--ort-ops`: a second pass with ONNX Runtime's profiler on the encoder, decoder and scorer sessions, summed by op type
-  (kernel time only, so the per-op shares exclude the profiler's own cost; its totals run above the timed parts').
+* parts (default): the engine's own calls are wrapped with timers (encoder, decoder step, its token embedding, the
+  beam scorer, the cache reorder, finished rows leaving the batch), each counted without the wrapped calls inside it;
+  the rest of each call is the Python search loop, streaming, segmentation and detokenization. Medians over `--calls`
+  calls after an untimed one, in ms per call and shares.
+* `--ort-ops`: ONNX Runtime's profiler on the encoder, decoder and scorer sessions, kernel time summed by op type, the
+  mean of 4 calls (the first included). The profiler costs a few µs per kernel, so small kernels read high and the
+  total runs above the parts' total: time a suspect in isolation before acting on it.
 
 The bench workloads (20 → 30 tokens) run through `Translator.generate_ids` exactly as bench/systems.py calls them;
 the paragraph through `Translator.translate`, the sentence cache emptied before each call.
@@ -41,21 +43,28 @@ PARTS = ("encoder", "embedding", "decoder", "scorer", "reorder", "select")
 
 
 class Timers:
-    """Accumulated wall time per part for the call in progress."""
+    """Wall time per part for the call in progress, exclusive: a wrapped call inside another (the token embedding
+    inside a decoder step or the encoder) counts for its own part only."""
 
     def __init__(self) -> None:
         self.spent: dict[str, float] = collections.defaultdict(float)
+        self._open: list[str] = []
 
     def wrap(self, owner: type, method: str, part: str) -> None:
         original = getattr(owner, method)
-        spent = self.spent
+        spent, open_parts = self.spent, self._open
 
         def timed(*args, **kwargs):
+            open_parts.append(part)
             t0 = time.perf_counter()
             try:
                 return original(*args, **kwargs)
             finally:
-                spent[part] += time.perf_counter() - t0
+                elapsed = time.perf_counter() - t0
+                open_parts.pop()
+                spent[part] += elapsed
+                if open_parts:
+                    spent[open_parts[-1]] -= elapsed
 
         setattr(owner, method, timed)
 
@@ -66,7 +75,7 @@ def install_timers() -> Timers:
 
     timers = Timers()
     timers.wrap(OnnxMarian, "encode", "encoder")
-    timers.wrap(OnnxMarian, "embed", "embedding")  # inside step and encode: subtracted from both below
+    timers.wrap(OnnxMarian, "embed", "embedding")  # inside step and encode, counted on its own
     timers.wrap(DecoderRun, "step", "decoder")
     timers.wrap(DecoderRun, "reorder", "reorder")
     timers.wrap(DecoderRun, "select", "select")
@@ -95,17 +104,14 @@ def workload_call(translator, name: str, sources: list[list[int]]):
     return call
 
 
-def measure_parts(call, timers: Timers, calls: int) -> dict[str, object]:
+def measure_parts(call, timers: Timers, calls: int) -> dict[str, float]:
     rows: list[dict[str, float]] = []
     for _ in range(calls):
         timers.spent.clear()
         t0 = time.perf_counter()
         call()
         total = time.perf_counter() - t0
-        spent = dict(timers.spent)
-        # embed runs inside decoder steps (and the encoder): report it on its own, once
-        spent["decoder"] = spent.get("decoder", 0.0) - spent.get("embedding", 0.0)
-        row = {part: spent.get(part, 0.0) * 1000 for part in PARTS}
+        row = {part: timers.spent.get(part, 0.0) * 1000 for part in PARTS}
         row["python and the rest"] = total * 1000 - sum(row.values())
         row["total"] = total * 1000
         rows.append(row)
@@ -113,7 +119,8 @@ def measure_parts(call, timers: Timers, calls: int) -> dict[str, object]:
 
 
 def ort_ops(bundle: Path, precision: str, threads: int, name: str, sources: list[list[int]]) -> dict[str, float]:
-    """Kernel time by op type (ms per call) from ONNX Runtime's profiler, decoder and scorer sessions."""
+    """Kernel time by op type (ms per call, the mean of 4 calls) from ONNX Runtime's profiler on the encoder, decoder
+    and scorer sessions."""
     import engine.onnx_model as onnx_model
     import engine.scorer as scorer_module
     import engine.sessions as sessions
@@ -134,8 +141,7 @@ def ort_ops(bundle: Path, precision: str, threads: int, name: str, sources: list
     scorer_module.inference_session = session
     translator = Translator(bundle, precision=precision, threads=threads)
     call = workload_call(translator, name, sources)
-    call()  # warm-up, counted out below by dividing the whole by the calls made
-    calls = 3
+    calls = 4  # the first included: the profiler cannot be switched on after it
     for _ in range(calls):
         call()
     files = [s.end_profiling() for s in profiled]
@@ -145,7 +151,7 @@ def ort_ops(bundle: Path, precision: str, threads: int, name: str, sources: list
         for ev in events:
             if ev.get("cat") == "Node" and ev["name"].endswith("_kernel_time"):
                 by_op[ev["args"]["op_name"]] += ev["dur"] / 1000
-    return {op: ms / (calls + 1) for op, ms in sorted(by_op.items(), key=lambda kv: -kv[1])}
+    return {op: ms / calls for op, ms in sorted(by_op.items(), key=lambda kv: -kv[1])}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,13 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--precision", default="int8", choices=["int8", "fp32"])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--calls", type=int, default=7)
-    p.add_argument("--ort-ops", action="store_true", help="also ORT's per-op kernel times (a second pass)")
+    p.add_argument("--ort-ops", action="store_true", help="ORT's kernel times by op type instead of the parts")
     args = p.parse_args(argv)
 
     bundle = args.cache_dir / "bundle"
     sources = source_ids(args.cache_dir / "checkpoint")
     print(f"host: {describe_cpu(read_cpu())}")
-    print(f"{args.workload}, {args.precision}, {args.threads} thread(s), medians of {args.calls} calls")
+    counted = "the mean of 4 calls" if args.ort_ops else f"medians of {args.calls} calls after one untimed"
+    print(f"{args.workload}, {args.precision}, {args.threads} thread(s), {counted}")
     if not args.ort_ops:
         from engine.translator import Translator
 
