@@ -116,6 +116,8 @@ def test_add_norm_is_torch_layer_norm_and_closer_to_it_than_the_fused_kernel():
     torch = pytest.importorskip("torch")
     from onnx import TensorProto, helper
 
+    from engine.convert.graphs import _Graph, _np
+
     rows, dim = 1024, 512
     model, norm = _norm_graph(rows, dim)
     rng = np.random.default_rng(3)
@@ -128,19 +130,11 @@ def test_add_norm_is_torch_layer_norm_and_closer_to_it_than_the_fused_kernel():
         ).numpy()
     np.testing.assert_allclose(ours, want, rtol=0, atol=2e-6)
     # the kernel it replaced, on the same values, for comparison
-    fused = helper.make_graph(
-        [helper.make_node("SkipLayerNormalization", ["x", "residual", "g", "b"], ["y"], domain="com.microsoft",
-                          epsilon=norm.eps)],
-        "fused",
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [rows, 1, dim]) for n in ("x", "residual")],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        [onnx.numpy_helper.from_array(norm.weight.detach().numpy(), "g"),
-         onnx.numpy_helper.from_array(norm.bias.detach().numpy(), "b")],
-    )  # fmt: skip
-    fused_model = helper.make_model(
-        fused, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
-    )
-    fused_model.ir_version = 9
+    fused = _Graph()
+    gamma, beta = fused.weight("g", _np(norm.weight)), fused.weight("b", _np(norm.bias))
+    fused.op("SkipLayerNormalization", ["x", "residual", gamma, beta], ["y"], ms=True, epsilon=norm.eps)
+    inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [rows, 1, dim]) for n in ("x", "residual")]
+    fused_model = fused.model("fused", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     theirs = _session(fused_model).run(None, {"x": x, "residual": residual})[0]
     assert np.abs(ours - want).mean() < np.abs(theirs - want).mean()
 
