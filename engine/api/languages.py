@@ -2,8 +2,7 @@
 
 Clients say "zh", "zh-Hans", "zh-CN", "zh-TW" or "zh-Hant" for Chinese (LibreTranslate itself moved from "zh" to
 "zh-Hans"/"zh-Hant"); all mean the pair's target "zh", the script ones choosing the model's variant where it has
-one. Detection only tells English from Chinese, by how much of the text's letters are Han characters: that is all
-Qiao's models translate, and it needs no model.
+one. Detection is engine.source_language's, the one the window, the popup and the CLI use: by script, no model.
 """
 
 from __future__ import annotations
@@ -12,11 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.api.errors import ApiError, UnsupportedLanguage
+from engine.source_language import UNKNOWN, detect_language
 
 AUTO = "auto"
 # Script subtags and regions → the variant key Qiao's en→zh models use
 _VARIANT_OF = {"hans": "hans", "cn": "hans", "sg": "hans", "hant": "hant", "tw": "hant", "hk": "hant", "mo": "hant"}
-_HAN_WEIGHT = 3  # a Han character carries about a word; a Latin letter about a fifth of one
 
 
 @dataclass(frozen=True)
@@ -51,22 +50,14 @@ def parse_code(code: object, field: str) -> tuple[str, str | None]:
     return base, _VARIANT_OF.get(rest.split("-")[0]) if rest else None
 
 
-def is_han(ch: str) -> bool:
-    o = ord(ch)
-    return 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF or 0x20000 <= o <= 0x2FA1F
-
-
 def detect(text: str) -> list[tuple[str, float]]:
-    """[(language, confidence 0…100)], the likelier first: Han characters (weighted as words) against Latin
-    letters. Text with neither (digits, emoji) is English at confidence 0."""
-    han = sum(1 for ch in text if is_han(ch))
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    weight_zh, weight_en = han * _HAN_WEIGHT, latin
-    if weight_zh + weight_en == 0:
+    """[(language, confidence 0…100)], the likelier first, English and Chinese always listed. Text without
+    letters (digits, a URL, emoji) is English at confidence 0: LibreTranslate's clients expect a language."""
+    found = detect_language(text)
+    if found.language == UNKNOWN:
         return [("en", 0.0), ("zh", 0.0)]
-    zh = round(100.0 * weight_zh / (weight_zh + weight_en), 1)
-    found = [("zh", zh), ("en", round(100.0 - zh, 1))]
-    return sorted(found, key=lambda item: -item[1])
+    scores = list(found.scores)
+    return scores + [(lang, 0.0) for lang in ("en", "zh") if all(lang != s for s, _ in scores)]
 
 
 def resolve(
