@@ -213,9 +213,11 @@ class HistoryRecorder(QObject):
         self._flush_timer.stop()
         pending, self._pending = self._pending, {}
         if pending and self.enabled and not self.store.closed:
-            self._submit(self._write_edits, self._entry, self.pair_key(), sorted(pending.items()))
+            made = self.window.requests.made
+            variant = made.options.variant if made is not None else None
+            self._submit(self._write_edits, self._entry, self.pair_key(), sorted(pending.items()), variant)
 
-    def _write_edits(self, entry: Future | None, pair: str | None, edits: list) -> None:
+    def _write_edits(self, entry: Future | None, pair: str | None, edits: list, variant: str | None = None) -> None:
         """(writer thread) The edits of one entry; its add ran before (one thread, in order)."""
         entry_id = entry.result() if entry is not None else None
         wrote = False
@@ -228,7 +230,7 @@ class HistoryRecorder(QObject):
             # a translation that was not recorded (restored after a restart): its fix is still remembered
             target = edited if edited is not None else chosen
             if pair is not None and target is not None:
-                wrote = self._write(self.store.remember, pair, source, target) is not FAILED or wrote
+                wrote = self._write(self.store.remember, pair, source, target, variant) is not FAILED or wrote
         if wrote:
             self.changed.emit()
 

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+
+# Marks a re-translation may add or drop at the very end without being another text ("Hello" / "Hello." / "Hello!")
+_TRAILING = ".,;:!?…。，；：！？、 \t\r\n\u3000"
+
+
+def source_key(pair: str, source: str) -> str:
+    """The key under which re-translations of one text merge into one history entry: the pair, and the source with
+    its whitespace runs made one space and its trailing punctuation dropped (what a re-paste or a settings change
+    varies), hashed so the index stays small whatever the text's length."""
+    text = " ".join(source.split()).rstrip(_TRAILING)
+    return hashlib.blake2b(f"{pair}\n{text}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ import logging
 import sqlite3
 from collections.abc import Callable
 
+from engine.history.records import source_key
+
 log = logging.getLogger(__name__)
 
 FTS_TABLE = "entries_fts"
@@ -75,7 +77,17 @@ def _v2(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX entries_created ON entries(created)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
+def _v3(db: sqlite3.Connection) -> None:
+    """Re-translations merge (each entry's `source_key`, indexed, so a new entry finds its older versions), and a
+    fix remembers the target variant it was written in (NULL: not known), so it can be told apart later."""
+    db.execute("ALTER TABLE entries ADD COLUMN source_key TEXT")
+    rows = db.execute("SELECT id, pair, source FROM entries").fetchall()
+    db.executemany("UPDATE entries SET source_key = ? WHERE id = ?", [(source_key(p, s), i) for i, p, s in rows])
+    db.execute("CREATE INDEX entries_source_key ON entries(source_key)")
+    db.execute("ALTER TABLE memory ADD COLUMN variant TEXT")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)
 VERSION = len(MIGRATIONS)
 
 

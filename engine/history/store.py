@@ -28,7 +28,7 @@ from engine.atomic_write import write_atomic
 from engine.history import export as export_mod
 from engine.history import schema, search
 from engine.history.errors import HistoryDamaged, HistoryError, HistoryTooNew
-from engine.history.records import HistoryEntry, SentenceRecord
+from engine.history.records import HistoryEntry, SentenceRecord, source_key
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,14 @@ class PairMemory:
         except HistoryError as exc:
             log.warning("translation memory not asked: %s", exc)
             return None
+
+    def made_with(self, source: str) -> tuple[str, str | None]:
+        """(pair, target variant) the remembered text of `source` was written in (variant None: not known)."""
+        try:
+            return self.pair, self.store.recall_variant(self.pair, source)
+        except HistoryError as exc:
+            log.warning("translation memory not asked: %s", exc)
+            return self.pair, None
 
     def __repr__(self) -> str:
         return f"PairMemory({self.pair!r})"
@@ -209,13 +217,18 @@ class HistoryStore:
     # ---- entries --------------------------------------------------------------------------------------------------
 
     def add(self, entry: HistoryEntry) -> int:
-        """Store a finished translation; returns its id. The oldest entries beyond max_entries go."""
+        """Store a finished translation; returns its id. It replaces the entries of the same text in the same
+        direction (`source_key`: a re-translation after a settings change, a re-paste with other spacing or final
+        punctuation), so the newest version is on top and the history holds one entry per text. The oldest
+        entries beyond max_entries go."""
 
         def work(db: sqlite3.Connection) -> int:
+            key = source_key(entry.pair, entry.source)
             with schema.transaction(db):
+                db.execute("DELETE FROM entries WHERE source_key = ?", (key,))
                 cur = db.execute(
-                    "INSERT INTO entries (created, source, output, pair, model, precision, variant, beams) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO entries (created, source, output, pair, model, precision, variant, beams, "
+                    "source_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         entry.created or now_iso(),
                         entry.source,
@@ -225,6 +238,7 @@ class HistoryStore:
                         entry.precision,
                         entry.variant,
                         entry.beams,
+                        key,
                     ),
                 )
                 entry_id = int(cur.lastrowid)
@@ -368,7 +382,9 @@ class HistoryStore:
 
         def work(db: sqlite3.Connection) -> None:
             with schema.transaction(db):
-                entry = db.execute("SELECT pair, output FROM entries WHERE id = ?", (int(entry_id),)).fetchone()
+                entry = db.execute(
+                    "SELECT pair, output, variant FROM entries WHERE id = ?", (int(entry_id),)
+                ).fetchone()
                 if entry is None:
                     raise HistoryError(f"no history entry {entry_id}")
                 rows = db.execute(
@@ -390,16 +406,17 @@ class HistoryStore:
                 if edited is None and chosen is None:
                     db.execute("DELETE FROM memory WHERE pair = ? AND source = ?", (entry[0], old.source))
                 else:
-                    _remember(db, entry[0], old.source, new.shown)
+                    _remember(db, entry[0], old.source, new.shown, entry[2])
 
         self._run(work)
 
-    def remember(self, pair: str, source_sentence: str, target: str) -> None:
-        """From now on, `source_sentence` (as the model reads it) translates as `target` for `pair`."""
+    def remember(self, pair: str, source_sentence: str, target: str, variant: str | None = None) -> None:
+        """From now on, `source_sentence` (as the model reads it) translates as `target` for `pair`; `variant` is
+        the target variant `target` is written in (None: not known)."""
 
         def work(db: sqlite3.Connection) -> None:
             with schema.transaction(db):
-                _remember(db, pair, source_sentence, target)
+                _remember(db, pair, source_sentence, target, variant)
 
         self._run(work)
 
@@ -424,6 +441,17 @@ class HistoryStore:
 
         return self._run(work)
 
+    def recall_variant(self, pair: str, source_sentence: str) -> str | None:
+        """The target variant the remembered translation of `source_sentence` was written in; None if not known."""
+
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute(
+                "SELECT variant FROM memory WHERE pair = ? AND source = ?", (pair, source_sentence)
+            ).fetchone()
+            return row[0] if row else None
+
+        return self._run(work)
+
     def memory_size(self, pair: str | None = None) -> int:
         if pair is None:
             return self._run(lambda db: int(db.execute("SELECT COUNT(*) FROM memory").fetchone()[0]))
@@ -436,11 +464,12 @@ class HistoryStore:
         return PairMemory(self, pair)
 
 
-def _remember(db: sqlite3.Connection, pair: str, source: str, target: str) -> None:
+def _remember(db: sqlite3.Connection, pair: str, source: str, target: str, variant: str | None = None) -> None:
     db.execute(
-        "INSERT INTO memory (pair, source, target, updated) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (pair, source) DO UPDATE SET target = excluded.target, updated = excluded.updated",
-        (pair, source, target, now_iso()),
+        "INSERT INTO memory (pair, source, target, updated, variant) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (pair, source) DO UPDATE SET target = excluded.target, updated = excluded.updated, "
+        "variant = excluded.variant",
+        (pair, source, target, now_iso(), variant),
     )
 
 

@@ -40,7 +40,7 @@ def make_version_1(path: Path) -> None:
 
 
 def test_migrations_are_ordered_and_numbered() -> None:
-    assert schema.VERSION == len(schema.MIGRATIONS) == 2
+    assert schema.VERSION == len(schema.MIGRATIONS) == 3
 
 
 def test_a_version_1_database_migrates_and_keeps_its_data(tmp_path: Path) -> None:
@@ -62,6 +62,19 @@ def test_a_version_1_database_migrates_and_keeps_its_data(tmp_path: Path) -> Non
         store.remember("en-zh", "Old bridge.", "老桥。")  # version 2's table
         assert store.memory("en-zh").lookup("Old bridge.") == "老桥。"
         assert store.add(entry()) == 8
+        assert store.memory("en-zh").made_with("Old bridge.") == ("en-zh", None), "version 3: a fix's variant"
+
+
+def test_version_2_entries_get_their_merge_key(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    make_version_1(path)
+    db = sqlite3.connect(path, isolation_level=None)
+    schema.migrate(db, schema.MIGRATIONS[:2])
+    db.close()
+    with HistoryStore(path) as store:
+        assert schema.user_version(store._conn()) == schema.VERSION
+        new = store.add(entry("Old bridge", "旧桥"))  # the same text as entry 7, re-translated after the update
+        assert [e.id for e in store.recent()] == [new] and store.get(7) is None
 
 
 def test_a_failing_migration_leaves_the_old_version(tmp_path: Path) -> None:

@@ -240,7 +240,7 @@ def test_a_writer_waits_for_another_instead_of_failing(tmp_path: Path) -> None:
     with HistoryStore(path) as window:
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # `qiao history delete` in the middle of its transaction
-        other.execute("INSERT INTO memory VALUES ('en-zh', 'a', 'b', 'now')")
+        other.execute("INSERT INTO memory (pair, source, target, updated) VALUES ('en-zh', 'a', 'b', 'now')")
         result: list[int] = []
         adding = threading.Thread(target=lambda: result.append(window.add(entry())))
         adding.start()
@@ -291,3 +291,44 @@ def test_wal_and_synchronous_normal(store: HistoryStore) -> None:
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
+
+
+def test_a_re_translation_of_the_same_text_replaces_its_entry_and_moves_it_to_the_top(tmp_path: Path) -> None:
+    with HistoryStore(tmp_path / "history.sqlite3") as store:
+        first = store.add(entry("I like the bridge. Hello world."))
+        other = store.add(entry("Good morning.", "早上好。"))
+        # A settings change redoes it (another variant and precision), a re-paste has other spacing and no final stop
+        again = store.add(entry("I like the bridge. Hello world.", variant="hant", precision="fp32"))
+        pasted = store.add(entry("I like  the bridge.\nHello world", "我喜欢这座桥。你好世界"))
+        assert [e.id for e in store.recent()] == [pasted, other], "one entry per text, the newest on top"
+        assert first < other < again < pasted and store.get(first) is None and store.get(again) is None
+        assert store.get(pasted).source == "I like  the bridge.\nHello world"
+        assert [e.id for e in store.search("bridge")] == [pasted], "the search index lost the merged entries"
+        # Another direction, or a text that differs in more than spacing and final punctuation, is another entry
+        back = store.add(entry("I like the bridge. Hello world.", pair="zh-en"))
+        changed = store.add(entry("I like the bridges. Hello world."))
+        assert [e.id for e in store.recent()] == [changed, back, pasted, other]
+
+
+def test_source_key_ignores_only_spacing_and_final_punctuation() -> None:
+    from engine.history.records import source_key
+
+    key = source_key("en-zh", "Hello world.")
+    assert source_key("en-zh", "  Hello   world!\n") == key == source_key("en-zh", "Hello world")
+    assert source_key("en-zh", "Hello, world.") != key, "punctuation inside the text is part of it"
+    assert source_key("en-zh", "hello world.") != key, "case is part of it"
+    assert source_key("zh-en", "Hello world.") != key
+    assert source_key("en-zh", "你好。") == source_key("en-zh", "你好")
+
+
+def test_a_fix_remembers_the_variant_it_was_written_in(tmp_path: Path) -> None:
+    with HistoryStore(tmp_path / "history.sqlite3") as store:
+        entry_id = store.add(entry(variant="hans"))
+        store.set_sentence_edit(entry_id, 0, "我很喜欢这座桥。", None)
+        memory = store.memory("en-zh")
+        assert memory.lookup("I like the bridge.") == "我很喜欢这座桥。"
+        assert memory.made_with("I like the bridge.") == ("en-zh", "hans")
+        store.remember("en-zh", "Hello world.", "你好，世界。", "hant")
+        assert memory.made_with("Hello world.") == ("en-zh", "hant")
+        store.remember("en-zh", "Hello world.", "你好，世界。")
+        assert memory.made_with("Hello world.") == ("en-zh", None), "not known: not guessed"
