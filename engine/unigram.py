@@ -1,4 +1,4 @@
-"""SentencePiece unigram segmentation of the bundle's `tokenizer.json`, piece for piece what `tokenizers` computes.
+"""SentencePiece unigram segmentation of the bundle's `tokenizer.json`, piece for piece what SentencePiece computes.
 
 Why not `tokenizers.Tokenizer`: its Unigram model keeps the pieces in a byte trie with a hash map per node, which
 costs ~31 MB resident for a real-scale 32k-piece vocabulary (measured, tokenizers 0.22), a fifth of the loaded
@@ -6,17 +6,21 @@ engine. This module keeps the pieces in one Python dict (piece → index) and a 
 the normaliser included. The library still does the part that is hard to get right: SentencePiece's normaliser (the
 precompiled character map, whitespace rules), built from the same file with the vocabulary left out.
 
-The search is the library's `encode_optimized` (itself SentencePiece's): a Viterbi pass over character positions,
-each trying the pieces that start there in increasing length; a later candidate replaces a node's best only when
-it scores strictly higher, so ties keep the earlier start. A position that no one-character piece covers gets an
-unknown piece scored `min(score) - 10`, and runs of unknowns are fused into one piece. Scores are summed in float64
-in the same order, so equal inputs give equal segmentations. Cost: ~3 µs a character (0.3 ms for a five-sentence
-paragraph, against the library's 0.05 ms), nothing next to decoding it.
+The search is SentencePiece's `Model::EncodeOptimized` (unigram_model.cc), which MarianTokenizer runs: a Viterbi pass
+over character positions, each trying the pieces that start there in increasing length; a candidate replaces the best
+path ending where it ends only when it scores strictly higher, so ties keep the earlier start (the longer last
+piece). Scores and their running sums are float32, as there: segmentations that tie in exact arithmetic ("x" + "xx"
+against "xx" + "x" with "xx" scored twice "x") fall as float32 rounding makes them, which is why float64 sums (the
+`tokenizers` library's) split 50 × "x" or "555" differently. A position that no one-character piece covers gets an
+unknown piece scored `min(score) - 10` (the unknown piece itself left out of the minimum), and runs of unknowns are
+fused into one piece, as SentencePieceProcessor does. Cost: ~1.5 µs a character on the fixture lines (0.3 ms for a
+five-sentence paragraph), nothing next to decoding it.
 """
 
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +44,10 @@ class UnigramSegmenter:
         # Later duplicates win, as in the library's piece → id map; its scores are looked up through that id.
         ends = np.cumsum(lengths).tolist()
         self._index: dict[str, int] = {blob[a:b]: i for i, (a, b) in enumerate(zip([0, *ends[:-1]], ends))}
-        self._scores: list[float] = scores.tolist()
-        self._unk_score = min(self._scores) - UNK_PENALTY
+        # SentencePiece keeps scores, and sums them, in float32: ties and near-ties fall as its rounding makes them.
+        self._scores: list[float] = scores.astype(np.float32).astype(np.float64).tolist()
+        others = np.delete(scores, self.unk_id) if self.size > 1 else scores  # its minimum skips the unknown piece
+        self._unk_score = float(np.float32(others.astype(np.float32).min()) - np.float32(UNK_PENALTY))
         # The longest piece for each two-character prefix: most positions try one or two lengths, not sixteen.
         longest: dict[str, int] = {}
         for piece in self._index:
@@ -65,22 +71,22 @@ class UnigramSegmenter:
         best = [0.0] * (n + 1)
         start = [-1] * (n + 1)
         piece_at = [0] * (n + 1)
+        # Storing into it rounds to float32. A float64 sum of two float32 values rounded so is exactly their float32
+        # sum (53 ≥ 2 × 24 + 2 bits: the double rounding is harmless), so `score` is SentencePiece's, bit for bit.
+        f32 = array("f", [0.0])
         for i in range(n):
             base = best[i]
             single = index.get(text[i])
-            if single is not None:
-                score = scores[single] + base
-                if start[i + 1] < 0 or score > best[i + 1]:
-                    best[i + 1], start[i + 1], piece_at[i + 1] = score, i, single
-            else:
-                score = unk_score + base
-                if start[i + 1] < 0 or score > best[i + 1]:
-                    best[i + 1], start[i + 1], piece_at[i + 1] = score, i, unk
+            f32[0] = (scores[single] if single is not None else unk_score) + base
+            score = f32[0]
+            if start[i + 1] < 0 or score > best[i + 1]:
+                best[i + 1], start[i + 1], piece_at[i + 1] = score, i, (single if single is not None else unk)
             for end in range(i + 2, min(i + longest.get(text[i : i + 2], 0), n) + 1):
                 k = index.get(text[i:end])
                 if k is None:
                     continue
-                score = scores[k] + base
+                f32[0] = scores[k] + base
+                score = f32[0]
                 if start[end] < 0 or score > best[end]:
                     best[end], start[end], piece_at[end] = score, i, k
         spans: list[tuple[int, int, int]] = []
@@ -115,7 +121,7 @@ def _read(path: Path) -> tuple[str, np.ndarray, np.ndarray, int, object]:
         pieces.append(entry[0])
         values.append(entry[1])
     scores = np.asarray(values, dtype=np.float64)
-    if not all(pieces) or not np.isfinite(scores).all():
+    if not all(pieces) or not np.isfinite(scores).all() or np.abs(scores).max() > np.finfo(np.float32).max:
         raise ValueError(_BAD_ENTRY)
     unk = model.get("unk_id")
     if not isinstance(unk, int) or isinstance(unk, bool) or not 0 <= unk < len(vocab):
