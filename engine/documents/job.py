@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 import re
 import threading
@@ -102,6 +103,26 @@ def model_key(translator: object) -> str:
 def key_of(model_id: str, pair: str, precision: str) -> str:
     """`model_key` from its parts (the window's worker knows them without a Translator at hand)."""
     return f"{model_id}:{pair}:{precision}"
+
+
+def settings_of(options: TranslationOptions) -> dict[str, object]:
+    """The translation settings a progress file records, as plain JSON values: the fields that make two option
+    values equal, nothing else.
+
+    Fields marked `compare=False` (the translation memory) are live services shared with the window, not settings:
+    the window's memory holds a thread lock (its edits are added on the UI thread while the engine reads them), so
+    copying it (`dataclasses.asdict` deep-copies every field) failed every document queued from the window. The
+    values are sent through JSON once, so a glossary's tuples compare equal to the lists read back from the file
+    (with `asdict` they never did, and a document with a glossary always started over).
+    """
+    values: dict[str, object] = {}
+    for f in dataclasses.fields(options):
+        if not f.compare:
+            continue
+        value = getattr(options, f.name)
+        # A glossary is a frozen dataclass of strings and flags: safe to copy. Anything else here is a plain value.
+        values[f.name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+    return json.loads(json.dumps(values, ensure_ascii=False, default=repr))  # a bad value: the engine says why
 
 
 def result_name(source: Path, template: str, lang: str) -> str:
@@ -262,7 +283,7 @@ class _Run:
         fingerprint = {
             "sha256": fingerprint_sha,
             "format": fmt.name,
-            "options": dataclasses.asdict(job.translation),
+            "options": settings_of(job.translation),
             "target_lang": job.target_lang,
             "model_key": job.model_key,
             "qiao": __version__,
