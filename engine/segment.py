@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from sentencex import segment as _sentencex_segment
 
 from engine.languages import LanguagePair
+from engine.verbatim import nothing_to_translate
 from engine.wrapping import JOIN_DEHYPHEN, JOIN_SPACE, Line, join_decisions
 
 _NEWLINES = re.compile(r"(\r\n|\r|\n|\u2028|\u2029)")
@@ -174,7 +175,9 @@ def _segment_region(text: str, group: list[Line], seps: list[str], out: list[Seg
             out.append(Segment(gap, translate=False, inline_gap=inline))
         span = text[src_a:src_b]
         sentence = joined[a:b]
-        out.append(Segment(span, translate=has_letters(sentence), source=None if sentence == span else sentence))
+        # a sentence that is only a URL, an address, a number or code is kept as it is (engine.verbatim)
+        keep = nothing_to_translate(sentence)
+        out.append(Segment(span, translate=not keep, source=None if sentence == span else sentence))
         pos = src_b
     if pos < region_end:
         out.append(Segment(text[pos:region_end], translate=False))

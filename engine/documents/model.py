@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from engine.errors import QiaoError
+from engine.verbatim import nothing_to_translate
 
 # How a unit's translation is shared back among its runs (engine.documents.inline.distribute):
 #   "align": by meaning (each run's own translation located in the whole one): inline markup stays on the right
@@ -56,8 +57,11 @@ class Unit:
 
     @property
     def translatable(self) -> bool:
-        """False for a unit with nothing to translate (blank, or only fixed runs, or no letter at all)."""
-        return any(not run.fixed and any(ch.isalpha() for ch in run.text) for run in self.runs)
+        """False for a unit with nothing to translate: blank, only fixed runs, or only a URL, an e-mail address, a
+        number or code (engine.verbatim, the rule the text pipeline also uses). Such a unit is never sent to the
+        model and comes back byte for byte. The runs are read together (a URL is often split over Word runs); a
+        fixed run counts as a gap between them."""
+        return not nothing_to_translate("".join(" " if run.fixed else run.text for run in self.runs))
 
 
 class Extracted(Protocol):

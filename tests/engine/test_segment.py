@@ -3,6 +3,7 @@ import re
 import pytest
 
 from engine.segment import Segmentation, has_letters, segment_text
+from engine.verbatim import nothing_to_translate
 
 SAMPLES = [
     "",
@@ -105,7 +106,8 @@ def test_segments_rebuild_wrapped_text_exactly_either_way():
             assert "".join(s.text for s in segs) == text
             for s in segs:
                 if s.source is not None:  # a joined sentence: its source span holds the line breaks
-                    assert s.translate and BREAK.search(s.text) and not BREAK.search(s.source)
+                    assert BREAK.search(s.text) and not BREAK.search(s.source)
+                    assert s.translate or nothing_to_translate(s.source)  # "b c": single letters are kept
 
 
 def test_wrapped_email_paragraph_is_joined_into_sentences():
@@ -149,9 +151,13 @@ def test_list_items_stay_separate_and_their_wrapped_lines_join():
 
 def test_code_is_kept_line_by_line():
     got = sentences(CODE)
-    for line in ("result = compute(alpha,", "beta)", "print(result)", "for item in items", "and more of it"):
+    for line in ("result = compute(alpha,", "beta)", "for item in items", "and more of it"):
         assert line in got
-    assert "if (ready) {" in got and "start();" in got
+    assert "if (ready) {" in got
+    # A line that is only code is its own segment, kept verbatim (engine.verbatim), never sent to the model.
+    kept = [s.text.strip() for s in segment_text(CODE) if not s.translate]
+    assert "print(result)" in kept and "start();" in kept
+    assert "print(result)" not in got and "start();" not in got
 
 
 def test_poetry_and_headings_keep_their_lines():

@@ -93,7 +93,7 @@ def test_steps_are_bounded_by_units(tmp_path, monkeypatch):
 def test_steps_are_bounded_by_sentences(tmp_path, monkeypatch):
     monkeypatch.setattr(job_module, "STEP_SENTENCES", 10)
     source = tmp_path / "s.lines"
-    source.write_text("One. Two. Three.\n" * 12 + "A. B. C. D. E. F. G. H. I. J. K. L.\n", encoding="utf-8")
+    source.write_text("One. Two. Three.\n" * 12 + "Ab. Bc. Cd. De. Ef. Fg. Gh. Hi. Ij. Jk. Kl. Lm.\n", encoding="utf-8")
     spy = SpyTranslator()
     make_job(source).run(spy)
     sentences = [sum(t.count(".") for t in call) for call in spy.calls]
@@ -598,3 +598,64 @@ def test_resume_twice_keeps_every_earlier_run(tmp_path, monkeypatch):
     assert (result.resumed, result.translated) == (6, 3)
     assert third.texts == [f"Sentence number {i}." for i in range(6, 9)]
     assert (tmp_path / "a.zh.lines").read_text(encoding="utf-8") == expected_lines(source)
+
+
+class LockedMemory:
+    """What the window passes as `TranslationOptions.memory` (gui.memory_chain.MemoryChain): a live lookup behind a
+    thread lock, which cannot be copied or pickled."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.asked: list[str] = []
+
+    def lookup(self, source: str) -> str | None:
+        with self._lock:
+            self.asked.append(source)
+        return None
+
+
+def test_options_holding_a_live_memory_are_used_not_copied(tmp_path, monkeypatch):
+    # The window's options always carry its memory; deep-copying them for the progress file raised "cannot pickle
+    # '_thread.lock' object" and every document queued from the window failed.
+    monkeypatch.setattr(job_module, "STEP_UNITS", 2)
+    memory = LockedMemory()
+    options = TranslationOptions(beams=2, memory=memory)
+    source = write_doc(tmp_path / "a.lines", 3)
+    job = DocumentJob(source, DocumentOptions(), options, target_lang="zh", model_key="m1")
+    spy = SpyTranslator()
+    cancel_after_steps(job, spy, 1)
+    assert spy.options[0] is options  # the very value the caller gave, memory and all
+    header = json.loads(job.progress_path.read_bytes().splitlines()[0])
+    assert header["fingerprint"]["options"] == job_module.settings_of(options)
+    assert "memory" not in header["fingerprint"]["options"] and header["fingerprint"]["options"]["beams"] == 2
+    # Another memory (the window's grows as the user edits) does not make the work another's: it resumes.
+    again = DocumentJob(source, DocumentOptions(), options.replace(memory=LockedMemory()), target_lang="zh")
+    again.model_key = "m1"
+    result = again.run(SpyTranslator())
+    assert (result.error, result.resumed, result.translated) == (None, 2, 1)
+
+
+def test_resume_with_a_glossary(tmp_path, monkeypatch):
+    # The glossary's tuples were recorded as JSON lists and never compared equal again: every run started over.
+    from engine.glossary import Glossary, GlossaryEntry
+
+    monkeypatch.setattr(job_module, "STEP_UNITS", 2)
+    glossary = Glossary((GlossaryEntry("number", "号"), GlossaryEntry("Qiao")))
+    options = TranslationOptions(glossary=glossary)
+    source = write_doc(tmp_path / "a.lines", 5)
+    cancel_after_steps(
+        DocumentJob(source, DocumentOptions(), options, target_lang="zh", model_key="m1"), SpyTranslator(), 1
+    )
+    spy = SpyTranslator()
+    result = DocumentJob(source, DocumentOptions(), options, target_lang="zh", model_key="m1").run(spy)
+    assert (result.resumed, result.translated, result.warnings) == (2, 3, ())
+    other = options.replace(glossary=Glossary((GlossaryEntry("number", "数"),)))
+    cancel_after_steps(
+        DocumentJob(source, DocumentOptions(overwrite=True), options, target_lang="zh", model_key="m1"),
+        SpyTranslator(),
+        1,
+    )
+    result = DocumentJob(source, DocumentOptions(overwrite=True), other, target_lang="zh", model_key="m1").run(
+        SpyTranslator()
+    )
+    assert result.resumed == 0 and any("starting over" in w for w in result.warnings)
