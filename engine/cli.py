@@ -92,6 +92,12 @@ def _direction(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _direction_or_auto(value: str) -> str:
+    """--direction of translate / translate-file: a pair, or "auto" (each text in the installed direction that reads
+    it, engine.cli_direction)."""
+    return "auto" if value.strip().lower() == "auto" else _direction(value)
+
+
 ENGINE_DESCRIPTION = "Qiao (桥): the offline English→Chinese translator's engine commands (the app opens from qiao)."
 
 
@@ -161,7 +167,11 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
     tr.add_argument("--from", dest="source_lang", metavar="LANG", help="source language, e.g. en (with --to)")
     tr.add_argument("--to", dest="target_lang", metavar="LANG", help="target language, e.g. zh (with --from)")
     tr.add_argument(
-        "--direction", type=_direction, metavar="PAIR", help="language pair, e.g. zh-en (default: en-zh, else any)"
+        "--direction",
+        type=_direction_or_auto,
+        metavar="PAIR",
+        help="language pair, e.g. zh-en, or auto (the default): each text in the installed direction that reads its "
+        "language (the choice is in --json's records)",
     )
     tr.add_argument("--threads", type=_thread_count, help="intra-op threads, 1 … CPUs (default or 0: automatic)")
     tr.add_argument("--no-join-lines", action="store_true", help="translate hard-wrapped lines one by one")
@@ -242,7 +252,12 @@ def _add_translate_file(sub) -> None:
     tf.add_argument("--variant", metavar="KEY", help="target variant the model offers, e.g. hans or hant")
     tf.add_argument("--from", dest="source_lang", metavar="LANG", help="source language, e.g. en (with --to)")
     tf.add_argument("--to", dest="target_lang", metavar="LANG", help="target language, e.g. zh (with --from)")
-    tf.add_argument("--direction", type=_direction, metavar="PAIR", help="language pair, e.g. zh-en")
+    tf.add_argument(
+        "--direction",
+        type=_direction_or_auto,
+        metavar="PAIR",
+        help="language pair, e.g. zh-en, or auto (the default): each document in the direction that reads it",
+    )
     tf.add_argument("--threads", type=_thread_count, help="intra-op threads, 1 … CPUs (default or 0: automatic)")
     tf.add_argument("--no-join-lines", action="store_true", help="translate hard-wrapped lines one by one")
     tf.add_argument("--raw-punctuation", action="store_true", help="keep the model's half-width ! ? , : ;")

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.cli_io import Output, say
-from engine.config import MAX_BEAMS, EngineConfig
 from engine.documents import discover, registry
 from engine.documents.job import (
+    MAX_BYTES,
     DocumentJob,
     DocumentOptions,
     DocumentProgress,
@@ -32,27 +32,19 @@ EXIT_CANCELLED = 130
 
 
 def translate_file_command(args: argparse.Namespace) -> int:
-    """Translate every document `args.inputs` names; 0 when all were written whole, 1 when any failed, 130 when
-    cancelled."""
-    from engine.cli_translate import _check_variant, _options
-    from engine.locate import find_bundle
-    from engine.translator import Translator
+    """Translate every document `args.inputs` names, each in the installed direction that reads it (engine.
+    cli_direction); 0 when all were written whole, 1 when any failed, 130 when cancelled."""
+    from engine.cli_direction import Directions
+    from engine.cli_translate import _options
 
     discover.check_inputs(args.inputs)  # mistakes on the command line are said before the model loads
     result_name(Path("document.txt"), args.name, "xx")  # a bad template: one error, not one per file
     if args.format != "auto":
         registry.get(args.format)
     options = _options(args)
-    bundle = find_bundle(args.model, pair=args.direction)
-    translator = Translator(bundle, EngineConfig(precision=args.precision, threads=args.threads or None))
-    pair = translator.manifest.pair
-    _check_variant(pair, options.variant)
-    options.validate(pair.variant_keys, MAX_BEAMS)
-    lang = pair.target.code
-    files = discover.expand(args.inputs, lang, args.name, args.format)
-    if not files:
-        where = ", ".join(str(p) for p in args.inputs)
-        raise DocumentError(f"no documents to translate in {where}; Qiao reads {', '.join(registry.extensions())}")
+    directions = Directions(args)
+    directions.check_first(options)
+    files = _documents(args, directions)
     doc_options = DocumentOptions(
         out_dir=args.out,
         name_template=args.name,
@@ -60,13 +52,24 @@ def translate_file_command(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         resume=not args.no_resume,
     )
-    key = model_key(translator)
     out = Output(sys.stdout)
     cancel = threading.Event()
     failed = 0
     with _ctrl_c_cancels(cancel):
         for file in files:
-            job = DocumentJob(file, doc_options, options, target_lang=lang, model_key=key)
+            routed = directions.route(_sample(file, args.format))
+            if routed.refusal is not None:
+                out.write(f"{file} -> failed: {routed.refusal}\n", flush=True)
+                failed += 1
+                continue
+            pair = routed.pair
+            if routed.note is not None:
+                say(f"qiao: {file}: note: {routed.note}")
+            elif pair != directions.default:
+                say(f"qiao: {file}: looks {routed.detected.name}, translated {pair}")
+            translator = directions.translator(pair, options)
+            lang = translator.manifest.pair.target.code
+            job = DocumentJob(file, doc_options, options, target_lang=lang, model_key=model_key(translator))
             result = _run_one(job, translator, cancel)
             out.write(_line(file, result) + "\n", flush=True)
             for warning in result.warnings:
@@ -81,6 +84,42 @@ def translate_file_command(args: argparse.Namespace) -> int:
             if result.error is not None or result.failed_units:
                 failed += 1
     return 1 if failed else 0
+
+
+def _documents(args: argparse.Namespace, directions) -> list[Path]:
+    """The documents to translate; a folder's earlier results (NAME.LANG.EXT for any target language a direction
+    here writes) are not inputs."""
+    pairs = (directions.default,) if directions.forced else (directions.installed or (directions.default,))
+    langs = dict.fromkeys(key.split("-")[-1] for key in pairs)
+    found = [discover.expand(args.inputs, lang, args.name, args.format) for lang in langs]
+    files = [f for f in found[0] if all(f in other for other in found[1:])]
+    if not files:
+        where = ", ".join(str(p) for p in args.inputs)
+        raise DocumentError(f"no documents to translate in {where}; Qiao reads {', '.join(registry.extensions())}")
+    return files
+
+
+def _sample(file: Path, format: str) -> str:
+    """The start of a document's text, for detecting its language; "" when it cannot be read (the job then says
+    why, in its own words)."""
+    from engine.source_language import SAMPLE_CHARS
+
+    try:
+        fmt = registry.for_path(file, format)
+        if file.stat().st_size > MAX_BYTES:
+            return ""
+        units = fmt.read(file.read_bytes()).units
+    except Exception:  # any failure here is reported by the job itself
+        return ""
+    parts: list[str] = []
+    size = 0
+    for unit in units:
+        text = unit.source
+        parts.append(text)
+        size += len(text)
+        if size >= SAMPLE_CHARS:
+            break
+    return "\n".join(parts)
 
 
 def _run_one(job: DocumentJob, translator, cancel: threading.Event) -> DocumentResult:

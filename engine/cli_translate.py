@@ -15,12 +15,11 @@ import sys
 import threading
 import unicodedata
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from engine.cli_io import LineFeed, Output, Progress, json_line, read_bounded, say, stdin_bytes
-from engine.config import MAX_BEAMS, EngineConfig
 from engine.errors import InputError, QiaoError
 
 
@@ -120,9 +119,10 @@ def _check_variant(pair, variant: str | None) -> None:
 
 
 def translate_command(args: argparse.Namespace) -> int:
-    """`qiao translate`: one request from an argument, a file or stdin, or (`--json`) one per input line."""
-    from engine.locate import find_bundle
-    from engine.translator import MAX_CHARS, Translator
+    """`qiao translate`: one request from an argument, a file or stdin, or (`--json`) one per input line, each in
+    the installed direction that reads it (engine.cli_direction)."""
+    from engine.cli_direction import Directions
+    from engine.translator import MAX_CHARS
 
     if args.text is not None and args.file is not None:
         raise QiaoError("give the text or --file, not both")
@@ -137,17 +137,21 @@ def translate_command(args: argparse.Namespace) -> int:
         if text is None and (not args.json or prefix is not None):
             text = _read_text(source, name, MAX_CHARS)
         options = _options(args)
-        bundle = find_bundle(args.model, pair=args.direction)
-        translator = Translator(bundle, EngineConfig(precision=args.precision, threads=args.threads or None))
-        _check_variant(translator.manifest.pair, options.variant)
-        options.validate(translator.manifest.pair.variant_keys, MAX_BEAMS)  # the request's errors once, first
-        if prefix is not None:
-            return _translate_prefixed(translator, text, options, prefix, args.json, out)
+        directions = Directions(args)
+        directions.check_first(options)  # the request's errors once, first
         if args.json and text is None:
-            return _translate_lines(translator, source, options, MAX_CHARS, out)
+            return _translate_lines(directions, source, options, MAX_CHARS, out)
+        routed = directions.route(text)
+        if routed.refusal is not None:
+            raise InputError(routed.refusal)
+        if routed.note is not None and not args.json:
+            say(f"note: {routed.note}")
+        translator = directions.translator(routed.pair, options)
+        if prefix is not None:
+            return _translate_prefixed(translator, text, options, prefix, args.json, out, routed)
         if args.json:
             result = translator.translate(text, options)
-            out.write(json_line(_record(result)), flush=True)
+            out.write(json_line(_record(result, routed)), flush=True)
             return 0
         return _translate_text(translator, text, options, args.stream, out)
     finally:
@@ -155,17 +159,29 @@ def translate_command(args: argparse.Namespace) -> int:
             source.close()
 
 
-def _record(result) -> dict:
+def _record(result, routed=None) -> dict:
+    """One --json record; `routed` (engine.cli_direction.Routed) adds the direction used and the detected language."""
     # The stats' fields are flat figures: a shallow copy, not as_dict()'s deep one (half the CLI's time per line).
     stats = {f.name: getattr(result.stats, f.name) for f in dataclasses.fields(result.stats)}
     sentences = [_sentence_record(s, result.text) for s in result.sentences]
-    return {
+    record = {
         "text": result.text,
         "tokens": result.tokens,
         "stats": stats,
         "scores": [s["score"] for s in sentences],
         "sentences": sentences,
     }
+    return record | _direction_fields(routed)
+
+
+def _direction_fields(routed) -> dict:
+    if routed is None:
+        return {}
+    direction = routed.pair if routed.refusal is None else None  # a refused text was translated in no direction
+    fields = {"direction": direction, "detected": routed.detected_record()}
+    if routed.note is not None:
+        fields["note"] = routed.note
+    return fields
 
 
 def _number(x: float | None) -> float | None:
@@ -202,7 +218,7 @@ def _notes(sentences) -> None:
             say(f"note: sentence {s.index + 1}, alternative {k}: {alt.text}")
 
 
-def _translate_prefixed(translator, text: str, options, prefix: str, as_json: bool, out: Output) -> int:
+def _translate_prefixed(translator, text: str, options, prefix: str, as_json: bool, out: Output, routed=None) -> int:
     """--prefix: the one sentence of `text` decoded with its translation forced to start with `prefix`."""
     source = _one_sentence(translator.manifest.pair, text, options)
     if not hasattr(translator, "translate_sentence"):
@@ -219,7 +235,7 @@ def _translate_prefixed(translator, text: str, options, prefix: str, as_json: bo
     if as_json:
         tokens = [list(result.tokens)]
         full = {"text": record["text"], "tokens": tokens, "stats": None, "scores": [record["score"]]}
-        out.write(json_line({**full, "sentences": [record]}), flush=True)
+        out.write(json_line({**full, "sentences": [record], **_direction_fields(routed)}), flush=True)
         return 0
     out.write(record["text"] + "\n", flush=True)
     _notes([result])
@@ -253,20 +269,21 @@ def _translate_text(translator, text: str, options, stream: bool, out: Output) -
     return 0
 
 
-def _translate_lines(translator, source: BinaryIO, options, max_chars: int, out: Output) -> int:
-    """`--json` on a stream: one record per "\n"-line, in order, each written as soon as it is done."""
+def _translate_lines(directions, source: BinaryIO, options, max_chars: int, out: Output) -> int:
+    """`--json` on a stream: one record per "\n"-line, in order, each written as soon as it is done, each with the
+    direction it was translated in."""
     feed = LineFeed(source, max_bytes=max_chars * 4)
     progress = Progress(sys.stderr)
     cancel = threading.Event()
     refused = 0
     try:
         for group in feed.groups():
-            for line, answer in _answers(translator, group, options, cancel, max_chars):
+            for line, answer, routed in _routed_answers(directions, group, options, cancel, max_chars):
                 if isinstance(answer, str):
                     refused += 1
-                    record = {"error": answer, "line": line.number}
+                    record = {"error": answer, "line": line.number} | _direction_fields(routed)
                 else:
-                    record = _record(answer)
+                    record = _record(answer, routed)
                 out.write(json_line(record), flush=True)
                 progress.tick()
     except KeyboardInterrupt:
@@ -278,6 +295,54 @@ def _translate_lines(translator, source: BinaryIO, options, max_chars: int, out:
         say(f'qiao: {refused:,} of {progress.done:,} lines not translated (their records have "error")')
         return 1
     return 0
+
+
+def _routed_answers(directions, lines: Iterator, options, cancel: threading.Event, max_chars: int) -> Iterator[tuple]:
+    """(line, Translation or error text, Routed or None) in input order. Consecutive lines of one direction go
+    through `_answers` together (batched across lines); a line clearly in the other language starts a new run; a
+    line without a clear language (numbers, a link) stays in the run it is in."""
+    lines = iter(lines)
+    seen: dict[int, tuple[str, str | None, object]] = {}  # line number → (text, error, Routed or None)
+    held = None
+    current: str | None = None
+
+    def look(line, key: str | None) -> tuple[str, str | None, object]:
+        if line.number not in seen:
+            text, error = _line_text(line, max_chars)
+            routed = None if error is not None else directions.route(text, key)
+            if routed is not None and routed.refusal is not None:
+                error = routed.refusal
+            seen[line.number] = (text, error, routed)
+        return seen[line.number]
+
+    def starts_run(line, key: str) -> bool:
+        _, error, routed = look(line, key)
+        return error is None and routed.detected.clear and routed.pair != key
+
+    def run(first, key: str) -> Iterator:
+        nonlocal held
+        yield first
+        for line in lines:
+            if starts_run(line, key):
+                held = line
+                return
+            yield line
+
+    def check(line) -> tuple[str, str | None]:
+        text, error, _ = seen[line.number]
+        return text, error
+
+    while True:
+        first = held if held is not None else next(lines, None)
+        held = None
+        if first is None:
+            return
+        routed = look(first, current)[2]
+        usable = routed is not None and routed.refusal is None
+        current = routed.pair if usable else (current or directions.default)
+        translator = directions.translator(current, options)
+        for line, answer in _answers(translator, run(first, current), options, cancel, check):
+            yield line, answer, seen.pop(line.number)[2]
 
 
 def _line_text(line, max_chars: int) -> tuple[str, str | None]:
@@ -293,7 +358,7 @@ def _line_text(line, max_chars: int) -> tuple[str, str | None]:
     return text, None
 
 
-def _answers(translator, lines: Iterator, options, cancel: threading.Event, max_chars: int) -> Iterator[tuple]:
+def _answers(translator, lines: Iterator, options, cancel: threading.Event, check: Callable) -> Iterator[tuple]:
     """(line, Translation or error text) for every line, in input order.
 
     Lines the CLI refuses never reach the engine; the rest stream through `translate_batch` (batched across
@@ -305,7 +370,7 @@ def _answers(translator, lines: Iterator, options, cancel: threading.Event, max_
 
     def texts() -> Iterator[str]:
         for line in lines:
-            text, error = _line_text(line, max_chars)
+            text, error = check(line)
             pending.append((line, text, error))
             if error is None:
                 yield text

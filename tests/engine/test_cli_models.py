@@ -261,7 +261,7 @@ def test_variant_choices_come_from_the_model(monkeypatch, capsys, two_directions
     code, _, _ = run(monkeypatch, capsys, ["translate", "--variant", "hant", "Hi"])
     assert code == 0 and fake.instances[-1].options[-1].variant == "hant"
     code, _, err = run(monkeypatch, capsys, ["translate", "--variant", "latn", "Hi"])
-    assert code == 1 and "unknown variant 'latn'; this model offers hans, hant" in err
+    assert code == 1 and "unknown variant 'latn'; the installed models offer hans, hant" in err
     code, _, err = run(monkeypatch, capsys, ["translate", "--direction", "zh-en", "--variant", "hant", "Hi"])
     assert code == 1 and "the zh-en model has no target variants" in err
     code, out, _ = run(monkeypatch, capsys, ["translate", "--direction", "zh-en", "Hi"])
