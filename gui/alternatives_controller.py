@@ -405,6 +405,8 @@ class AlternativesController(QObject):
             char = self.editor.cursorForPosition(event.pos()).position()
         menu = self.editor.createStandardContextMenu(event.pos())
         self.extend_menu(menu, char, event.globalPos())
+        for extend in getattr(self.pane, "menu_extenders", ()):  # e.g. "Translate this sentence again"
+            extend(menu, char)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         menu.popup(event.globalPos())
         return True

@@ -41,6 +41,7 @@ from gui.button_row import ButtonRow
 from gui.document_drops import FileDropFilter
 from gui.document_queue import DocumentQueue
 from gui.documents_panel import FORMAT_LABELS, DocumentsPanel
+from gui.edit_memory import KeptContext
 from gui.i18n import install_translators
 from gui.model_status import ModelStatusPanel
 from gui.model_tasks import ModelStore
@@ -48,6 +49,7 @@ from gui.models_dialog import ModelsDialog
 from gui.notice_bar import NoticeBar
 from gui.quick.clipboard_text import copy_as_qiao
 from gui.request_controller import RequestController
+from gui.review_kept import attach_kept_review
 from gui.session_store import SessionStore
 from gui.settings import Key, Settings
 from gui.settings_dialog import SettingsDialog
@@ -144,6 +146,7 @@ class MainWindow(QMainWindow):
         self.requests.started.connect(self._translation_started)
         self.requests.progress.connect(self._translation_progress)
         self.requests.finished.connect(self._translation_finished)
+        attach_kept_review(self)  # after the line above: kept sentences are checked once the pane has the result
         self.requests.failed.connect(self._translation_failed)
         worker.switch_failed.connect(self._switch_failed)
         worker.model_loading.connect(self._model_loading)
@@ -771,7 +774,7 @@ class MainWindow(QMainWindow):
         for record in entry.sentences:
             own = record.edited if record.edited is not None else record.chosen
             if own is not None:
-                self.target_pane.edits.remember(record.source, own)
+                self.target_pane.edits.remember(record.source, own, KeptContext(entry.pair, entry.variant))
         self.target_pane.set_note(self.tr("From history"), self.tr("Reopened from the history; not translated again."))
         self._history_note = True
         self._show_status(lambda: self.tr("Reopened from the history."))

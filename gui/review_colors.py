@@ -47,3 +47,18 @@ def owned_tint(palette: QPalette) -> QColor:
 def edit_mark(palette: QPalette) -> QColor:
     """The user's own sentence's margin bar."""
     return _own(palette)
+
+
+def _stale(palette: QPalette) -> QColor:
+    """A kept sentence that no longer matches the settings: amber, apart from the user's green and the flags' red."""
+    return QColor(0xFF, 0xC1, 0x4D) if is_dark(palette) else QColor(0xB8, 0x6E, 0x00)
+
+
+def stale_tint(palette: QPalette) -> QColor:
+    """The background of such a sentence: louder than the user's own tint, so it is seen before it is copied."""
+    return _blend(palette.color(QPalette.ColorRole.Base), _stale(palette), 0.26 if is_dark(palette) else 0.20)
+
+
+def stale_mark(palette: QPalette) -> QColor:
+    """Its margin mark."""
+    return _stale(palette)

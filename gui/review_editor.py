@@ -1,5 +1,6 @@
 """The translation's editor: a plain-text editor with layers of extra selections (alignment highlight, unsure
-underlines) and a narrow margin beside it for the sentences' marks (flagged by the guards, the user's own).
+underlines) and a narrow margin beside it for the sentences' marks (flagged by the guards, the user's own, kept
+from other settings).
 
 Nothing here enters the text: extra selections and the margin are painted over and beside it, so copying, the
 autosave and the history get exactly the characters shown.
@@ -10,17 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QHelpEvent, QKeyEvent, QPainter, QPaintEvent, QPalette, QTextCursor
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QHelpEvent, QKeyEvent, QPainter, QPaintEvent, QPalette, QPolygonF, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from gui.review_colors import edit_mark, flag_mark
+from gui.review_colors import edit_mark, flag_mark, stale_mark
 
 # Drawn in this order; later layers' formats win where they overlap (the alignment tint over the user's own tint)
 LAYERS = ("owned", "highlight", "underline")
 
 MARK_FLAG = "flag"  # the guards flagged the sentence
 MARK_EDIT = "edit"  # the user's own text (typed, chosen or remembered)
+MARK_STALE = "stale"  # kept text that no longer matches the settings (another script, glossary or direction)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,16 @@ class ReviewMargin(QWidget):
             if mark.kind == MARK_EDIT:
                 # A thin bar along the sentence's lines, like an editor's change bar
                 painter.fillRect(QRectF(width - 4, top + 1, 2.5, max(2, bottom - top - 2)), edit_mark(palette))
+            elif mark.kind == MARK_STALE:
+                # A warning triangle on the sentence's first line (a flag's dot is round)
+                size = min(width - 3, 9)
+                line = self.editor.fontMetrics().height()
+                y = top + (min(line, bottom - top) - size) / 2
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(stale_mark(palette))
+                painter.drawPolygon(
+                    QPolygonF([QPointF(1 + size / 2, y), QPointF(1 + size, y + size), QPointF(1, y + size)])
+                )
             else:
                 size = min(width - 4, 8)
                 line = self.editor.fontMetrics().height()

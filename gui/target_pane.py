@@ -6,19 +6,22 @@ While a translation streams the editor is read-only, so the model's text is neve
 would type is swallowed and `typed_while_read_only` lets the window say why. Once it finishes the text is the
 user's to edit; each sentence's range follows every edit (gui.sentence_view), an edited sentence gets a margin
 mark and its English → the user's text goes into `edits` (first in the window's translation memory), so a
-re-translation gives it back.
+re-translation gives it back. A kept sentence that came back under other settings than it was made under (another
+script, direction, or a glossary term it lacks: gui.review_kept decides) is marked "stale" until it is edited or
+translated again.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from itertools import compress, repeat
 from operator import attrgetter, eq
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QTextEdit, QWidget
+from PySide6.QtWidgets import QMenu, QTextEdit, QWidget
 
 from engine.languages import Language, LanguagePair
 from engine.results import (
@@ -32,12 +35,12 @@ from engine.results import (
     Translation,
 )
 from gui.confidence import token_index, unsure_spans
-from gui.edit_memory import EditMemory
+from gui.edit_memory import EditMemory, KeptContext
 from gui.fonts import pane_font
 from gui.pair_text import chosen_variant, language_name, target_heading
 from gui.pane import Pane
-from gui.review_colors import owned_tint, unsure_underline
-from gui.review_editor import MARK_EDIT, MARK_FLAG, Mark, ReviewEditor, text_after_change
+from gui.review_colors import owned_tint, stale_tint, unsure_underline
+from gui.review_editor import MARK_EDIT, MARK_FLAG, MARK_STALE, Mark, ReviewEditor, text_after_change
 from gui.sentence_view import (
     EDIT_ORIGIN_ALTERNATIVE,
     EDIT_ORIGIN_MEMORY,
@@ -67,6 +70,10 @@ class TargetPane(Pane):
         self.language: Language | None = None  # None until the window knows its pair
         self.variant: str | None = None  # the variant the heading names (and the font is chosen for)
         self.edits = EditMemory()  # the session's edits, by English sentence; the window puts it in its memory
+        self.context: KeptContext | None = None  # what the shown translation was made under (edits remember it)
+        self._stale: dict[int, str] = {}  # kept sentences that contradict the settings now → why (the tooltip)
+        # Called with the context menu and the character it opened at (gui.review_kept offers "Translate again")
+        self.menu_extenders: list[Callable[[QMenu, int], None]] = []
         self.source_text = ""  # the source the shown sentences were translated from
         self.ranges = SentenceRanges()
         self.underline = True  # Key.CONFIDENCE_UNDERLINE
@@ -178,6 +185,7 @@ class TargetPane(Pane):
         memory = map(eq, map(attrgetter("origin"), results), repeat(ORIGIN_MEMORY))
         origins = dict.fromkeys(compress(range(len(results)), memory), EDIT_ORIGIN_MEMORY)
         self.ranges.reset(text, results, spans, origins)
+        self._stale = {}
         self._set_editable(bool(text))
         self._refresh_underlines()
         self._refresh_owned()
@@ -187,6 +195,7 @@ class TargetPane(Pane):
     def _drop_sentences(self) -> None:
         had = bool(self.ranges.items)
         self.ranges.reset(self.editor.toPlainText() if not self._streaming else "")
+        self._stale = {}
         self.editor.layers.set("underline", [])
         self.editor.layers.set("owned", [])
         self.editor.update_margin()
@@ -197,6 +206,7 @@ class TargetPane(Pane):
         """Before the program replaces the whole text: no sentence is left to follow (nor to take for edited)."""
         had = bool(self.ranges.items)
         self.ranges.reset("")
+        self._stale = {}
         self.editor.layers.set("highlight", [])
         if had:
             self.sentences_changed.emit()
@@ -270,6 +280,7 @@ class TargetPane(Pane):
         )
         self.ranges.replace(i, placed, new, self.ranges.text)
         self.ranges.set_origin(i, origin, was=True)
+        self._stale.pop(i, None)
         self._keep_edit(i)
         self._refresh_underlines()
         self._refresh_owned()
@@ -296,7 +307,8 @@ class TargetPane(Pane):
         rows = self.rows_of(i)
         source = self.ranges.results[i].source
         if any(self.ranges.origin(r) is not None for r in rows):
-            self.edits.remember(source, self.ranges.text[self.ranges.starts[rows[0]] : self.ranges.ends[rows[-1]]])
+            text = self.ranges.text[self.ranges.starts[rows[0]] : self.ranges.ends[rows[-1]]]
+            self.edits.remember(source, text, self.context)
         else:
             self.edits.forget(source)
 
@@ -320,6 +332,7 @@ class TargetPane(Pane):
         changed_origin = False
         ranges = self.ranges
         for i in touched:
+            self._stale.pop(i, None)  # the user has seen it and made it theirs under the settings of now
             now = ranges.current(i)
             before = ranges.origin(i)
             ranges.set_origin(i, ranges.was(i) if now == ranges.original(i) else EDIT_ORIGIN_USER)
@@ -385,12 +398,26 @@ class TargetPane(Pane):
             selections.append(selection)
         self.editor.layers.set("underline", selections)
 
+    # ---- kept sentences that no longer match the settings -------------------------------------------------------
+
+    def set_stale(self, stale: dict[int, str]) -> None:
+        """Sentences (index → why, one reason a line) kept from other settings than the shown translation's."""
+        self._stale = {i: why for i, why in stale.items() if 0 <= i < len(self.ranges)}
+        self._refresh_owned()
+        self.editor.update_margin()
+
+    def stale(self) -> dict[int, str]:
+        """The kept sentences marked as contradicting the settings now, with why."""
+        return dict(self._stale)
+
     def _refresh_owned(self) -> None:
-        """A faint tint under the user's own sentences (typed, chosen, remembered), beside their margin bar."""
-        tint = owned_tint(self.editor.palette())
+        """A faint tint under the user's own sentences (typed, chosen, remembered), beside their margin bar; an
+        amber one under those kept from other settings."""
+        palette = self.editor.palette()
+        tint, warn = owned_tint(palette), stale_tint(palette)
         selections = []
         doc = self.editor.document()
-        for i in self.ranges.owned():
+        for i in sorted(set(self.ranges.owned()) | set(self._stale)):
             start, end = self.ranges.span(i)
             if start >= end:
                 continue
@@ -399,7 +426,7 @@ class TargetPane(Pane):
             cursor.setPosition(start)
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             selection.cursor = cursor
-            selection.format.setBackground(tint)
+            selection.format.setBackground(warn if i in self._stale else tint)
             selections.append(selection)
         self.editor.layers.set("owned", selections)
 
@@ -426,6 +453,8 @@ class TargetPane(Pane):
             if reasons:
                 marks.append(Mark(start, end, MARK_FLAG, "\n".join(reasons)))
             origin = ranges.origin(i)
+            if i in self._stale:
+                marks.append(Mark(start, end, MARK_STALE, self._stale[i]))
             if origin is not None:
                 marks.append(Mark(start, end, MARK_EDIT, self.origin_text(origin)))
         return marks
