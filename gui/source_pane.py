@@ -146,6 +146,8 @@ class SourcePane(Pane):
         if not text:
             self.info.setText("")
         elif self.language is not None and not self.language.spaced:
-            self.info.setText(self.tr("{n} characters").format(n=count_characters(text)))
+            n = count_characters(text)
+            self.info.setText((self.tr("{n} character") if n == 1 else self.tr("{n} characters")).format(n=n))
         else:
-            self.info.setText(self.tr("{n} words").format(n=count_words(text)))
+            n = count_words(text)
+            self.info.setText((self.tr("{n} word") if n == 1 else self.tr("{n} words")).format(n=n))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.results import Translation
+from engine.results import ORIGIN_CACHE, ORIGIN_MEMORY, Translation
 
 
 def precision_label(precision: str) -> str:
@@ -21,7 +21,8 @@ def duration(ms: float) -> str:
 
 
 def translation_summary(result: Translation) -> str:
-    """After a request: precision · total latency · first-token latency · tokens · tokens/s."""
+    """After a request: precision · total latency · first-token latency · tokens · tokens/s (of the sentences
+    decoded; a request that decoded none says its text was reused instead of "0 tokens/s")."""
     stats = result.stats
     if stats is None:
         return QCoreApplication.translate("Status", "Done.")
@@ -31,9 +32,34 @@ def translation_summary(result: Translation) -> str:
     ]
     if stats.first_token_ms is not None:
         parts.append(QCoreApplication.translate("Status", "first token {t}").format(t=duration(stats.first_token_ms)))
-    parts.append(QCoreApplication.translate("Status", "{n} tokens").format(n=stats.target_tokens))
-    parts.append(QCoreApplication.translate("Status", "{n} tokens/s").format(n=f"{stats.tokens_per_s:.0f}"))
+    tokens = stats.target_tokens
+    parts.append(
+        (
+            QCoreApplication.translate("Status", "{n} token")
+            if tokens == 1
+            else QCoreApplication.translate("Status", "{n} tokens")
+        ).format(n=tokens)
+    )
+    total = len(result.sentences) or stats.sentences
+    reused = _reused(result)
+    if stats.tokens_per_s > 0:
+        parts.append(QCoreApplication.translate("Status", "{n} tokens/s").format(n=f"{stats.tokens_per_s:.0f}"))
+        if reused:  # the speed is of the decoded sentences only
+            parts.append(
+                QCoreApplication.translate("Status", "{done} of {total} sentences reused").format(
+                    done=reused, total=total
+                )
+            )
+    elif total:  # nothing was decoded: every sentence came from the cache or the user's kept versions
+        parts.append(QCoreApplication.translate("Status", "reused, nothing decoded"))
     return " · ".join(parts)
+
+
+def _reused(result: Translation) -> int:
+    """Sentences not decoded by this request: from the sentence cache or the translation memory."""
+    if result.sentences:
+        return sum(1 for s in result.sentences if s.origin in (ORIGIN_CACHE, ORIGIN_MEMORY))
+    return result.stats.sentences_reused if result.stats is not None else 0
 
 
 def cancelled_summary(result: Translation, done: int, total: int) -> str:
