@@ -10,6 +10,9 @@ installed with apt-get when running as root or with passwordless sudo; otherwise
 exact `sudo apt-get install …` line (`su -c '…'` where there is no sudo) and exit 1. Without apt-get (other
 Linux) it says what is missing and goes on; macOS needs nothing from the system. It runs with the system Python,
 before the venv exists: standard library only.
+Another package manager at work (an install in another terminal, the automatic updates) holds dpkg's lock: that is
+seen before installing (its process, `fuser` on the lock files as root) and in apt-get's own "Could not get lock",
+and said as such — wait for it to finish, then run the target again — never as a line to run as root.
 The check is cheap (no subprocess when nothing is missing), so the Makefile runs it every time instead of a stamp.
 """
 
@@ -81,6 +84,17 @@ TARGETS: dict[str, list[Need]] = {
     "make": [Need("make", "cmd", "make")],  # .ci/run: the one thing `make test` cannot install for itself
 }
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts")
+# dpkg's and apt's locks; what apt-get prints when another process holds one; the programs that take them (a
+# process's comm is cut at 15 characters: "unattended-upgr")
+LOCK_FILES = (
+    "/var/lib/dpkg/lock-frontend",
+    "/var/lib/dpkg/lock",
+    "/var/lib/apt/lists/lock",
+    "/var/cache/apt/archives/lock",
+)
+LOCK_MESSAGES = ("Could not get lock", "Unable to acquire the dpkg frontend lock", "Unable to lock directory")
+PACKAGE_MANAGERS = frozenset({"apt", "apt-get", "aptitude", "dpkg", "unattended-upgr", "synaptic", "apt.systemd.dai"})
+LOCK_WAIT_S = 120  # how long apt-get itself waits for a busy lock (DPkg::Lock::Timeout) before giving up
 
 
 def python_needs(target: str) -> list[Need]:
@@ -154,13 +168,57 @@ def install_line(packages: Sequence[str]) -> str:
     return f"sudo {apt}" if shutil.which("sudo") else f"su -c '{apt}'"
 
 
+def busy_processes(proc: Path = Path("/proc")) -> list[tuple[int, str]]:
+    """(pid, name) of the package managers running now: by name from /proc (readable without root), plus, as root,
+    whoever `fuser` says holds a dpkg/apt lock file."""
+    found: dict[int, str] = {}
+    for comm in proc.glob("[0-9]*/comm"):
+        try:
+            name = comm.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            continue  # gone, or not ours to read
+        if name in PACKAGE_MANAGERS:
+            found[int(comm.parent.name)] = name
+    if os.geteuid() == 0 and shutil.which("fuser"):
+        held = subprocess.run(["fuser", *LOCK_FILES], capture_output=True, text=True).stdout
+        for pid in (int(word) for word in held.split() if word.isdigit()):
+            if pid != os.getpid() and pid not in found:
+                try:
+                    found[pid] = (proc / str(pid) / "comm").read_text(encoding="utf-8").strip()
+                except OSError:
+                    found[pid] = "?"
+    return sorted(found.items())
+
+
+def lock_held(output: str) -> bool:
+    """apt-get's output says another process holds the dpkg/apt lock."""
+    return any(message in output for message in LOCK_MESSAGES)
+
+
+def busy_message(what: str, processes: Sequence[tuple[int, str]]) -> str:
+    """The package manager is in use: say so, and when to try again (not a command to run as root)."""
+    who = ", ".join(f"{name} (pid {pid})" for pid, name in processes) or "another process holds its lock"
+    return (
+        f"system_deps: the package manager is busy: {who} — another install or the automatic updates. Wait for it "
+        f"to finish, then run {what} again."
+    )
+
+
 def _describe(needs_: Sequence[Need]) -> str:
     return ", ".join(f"{n.name} ({n.package})" for n in needs_)
 
 
 def _apt_install(prefix: list[str], packages: Sequence[str]) -> subprocess.CompletedProcess[str]:
     """apt-get update, then install without recommends; output captured, shown only when the install fails."""
-    apt = [*prefix, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-qq"]
+    apt = [
+        *prefix,
+        "env",
+        "DEBIAN_FRONTEND=noninteractive",
+        "apt-get",
+        "-qq",
+        "-o",
+        f"DPkg::Lock::Timeout={LOCK_WAIT_S}",
+    ]
     subprocess.run([*apt, "update"], capture_output=True, text=True)  # stale or empty lists (fresh images)
     return subprocess.run([*apt, "install", "-y", "--no-install-recommends", *packages], capture_output=True, text=True)
 
@@ -189,16 +247,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 0
     prefix = None if args.no_install else apt_prefix()
+    busy = busy_processes()
     if prefix is None:
         print(
             f"system_deps: {what} needs system packages that are not installed: {' '.join(packages)}\n"
             f"Install them (needs root), then run {what} again:\n  {install_line(packages)}",
             file=sys.stderr,
         )
+        if busy:
+            print(busy_message("that line", busy), file=sys.stderr)
         return 1
+    if busy:
+        print(f"{busy_message(what, busy)} Waiting up to {LOCK_WAIT_S} s for it…", file=sys.stderr)
     how = "apt-get" if not prefix else "sudo apt-get"
     print(f"system_deps: installing for {what} with {how}: {' '.join(packages)}", file=sys.stderr)
     proc = _apt_install(prefix, packages)
+    if proc.returncode != 0 and lock_held(proc.stdout + proc.stderr):
+        print(busy_message(what, busy_processes()), file=sys.stderr)
+        return 1
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
         print(

@@ -24,6 +24,8 @@ class Machine:
         self.absent = set(absent)  # Need.name values not present
         self.commands: list[list[str]] = []
         self.installs = True  # apt-get install makes the packages present
+        self.busy: list[tuple[int, str]] = []  # package managers running (pid, name)
+        monkeypatch.setattr(system_deps, "busy_processes", lambda: list(self.busy))
         monkeypatch.setattr(system_deps, "is_present", lambda need: need.name not in self.absent)
         monkeypatch.setattr(system_deps, "python_needs", lambda target: [])
         monkeypatch.setattr(system_deps.os, "geteuid", lambda: 0 if root else 1000)
@@ -167,3 +169,56 @@ def test_an_apt_get_failure_shows_its_output_and_the_line(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "apt-get failed (exit 100)" in err and "E: no lock" in err
     assert err.rstrip().endswith("sudo apt-get install --no-install-recommends libxcb-cursor0")
+
+
+LOCKED = (
+    "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (apt-get)\n"
+    "E: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), is another process using it?"
+)
+
+
+def test_a_busy_package_manager_is_said_as_such_not_as_a_line_to_run_as_root(monkeypatch, capsys):
+    machine = Machine(monkeypatch, {"libxcb-cursor.so.0"}, root=True)
+    machine.busy = [(4242, "apt-get")]
+    real_which = system_deps.shutil.which
+    monkeypatch.setattr(
+        system_deps.shutil, "which", lambda name, path=None: None if name == "sudo" else real_which(name)
+    )
+    monkeypatch.setattr(
+        system_deps.subprocess,
+        "run",
+        lambda cmd, *a, **k: machine.commands.append(cmd) or subprocess.CompletedProcess(cmd, 100, "", LOCKED),
+    )
+    assert system_deps.main(["run"]) == 1
+    err = capsys.readouterr().err
+    assert "Waiting up to 120 s" in err, "apt-get is told to wait for the lock first"
+    assert any("DPkg::Lock::Timeout=120" in cmd for cmd in machine.commands[-1])
+    assert err.rstrip().endswith(
+        "the package manager is busy: apt-get (pid 4242) — another install or the automatic updates. Wait for it to "
+        "finish, then run `make run` again."
+    )
+    assert "su -c" not in err and "Try it yourself" not in err
+
+
+def test_without_root_a_busy_package_manager_is_mentioned_beside_the_line(monkeypatch, capsys):
+    machine = Machine(monkeypatch, {"libxcb-cursor.so.0"}, root=False, sudo=False)
+    machine.busy = [(77, "unattended-upgr")]
+    assert system_deps.main(["run"]) == 1
+    err = capsys.readouterr().err
+    assert "sudo apt-get install --no-install-recommends libxcb-cursor0" in err
+    assert "the package manager is busy: unattended-upgr (pid 77)" in err and machine.commands == []
+
+
+def test_apt_get_lock_messages_are_recognised():
+    assert system_deps.lock_held(LOCKED)
+    assert system_deps.lock_held("E: Could not get lock /var/lib/apt/lists/lock. It is held by process 9 (apt)")
+    assert not system_deps.lock_held("E: Unable to locate package libxcb-cursor0")
+
+
+def test_package_managers_are_found_by_their_process_name(tmp_path, monkeypatch):
+    for pid, name in ((123, "apt-get"), (7, "bash"), (4242, "unattended-upgr"), (9, "dpkg")):
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "comm").write_text(name + "\n")
+    (tmp_path / "self").mkdir()
+    monkeypatch.setattr(system_deps.os, "geteuid", lambda: 1000)  # no fuser without root
+    assert system_deps.busy_processes(tmp_path) == [(9, "dpkg"), (123, "apt-get"), (4242, "unattended-upgr")]
