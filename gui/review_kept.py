@@ -64,24 +64,20 @@ def stale_reasons(
     return out
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("KeptReview", text)
-
-
 def describe(reason: Stale, pair: Any) -> str:
     """One line for the sentence's tooltip: what changed since it was kept."""
     if reason.kind == SCRIPT:
         name = (lambda key: variant_name(pair, key)) if pair is not None else (lambda key: key)
-        return _tr("Kept from before you switched to {now}: it is still in {then}.").format(
-            now=name(reason.now), then=name(reason.then)
-        )
+        return QCoreApplication.translate(
+            "KeptReview", "Kept from before you switched to {now}: it is still in {then}."
+        ).format(now=name(reason.now), then=name(reason.then))
     if reason.kind == DIRECTION:
-        return _tr("Kept from before you switched the direction: it was written for {then}.").format(
-            then=arrow(reason.then)
-        )
-    return _tr("The glossary asks for “{target}” for “{term}”; this kept version does not have it.").format(
-        target=reason.target, term=reason.term
-    )
+        return QCoreApplication.translate(
+            "KeptReview", "Kept from before you switched the direction: it was written for {then}."
+        ).format(then=arrow(reason.then))
+    return QCoreApplication.translate(
+        "KeptReview", "The glossary asks for “{target}” for “{term}”; this kept version does not have it."
+    ).format(target=reason.target, term=reason.term)
 
 
 class KeptReview(QObject):
@@ -127,13 +123,20 @@ class KeptReview(QObject):
         self.pane.set_stale(stale)
         if stale:
             self.notice_text = (
-                _tr("A sentence you kept does not match the current settings; it is marked in the translation.")
-                if len(stale) == 1
-                else _tr("{n} sentences you kept do not match the current settings; they are marked.").format(
-                    n=len(stale)
+                QCoreApplication.translate(
+                    "KeptReview",
+                    "A sentence you kept does not match the current settings; it is marked in the translation.",
                 )
+                if len(stale) == 1
+                else QCoreApplication.translate(
+                    "KeptReview", "{n} sentences you kept do not match the current settings; they are marked."
+                ).format(n=len(stale))
             )
-            label = _tr("Translate it again") if len(stale) == 1 else _tr("Translate them again")
+            label = (
+                QCoreApplication.translate("KeptReview", "Translate it again")
+                if len(stale) == 1
+                else QCoreApplication.translate("KeptReview", "Translate them again")
+            )
             self.window.notice.show_message(self.notice_text, (label, self.retranslate_all))
 
     def _withdraw_notice(self) -> None:
@@ -167,12 +170,12 @@ class KeptReview(QObject):
         if index is None or index not in stale:
             return
         before = menu.actions()[0] if menu.actions() else None
-        one = QAction(_tr("Translate this sentence again"), menu)
+        one = QAction(QCoreApplication.translate("KeptReview", "Translate this sentence again"), menu)
         one.setToolTip(stale[index])
         one.triggered.connect(lambda _=False, i=index: self.retranslate([i]))
         actions = [one]
         if len(stale) > 1:
-            every = QAction(_tr("Translate all marked sentences again"), menu)
+            every = QAction(QCoreApplication.translate("KeptReview", "Translate all marked sentences again"), menu)
             every.triggered.connect(lambda _=False: self.retranslate_all())
             actions.append(every)
         for action in actions:
