@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 
 from engine.documents import registry
-from engine.documents.job import DocumentOptions, DocumentProgress, DocumentResult
+from engine.documents.job import DocumentOptions, DocumentProgress, DocumentResult, result_name
 from engine.documents.model import DocumentError
 from engine.options import TranslationOptions
 from gui.settings import Key, Settings
@@ -67,9 +67,10 @@ class Entry:
 
 
 def expected_output(source: Path, options: DocumentOptions, target_lang: str) -> Path:
-    """Where DocumentJob writes the result of `source` (its documented rule), to say so before the job starts."""
+    """Where DocumentJob writes the result of `source` (its own rule, engine.documents.job.result_name), to say so
+    before the job starts; DocumentError for a name template that does not make a file name."""
     folder = options.out_dir or source.parent
-    return folder / options.name_template.format(stem=source.stem, suffix=source.suffix, lang=target_lang)
+    return folder / result_name(source, options.name_template, target_lang)
 
 
 def supported_extensions() -> tuple[str, ...]:
@@ -155,8 +156,13 @@ class DocumentQueue(QObject):
     def _send(self, entry: Entry) -> None:
         options = self.options(overwrite=entry.overwrite)
         target = entry.pair.split("-")[-1]
-        entry.output = expected_output(entry.source, options, target)
-        entry.state, entry.progress, entry.result, entry.reason = State.QUEUED, None, None, ""
+        entry.progress, entry.result = None, None
+        try:
+            entry.output = expected_output(entry.source, options, target)
+        except DocumentError as exc:  # a name template edited by hand in the settings file: said in the row
+            entry.state, entry.reason, entry.job_id = State.FAILED, str(exc), None
+            return
+        entry.state, entry.reason = State.QUEUED, ""
         entry.job_id = self.worker.translate_document(entry.source, options, self._translation(), pair=entry.pair)
         self._by_job[entry.job_id] = entry.key
 

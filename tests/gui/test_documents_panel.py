@@ -184,6 +184,17 @@ def test_files_qiao_cannot_translate_fail_at_once_with_the_reason(panel, tmp_pat
     assert not any(shown(panel.rows[k].retry_button) for k in keys), "trying again cannot help"
 
 
+def test_a_result_name_the_job_would_refuse_fails_in_the_row_not_in_the_slot(panel, tmp_path, monkeypatch):
+    # The queue names the result by the job's own rule (engine.documents.job.result_name), so it never promises a
+    # name the job then refuses, and a name that is not a file name is a failed row with the reason.
+    monkeypatch.setattr(panel.queue, "options", lambda overwrite=False: DocumentOptions(name_template="{nope}"))
+    (a,) = make(tmp_path, "a.txt")
+    (key,) = panel.queue.add([a])
+    assert panel.queue.worker.queued == []
+    row = panel.rows[key]
+    assert row.state.text() == "Failed" and "is not a valid template" in row.detail.text()
+
+
 def test_an_earlier_result_in_the_way_is_replaced_only_when_asked(panel, tmp_path):
     (a,) = make(tmp_path, "a.txt")
     (tmp_path / "a.zh.txt").write_text("old", encoding="utf-8")
