@@ -765,6 +765,45 @@
     </message>
 </context>
 <context>
+    <name>KeptReview</name>
+    <message>
+        <source>Kept from before you switched to {now}: it is still in {then}.</source>
+        <translation>这是您切换到{now}之前保留的句子，仍是{then}。</translation>
+    </message>
+    <message>
+        <source>Kept from before you switched the direction: it was written for {then}.</source>
+        <translation>这是您切换翻译方向之前保留的句子，原为{then}而写。</translation>
+    </message>
+    <message>
+        <source>The glossary asks for “{target}” for “{term}”; this kept version does not have it.</source>
+        <translation>术语表要求将“{term}”译为“{target}”，这个保留的版本中没有。</translation>
+    </message>
+    <message>
+        <source>A sentence you kept does not match the current settings; it is marked in the translation.</source>
+        <translation>您保留的一个句子与当前设置不符，已在译文中标出。</translation>
+    </message>
+    <message>
+        <source>{n} sentences you kept do not match the current settings; they are marked.</source>
+        <translation>您保留的 {n} 个句子与当前设置不符，已在译文中标出。</translation>
+    </message>
+    <message>
+        <source>Translate it again</source>
+        <translation>重新翻译该句</translation>
+    </message>
+    <message>
+        <source>Translate them again</source>
+        <translation>重新翻译这些句子</translation>
+    </message>
+    <message>
+        <source>Translate this sentence again</source>
+        <translation>重新翻译此句</translation>
+    </message>
+    <message>
+        <source>Translate all marked sentences again</source>
+        <translation>重新翻译所有标出的句子</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>&amp;Translate</source>
@@ -2111,7 +2150,15 @@
         <translation>{n} 个字</translation>
     </message>
     <message>
+        <source>{n} character</source>
+        <translation>{n} 个字</translation>
+    </message>
+    <message>
         <source>{n} words</source>
+        <translation>{n} 个单词</translation>
+    </message>
+    <message>
+        <source>{n} word</source>
         <translation>{n} 个单词</translation>
     </message>
 </context>
@@ -2138,12 +2185,24 @@
         <translation>首个词元 {t}</translation>
     </message>
     <message>
+        <source>{n} token</source>
+        <translation>{n} 个词元</translation>
+    </message>
+    <message>
         <source>{n} tokens</source>
         <translation>{n} 个词元</translation>
     </message>
     <message>
         <source>{n} tokens/s</source>
         <translation>每秒 {n} 个词元</translation>
+    </message>
+    <message>
+        <source>{done} of {total} sentences reused</source>
+        <translation>{total} 句中复用了 {done} 句</translation>
+    </message>
+    <message>
+        <source>reused, nothing decoded</source>
+        <translation>已复用，未解码</translation>
     </message>
     <message>
         <source>Cancelled after {done} of {total} sentences; the part already translated is kept.</source>
