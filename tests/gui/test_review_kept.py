@@ -210,3 +210,28 @@ def test_a_sentence_kept_in_the_other_direction_is_marked_after_a_swap(qtbot, se
         assert pane.stale() == {} and "明再天见" not in window.target.toPlainText()
     finally:
         window.shutdown()
+
+
+def test_a_fix_from_the_history_is_judged_by_the_variant_it_was_written_in(qtbot, make_window, settings, tmp_path):
+    from engine.history.store import HistoryStore
+    from gui.history_recorder import HistoryRecorder
+
+    window = make_window()
+    with HistoryStore(tmp_path / "history.sqlite3") as store:
+        recorder = HistoryRecorder(store, window)
+        window.source.setPlainText(SOURCE)
+        finish(qtbot, window)
+        recorder.wait()
+        type_in_sentence(qtbot, window, 1, "真")
+        recorder.flush()
+        recorder.wait()
+        assert store.memory("en-zh").made_with("I like green tea.") == ("en-zh", "hans")
+        window.target_pane.edits.clear()  # a later session: only the history remembers the fix
+
+        finish(qtbot, window, lambda: settings.set(Key.VARIANT, "hant"))
+        pane = window.target_pane
+        assert window.target.toPlainText() == "非常感謝。我真喜欢绿茶。"
+        assert pane.stale() == {1: "Kept from before you switched to Traditional: it is still in Simplified."}
+        recorder.wait()
+        assert store.count() == 1, "the redo after the switch replaced the entry instead of adding a near-duplicate"
+        recorder.close()
