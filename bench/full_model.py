@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
 import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
+from engine.convert.opus_mt_config import opus_mt_generation_config
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/, for real_tokenizer
@@ -78,16 +79,7 @@ OPUS_MT_EN_ZH_CONFIG: dict[str, object] = {
     "init_std": 0.02,
 }
 
-GENERATION_CONFIG: dict[str, object] = {
-    "bad_words_ids": [[PAD_ID]],
-    "bos_token_id": EOS_ID,
-    "decoder_start_token_id": PAD_ID,
-    "eos_token_id": EOS_ID,
-    "forced_eos_token_id": EOS_ID,
-    "max_length": 512,
-    "num_beams": 4,
-    "pad_token_id": PAD_ID,
-}
+GENERATION_CONFIG: dict[str, object] = opus_mt_generation_config(PAD_ID, EOS_ID)  # as opus-mt-en-zh ships it
 
 # Found by measuring greedy output over seeds (see module docstring): a larger embedding makes the source matter,
 # random-sign LayerNorm gains break the "copy the previous token" attractor of tied embeddings, and sharper, stronger

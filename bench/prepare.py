@@ -27,10 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
-from full_model import DEFAULT_TOKENIZER_FROM, build_full_checkpoint
+from full_model import DEFAULT_TOKENIZER_FROM, EOS_ID, GENERATION_CONFIG, PAD_ID, build_full_checkpoint
 from systems import CACHE_DIR, REPO_ROOT
 
 import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
+from engine.convert.opus_mt_config import carries_opus_mt_config
 
 STAMP = ".bench-source.json"
 ONNX_KEEP = ("encoder_model.onnx", "decoder_model_merged.onnx")
@@ -42,6 +43,7 @@ def checkpoint_fingerprint(checkpoint: Path) -> dict[str, object]:
     st = weights.stat()
     return {
         "config": json.loads((checkpoint / "config.json").read_text()),
+        "generation": json.loads((checkpoint / "generation_config.json").read_text()),
         "weights_size": st.st_size,
         "weights_mtime_ns": st.st_mtime_ns,
     }
@@ -85,6 +87,8 @@ def ensure_checkpoint(cache_dir: Path, tokenizer_from: Path, seed: int = 0) -> P
     """Build the random full-size checkpoint unless it is already there."""
     ckpt = cache_dir / "checkpoint"
     if (ckpt / "model.safetensors").exists() and (ckpt / "vocab.json").exists():
+        if not carries_opus_mt_config(ckpt, PAD_ID, EOS_ID):  # cached before the real config: the weights stay
+            (ckpt / "generation_config.json").write_text(json.dumps(GENERATION_CONFIG, indent=2), encoding="utf-8")
         return ckpt
     print(f"[prepare] building random full-size checkpoint in {ckpt} (about a minute)", flush=True)
     return build_full_checkpoint(ckpt, tokenizer_from, seed=seed)

@@ -37,7 +37,7 @@ from engine.decoding import (
     log_softmax,
 )
 from engine.onnx_model import EncoderState
-from engine.search_scores import bad_word_index
+from engine.search_scores import bad_word_index, banned_mass_shift
 from engine.search_types import Constraint, Hypothesis, RowExtras, SentenceOutput
 
 _DEAD = -1.0e30  # log-probabilities at or below this are banned tokens
@@ -257,9 +257,7 @@ class _Search:
         self.proc = LogitsProcessor(params, np.asarray(limits))
         self.multi_bad = [w for w in params.bad_words if len(w) > 1]
         self.bad_index = bad_word_index(tuple(self.multi_bad))
-        ban_possible = params.min_length > 0 or params.min_new_tokens > 0
-        exact_needed = params.renormalize and (ban_possible or self.multi_bad)
-        self.scorer = None if exact_needed else model.scorer(params)  # None: full-vocabulary log-softmax
+        self.scorer = model.scorer(params)  # None (a bundle without one): full-vocabulary log-softmax
         self.finished = False
 
     # -- per-row views ----------------------------------------------------------------------------------------------
@@ -283,6 +281,8 @@ class _Search:
             values, ids = self.scorer.top(logits, width)
             shift = logits[np.arange(len(logits)), ids[:, 0]] - values[:, 0]  # log-sum-exp of each row
             raw = proc = lambda s, t: float(logits[s, t] - shift[s])
+            if self.p.renormalize:  # the scorer's values are normalised over its mask's allowed tokens only
+                raw = lambda s, t: float(self.lsm_row(logits, s)[t])  # noqa: E731 - prefix tokens, rare
             return values, ids, proc, raw
         lsm = log_softmax(logits.astype(np.float32, copy=False))
         hist = None  # every decoder row's tokens so far, start included (multi-token bad words read them)
@@ -297,6 +297,20 @@ class _Search:
         values = np.take_along_axis(processed, ids, axis=1)
         return values, ids, lambda s, t: float(processed[s, t]), lambda s, t: float(lsm[s, t])
 
+    def lsm_row(self, logits: np.ndarray, s: int) -> np.ndarray:
+        """log_softmax of decoder row `s`'s raw logits (a forced prefix token is scored before any processing)."""
+        return log_softmax(logits[s : s + 1].astype(np.float32, copy=False))[0]
+
+    def _renormalised(self, s: int, banned: set[int], options: dict[int, float], logits) -> dict[int, float]:
+        """`options` (the scorer's log-probabilities) normalised again over the tokens `h` may take, as
+        renormalize_logits does after the bans (engine.search_scores.banned_mass_shift)."""
+        tokens = np.array(sorted(banned), dtype=np.int64)
+        top_id = next(iter(options))  # the scorer's best token: its value gives the row's log-sum-exp
+        ids, values = np.array([[top_id]]), np.array([[options[top_id]]], dtype=np.float32)
+        row = logits[s : s + 1]
+        shift = float(banned_mass_shift(row, values, ids, np.zeros(len(tokens), np.int64), tokens, self.scorer.mask)[0])
+        return {t: lp - shift for t, lp in options.items()}
+
     def _banned(self, h: _Hyp) -> set[int]:
         """Tokens `h` may not continue with: eos before the minimum length, the last token of a multi-token bad
         word whose beginning `h` ends with (the scorer has banned the single-token ones already)."""
@@ -306,7 +320,7 @@ class _Search:
         out.update(self.bad_index.after(seq))
         return out
 
-    def _candidates(self, row: _Row, base: int, values, ids, proc, raw) -> list[_Cand]:
+    def _candidates(self, row: _Row, base: int, values, ids, proc, raw, logits) -> list[_Cand]:
         p, cur_len, cset = self.p, self.cur_len, row.cset
         at_limit = cur_len + 1 >= row.limit
         forced = row.forced(cur_len, p)
@@ -323,6 +337,8 @@ class _Search:
                 for t in cset.next_tokens(h.state) - options.keys():
                     options[t] = proc(s, t)
             banned = self._banned(h) if forced is None else set()
+            if banned and self.p.renormalize and self.scorer is not None:
+                options = self._renormalised(s, banned, options, logits)
             for t, lp in options.items():
                 if not lp > _DEAD or t in banned:
                     continue
@@ -348,7 +364,7 @@ class _Search:
         parents = np.arange(len(tokens))
         for a, i in enumerate(self.active):
             row = self.rows[i]
-            chosen = row.select(self._candidates(row, a * k, values, ids, proc, raw), p)
+            chosen = row.select(self._candidates(row, a * k, values, ids, proc, raw, logits), p)
             row.running = [
                 _Hyp([*c.parent.tokens, c.token], [*c.parent.logprobs, c.logprob], c.score, c.state) for c in chosen
             ] + [None] * (k - len(chosen))

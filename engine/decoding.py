@@ -11,8 +11,11 @@ algorithm of `GenerationMixin._beam_search` (2·beams candidates, length penalty
 Beyond generate()'s tokens, both give what engine.search_types describes: every token's log-probability and each
 finished sentence's `SentenceOutput` (score, n-best) from the step it is done, the best running hypothesis every
 step, a forced target prefix per row (`RowExtras.prefix`, as generate(decoder_input_ids=[start, *prefix])), and
-with `params.stop_repeats` the repetition guard. Multi-token bad words stay on beam search's TopK scorer path (each
-hypothesis' top-k list is widened by the tokens it may lose). The bookkeeping lives in engine.search_scores.
+with `params.stop_repeats` the repetition guard. Multi-token bad words and min-length EOS bans stay on beam search's
+TopK scorer path (each hypothesis' top-k list is widened by the tokens it may lose), renormalised scores included
+(opus-mt's generation config asks for them: the banned tokens' probability, read from the logits, gives the shift;
+engine.search_scores.banned_mass_shift). Only a bundle without a scorer takes the full-vocabulary path. The
+bookkeeping lives in engine.search_scores.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from engine.repetition import repeating_tail
 from engine.search_scores import (
     ChosenLogprobs,
     bad_word_index,
+    banned_mass_shift,
     beam_output,
     common_prefix,
     forced_row_logprobs,
@@ -182,11 +186,15 @@ def greedy_search(
     decoder_input_ids=[start, *prefix]). Finished rows leave the batch (their results cannot change).
 
     Each token's log-probability is log_softmax of the processed logits at it (compute_transition_scores with
-    normalize_logits=True); with `params.stop_repeats` a row caught in a loop (engine.repetition) ends there."""
+    normalize_logits=True); with `params.stop_repeats` a row caught in a loop (engine.repetition) ends there.
+
+    Renormalisation (`params.renormalize`) changes nothing here: it is a log_softmax over the processed logits,
+    which keeps each row's argmax and is the normalisation the chosen token's log-probability takes anyway, so the
+    rows are not normalised twice (a full-vocabulary pass per step)."""
     batch = enc.mask.shape[0]
     plen, ptab = prefix_matrix(row_prefixes(extras, batch), params.pad_id)
     max_len = int(max_lengths.max())
-    proc = LogitsProcessor(params, max_lengths, 1 + plen)
+    proc = LogitsProcessor(params.replace(renormalize=False), max_lengths, 1 + plen)
     hist = np.full((batch, max_len + 1), params.pad_id, dtype=np.int64)  # tokens so far, start included
     hist[:, 0] = params.decoder_start_id
     generated: list[list[int]] = [[] for _ in range(batch)]
@@ -214,7 +222,7 @@ def greedy_search(
             seen = hist[active] if proc.multi_bad else None
             scores = proc(scores, seen, cur_len, active)
             next_tokens = np.argmax(scores, axis=-1)
-            lp = chosen_logprobs(scores, next_tokens, params.renormalize)
+            lp = chosen_logprobs(scores, next_tokens)
             if forced.size:
                 next_tokens[forced] = forced_tokens
                 lp[forced] = forced_lp
@@ -249,21 +257,14 @@ def greedy_search(
     yield StepUpdate(committed=generated, done=[True] * batch, tokens=generated, outputs=outputs, best=generated)
 
 
-def fast_scoring_ok(params: GenerationParams) -> bool:
-    """The TopK scorer covers bad words (single tokens in its mask, multi-token ones by widening the top-k), the
-    EOS ban of min lengths and forced EOS; renormalised scores with a per-row ban (an EOS ban, a multi-token bad
-    word) take the exact full-vocabulary path (the ban changes the normaliser)."""
-    multi = any(len(w) > 1 for w in params.bad_words)
-    ban_possible = params.min_length > 0 or params.min_new_tokens > 0
-    return not (params.renormalize and (ban_possible or multi))
-
-
 def _fast_candidates(scorer, logits, running_scores, params, eos_ban, forced, keep, vocab, bans):
     """Top `keep` continuations per sentence from per-hypothesis top-k lists (exact; see engine.scorer).
 
     `eos_ban` [B] and `bans` (multi-token bad words: (flat hypothesis rows, token)) widen each list by the most
-    tokens a hypothesis may lose, so `keep` allowed ones always remain. Returns (scores, parent beam, token, token
-    log-probability) [B, keep], ordered like torch.topk over the flat beams×vocab row: by score, ties by index."""
+    tokens a hypothesis may lose, so `keep` allowed ones always remain. With renormalised scores a hypothesis that
+    loses tokens to a ban has its log-probabilities shifted by −log(1 − their probability), which is what
+    normalising again over the allowed tokens does. Returns (scores, parent beam, token, token log-probability)
+    [B, keep], ordered like torch.topk over the flat beams×vocab row: by score, ties by index."""
     batch, k = running_scores.shape
     width = keep + int(eos_ban.any())
     if bans:
@@ -272,6 +273,15 @@ def _fast_candidates(scorer, logits, running_scores, params, eos_ban, forced, ke
             counts[rows] += 1
         width += int(counts.max())
     values, ids = scorer.top(logits, width)
+    if params.renormalize and (bans or eos_ban.any()):
+        ban_rows = [rows for rows, _ in bans]
+        ban_tokens = [np.full(len(rows), token, dtype=np.int64) for rows, token in bans]
+        if eos_ban.any():
+            eos_rows = np.flatnonzero(np.repeat(eos_ban, k))
+            ban_rows.append(eos_rows)
+            ban_tokens.append(np.full(len(eos_rows), params.eos_id, dtype=np.int64))
+        rows, tokens = np.concatenate(ban_rows), np.concatenate(ban_tokens)
+        values = values - banned_mass_shift(logits, values, ids, rows, tokens, scorer.mask)[:, None]
     if bans:
         hit = np.zeros(values.shape, dtype=bool)
         for rows, token in bans:
@@ -364,7 +374,7 @@ def beam_search(
     outputs: list[SentenceOutput | None] = [None] * batch
     done = [False] * batch
     alive = list(range(batch))  # the sentence each position of the state arrays belongs to
-    scorer = model.scorer(params) if fast_scoring_ok(params) else None  # None: exact full-vocabulary path
+    scorer = model.scorer(params)  # None (a bundle without one): the exact full-vocabulary path every step
     while True:
         live = len(alive)
         tokens = running[:, :, cur_len - 1].reshape(-1)

@@ -27,8 +27,8 @@ class TopKScorer:
         self, path: Path, vocab: int, banned: list[int], threads: int = 1, config: EngineConfig | None = None
     ) -> None:
         """`config` (the engine's) sets the threads, unless automatic, and the execution provider."""
-        self._mask = np.zeros(vocab, dtype=np.float32)
-        self._mask[banned] = -np.inf
+        self.mask = np.zeros(vocab, dtype=np.float32)  # −inf at the tokens every row is banned (single bad words)
+        self.mask[banned] = -np.inf
         config = config or EngineConfig(threads=threads)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = config.threads or threads
@@ -45,7 +45,7 @@ class TopKScorer:
         self._rows = -1  # the row count of the previous call
 
     def top(self, logits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        feeds = {"logits": logits, "mask": self._mask, "k": np.array([k], dtype=np.int64)}
+        feeds = {"logits": logits, "mask": self.mask, "k": np.array([k], dtype=np.int64)}
         rows = logits.shape[0]
         values, ids = self._session.run(None, feeds, SHRINK_ARENA if rows != self._rows else None)
         self._rows = rows

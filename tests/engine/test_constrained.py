@@ -350,6 +350,37 @@ def test_other_generation_settings_still_meet_constraints(fp32, overrides):
         assert abs(out.best.score - total / (len(tokens) + 1) ** lp) < 1e-6
 
 
+def test_renormalised_bans_on_the_scorer_equal_the_full_vocabulary_path(fp32, bundle_dir, monkeypatch):
+    """opus-mt's config renormalises after the bans: constrained rows with multi-token bad words and a minimum length
+    stay on the TopK scorer (they used to take numpy's full-vocabulary log-softmax every step) and still give the
+    full-vocabulary path's tokens and scores."""
+    assert fp32.defaults.renormalize
+    texts = _corpus(6)
+    _, chunks = _missing_chunks(fp32, texts, 2)
+    plain = _plain(fp32, texts)
+    bans = tuple({(o[1], o[2]) for o in plain if len(o) > 2})  # bite: the plain outputs' own second bigram
+    extras = [RowExtras(constraints=(c,)) for c in chunks]
+    overrides = {"bad_words": fp32.defaults.bad_words + bans, "min_length": 8}
+    exact = Translator(bundle_dir, precision="fp32", threads=1)
+    exact._model.scorer = lambda params: None
+    import engine.constrained
+
+    full_passes = []
+    real = engine.constrained.log_softmax
+    monkeypatch.setattr(engine.constrained, "log_softmax", lambda x: full_passes.append(len(x)) or real(x))
+    fast_last = _constrained(fp32, texts, extras, **overrides)[-1]
+    assert full_passes == []  # no full-vocabulary pass: every step on the scorer
+    exact_last = _constrained(exact, texts, extras, **overrides)[-1]
+    assert full_passes
+    assert fast_last.tokens == exact_last.tokens
+    for f, e in zip(fast_last.outputs, exact_last.outputs):
+        assert np.allclose(f.best.logprobs, e.best.logprobs, atol=1e-4)
+        assert abs(f.best.score - e.best.score) < 1e-4
+        assert f.unmet == e.unmet
+    changed = sum(a != b for a, b in zip(fast_last.tokens, _constrained(fp32, texts, extras)[-1].tokens))
+    assert changed  # the bans and the minimum length changed some output
+
+
 def test_do_not_translate_spans_come_out_verbatim(fp32):
     """Spans tokenised as the source side tokenises them (the vocabulary is joint) appear in the text unchanged."""
     cases = [("Visit https://example.com today.", "https://example.com"), ("See you at 2024.", "2024")]

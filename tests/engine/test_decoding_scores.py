@@ -120,21 +120,37 @@ def _bigram_bans(fp32, texts):
     return tuple({(o[0], o[1]) for o in outs if len(o) >= 2}) + tuple({(o[1], o[2], o[3]) for o in outs if len(o) > 3})
 
 
-def test_multi_token_bad_words_stay_on_the_fast_path(fp32, exact, monkeypatch):
+def _count_exact_steps(monkeypatch) -> list[int]:
+    """Every beam-search step that takes the full-vocabulary path appends its row count."""
     from engine import decoding
 
+    calls: list[int] = []
+    real = decoding._exact_candidates
+
+    def counting(logits, *args):
+        calls.append(len(logits))
+        return real(logits, *args)
+
+    monkeypatch.setattr(decoding, "_exact_candidates", counting)
+    return calls
+
+
+@pytest.mark.parametrize("extra", [{}, {"min_new_tokens": 6}])
+def test_multi_token_bad_words_stay_on_the_fast_path(fp32, exact, monkeypatch, extra):
+    """opus-mt's config renormalises the scores after the bans; multi-token bad words and the EOS ban of a minimum
+    length used to send every such step to numpy's full-vocabulary log-softmax (issue #26: 4.5× slower per token).
+    Now no step does, and the output is the exact path's: same tokens, log-probabilities and scores."""
+    assert fp32.defaults.renormalize  # the fixture carries opus-mt's real generation config
     texts = _sources()[:24]
     bans = _bigram_bans(fp32, texts)
-    params = fp32.params(4, bad_words=fp32.defaults.bad_words + bans)
-    assert decoding.fast_scoring_ok(params)
+    bad_words = fp32.defaults.bad_words + bans
     rows = fp32.tokenizer.encode_batch(texts)
-    calls = []
-    real = fp32._model.scorer
-    monkeypatch.setattr(fp32._model, "scorer", lambda p: calls.append(p) or real(p))
-    fast = search_outputs(fp32, rows, 4, bad_words=params.bad_words)
-    assert calls and all(real(p) is not None for p in calls)  # the TopK scorer ran
-    slow = search_outputs(exact, rows, 4, bad_words=params.bad_words)
-    plain = search_outputs(fp32, rows, 4)
+    exact_steps = _count_exact_steps(monkeypatch)
+    fast = search_outputs(fp32, rows, 4, bad_words=bad_words, **extra)
+    assert exact_steps == []  # every step on the TopK scorer's path
+    slow = search_outputs(exact, rows, 4, bad_words=bad_words, **extra)
+    assert exact_steps  # the counter sees the exact path when it runs
+    plain = search_outputs(fp32, rows, 4, **extra)
     changed = 0
     for f, s, p in zip(fast, slow, plain):
         assert f.best.tokens == s.best.tokens
@@ -146,6 +162,62 @@ def test_multi_token_bad_words_stay_on_the_fast_path(fp32, exact, monkeypatch):
             assert all(tuple(toks[i : i + n]) != word for i in range(len(toks) - n + 1))
         changed += f.best.tokens != p.best.tokens
     assert changed >= len(texts) // 2  # the bans changed the output
+
+
+@pytest.mark.parametrize("heavy", [0.0, 0.3, 0.9, 0.999999])
+def test_banned_mass_shift_is_the_renormaliser(heavy):
+    """Against float64 log_softmax over the allowed tokens: rows with little banned mass (the shift from the mass),
+    with most of it (summed again over the row), repeated pairs and a token the mask bans already."""
+    from engine.search_scores import banned_mass_shift
+
+    rng = np.random.default_rng(7)
+    vocab, n = 5000, 6
+    logits = rng.normal(0, 3, (n, vocab)).astype(np.float32)
+    mask = np.zeros(vocab, dtype=np.float32)
+    mask[[11, 12]] = -np.inf
+    if heavy:  # token 40 holds `heavy` of row 0's allowed mass
+        others = np.log(np.sum(np.exp(np.delete(logits[0].astype(np.float64), [11, 12, 40]))))
+        logits[0, 40] = np.float32(others + np.log(heavy / (1 - heavy)))
+    rows = np.array([0, 0, 0, 2, 2, 5], dtype=np.int64)
+    tokens = np.array([40, 40, 11, 7, 8, 3], dtype=np.int64)
+    allowed = logits.astype(np.float64) + mask
+    lse = np.log(np.sum(np.exp(allowed), axis=1))
+    ids = np.argsort(-allowed, axis=1, kind="stable")[:, :8]
+    values = (np.take_along_axis(allowed, ids, axis=1) - lse[:, None]).astype(np.float32)
+    got = banned_mass_shift(logits, values, ids, rows, tokens, mask)
+    expected = np.zeros(n)
+    for r in range(n):
+        row = allowed[r].copy()
+        row[tokens[rows == r]] = -np.inf
+        expected[r] = np.log(np.sum(np.exp(row))) - lse[r]
+    assert np.allclose(got, expected, atol=1e-5, rtol=0)
+    assert got[1] == got[3] == got[4] == 0.0  # rows without bans are not shifted
+    if heavy >= 0.9:
+        assert got[0] < np.log1p(-0.5)  # past MAX_BANNED_MASS: summed from the row, not capped
+
+
+def test_default_options_stay_on_the_fast_path(bundle_dir, monkeypatch):
+    """What every front end runs (the window, the popup, the CLI, documents and the API all go through
+    Translator.translate): default options, guards on, so a source without applause gets the subtitle-artefact bans
+    as multi-token bad words, on the real generation config (renormalised, 4 beams). No step leaves the fast path."""
+    from engine import decoding
+
+    tr = Translator(bundle_dir, precision="int8", threads=1)
+    assert tr.defaults.renormalize and tr.defaults.num_beams == 4
+    seen: list = []
+    real_beam = decoding.beam_search
+
+    def watching(model, enc, params, *args, **kwargs):
+        seen.append(params)
+        return real_beam(model, enc, params, *args, **kwargs)
+
+    monkeypatch.setattr("engine.translator.beam_search", watching)
+    exact_steps = _count_exact_steps(monkeypatch)
+    result = tr.translate(" ".join(_sources()[:5]))
+    assert result.text.strip()
+    assert seen, "the translation did not run beam search"
+    assert any(len(w) > 1 for p in seen for w in p.bad_words)  # the guards' multi-token bans were in force
+    assert exact_steps == []
 
 
 @pytest.mark.parametrize("beams", [1, 4])

@@ -37,13 +37,17 @@ def test_scorer_keeps_its_arena_and_releases_it_when_the_batch_changes(bundle_di
 
 
 def test_scorer_top_k_with_the_ban(bundle_dir):
+    """The fixture's scorer is built for opus-mt's config (renormalize_logits): log-probabilities over the tokens
+    the mask allows; without renormalisation they would be normalised over the whole vocabulary first."""
     scorer, vocab = _scorer(bundle_dir)
+    renormalize = load_manifest(bundle_dir).graphs["scorer"]["renormalize"]
+    assert renormalize is True
     logits = np.random.default_rng(0).standard_normal((3, vocab)).astype(np.float32)
     logits[:, 3] = 100.0  # banned: never chosen however likely
     values, ids = scorer.top(logits, 4)
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    logprobs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    logprobs[:, 3] = -np.inf
+    allowed = logits.astype(np.float64)
+    allowed[:, 3] = -np.inf
+    logprobs = allowed - np.log(np.exp(allowed).sum(axis=1, keepdims=True))
     want = np.argsort(-logprobs, axis=1, kind="stable")[:, :4]
     assert (ids == want).all()
     np.testing.assert_allclose(values, np.take_along_axis(logprobs, want, axis=1), rtol=1e-5, atol=1e-5)

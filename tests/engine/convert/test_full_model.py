@@ -6,10 +6,13 @@ pytest -m slow        (builds .cache/full-random/{checkpoint,bundle} on first us
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from engine.convert.opus_mt_config import carries_opus_mt_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
 
@@ -28,9 +31,7 @@ def _full_model_module():
 def _current(bundle: Path) -> bool:
     """A cached bundle is reused only when this Qiao reads its format and it has today's decoder layout (one left
     by an older Qiao is rebuilt: its beams would take the repeated-state path, or its layer norms ORT's fused kernel,
-    not what bundles are built with)."""
-    import json
-
+    not what bundles are built with) and opus-mt's real generation config."""
     from engine.manifest import FORMAT_VERSION
 
     try:
@@ -39,7 +40,13 @@ def _current(bundle: Path) -> bool:
     except (OSError, ValueError):
         return False
     decoder = raw.get("graphs", {}).get("decoder", {})
-    return raw.get("format_version") == FORMAT_VERSION and decoder.get("beams_share_cross") is True and not fused_norms
+    real_config = raw.get("generation", {}).get("renormalize_logits") is True  # opus-mt's generation config
+    return (
+        raw.get("format_version") == FORMAT_VERSION
+        and decoder.get("beams_share_cross") is True
+        and not fused_norms
+        and real_config
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +54,12 @@ def full_bundle():
     pytest.importorskip("torch")
     checkpoint = CACHE / "checkpoint"
     bundle = CACHE / "bundle"
+    full_model = _full_model_module()
     if not (checkpoint / "model.safetensors").is_file():
         tokenizer_from = ROOT / "tests" / "fixtures" / "tiny_marian" / "checkpoint"
-        _full_model_module().build_full_checkpoint(checkpoint, tokenizer_from)
+        full_model.build_full_checkpoint(checkpoint, tokenizer_from)
+    elif not carries_opus_mt_config(checkpoint, full_model.PAD_ID, full_model.EOS_ID):  # cached before it: weights stay
+        (checkpoint / "generation_config.json").write_text(json.dumps(full_model.GENERATION_CONFIG), encoding="utf-8")
     if not _current(bundle):
         from engine.convert.pipeline import build_bundle
 
