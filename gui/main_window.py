@@ -43,6 +43,7 @@ from gui.document_queue import DocumentQueue
 from gui.documents_panel import FORMAT_LABELS, DocumentsPanel
 from gui.edit_memory import KeptContext
 from gui.i18n import install_translators
+from gui.language_switch import LanguageSwitch
 from gui.model_status import ModelStatusPanel
 from gui.model_tasks import ModelStore
 from gui.models_dialog import ModelsDialog
@@ -126,6 +127,7 @@ class MainWindow(QMainWindow):
         self.alternatives = attach_alternatives(self)  # click a word: other words there, the rest re-decoded
         self._apply_review_settings()
         self._build_documents()
+        self.language = LanguageSwitch(self)  # text clearly in the other language switches the direction
 
         self.source.textChanged.connect(self._source_changed)
         self.target.textChanged.connect(self._update_copy)
@@ -476,9 +478,17 @@ class MainWindow(QMainWindow):
         old_source, old_target = self.source_pane.text(), self.target.toPlainText()
         cursor = self.source.textCursor()  # one undoable edit: Ctrl+Z brings the old source back
         cursor.select(QTextCursor.SelectionType.Document)
-        cursor.insertText(old_target)
+        with self.language.paused():  # the text is the new direction's: no automatic switch on it
+            cursor.insertText(old_target)
         self.requests.swap(pair_text.reverse_key(self.direction), old_target)
         self.target.setPlainText(old_source)
+        self._update_actions()
+
+    def switch_direction(self, direction: str) -> None:
+        """Change to `direction` keeping the source text (gui.language_switch: it is in that direction's source
+        language): the other bundle loads on the worker, then translates it."""
+        self.requests.swap(direction, self.source_pane.text())
+        self.target.clear()
         self._update_actions()
 
     @Slot()
@@ -619,7 +629,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def translate(self) -> None:
         """Translate the whole source pane; a request already running is cancelled (the latest wins)."""
-        if self.problem is not None:
+        if self.language.check() or self.problem is not None:  # a switch translates in the new direction
             return
         text = self.source_pane.text()  # the copy shared with the count, the autosave and the controller
         if not text.strip():
@@ -766,7 +776,8 @@ class MainWindow(QMainWindow):
         self.requests.reset()
         editor = self.source
         editor.setUndoRedoEnabled(False)
-        editor.setPlainText(entry.source)
+        with self.language.paused():  # shown as it was, in its own direction, not translated again
+            editor.setPlainText(entry.source)
         editor.setUndoRedoEnabled(True)
         editor.moveCursor(QTextCursor.MoveOperation.End)
         self.requests.adopt(entry.source, entry.output)
