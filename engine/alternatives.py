@@ -27,17 +27,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from engine import punctuation
-from engine.batching import length_limit
 from engine.decoding import GenerationParams, StepUpdate, beam_search, greedy_search, log_softmax
 from engine.errors import InputError, QiaoError
+from engine.length_limits import length_limit, length_rule, reached_limit
 from engine.onnx_model import EncoderState
 from engine.options import TranslationOptions
 from engine.results import Alternative, Flag, SentenceResult
 from engine.search_types import Constraint, RowExtras, SentenceOutput
+from engine.sentence_results import cut_flags
 from engine.target_prefix import encode_target_prefix
 from engine.token_spans import final_text, token_spans
 
@@ -104,7 +106,9 @@ class SentenceRun:
         return tuple(constraints_for(self.options.glossary, source, self.tok))
 
     def limit(self, source_ids: Sequence[int], prefix_len: int) -> int:
-        return min(self.model.max_positions, length_limit(len(source_ids), self.model.max_positions) + prefix_len)
+        model_max = self.model.max_positions
+        rule = length_rule(self.tr.pair.key)
+        return min(model_max, length_limit(len(source_ids), model_max, rule) + prefix_len)
 
     # -- decoding -------------------------------------------------------------------------------------------------
     def encode(self, rows: Sequence[Sequence[int]]) -> EncoderState:
@@ -182,7 +186,7 @@ class SentenceRun:
             token_spans=spans,
             score=best.score,
             alternatives=tuple(alternatives),
-            flags=self.flags(source, text, best.tokens, out.repeated, unmet),
+            flags=self.flags(source, text, best.tokens, out.repeated, unmet) + cut_flags(out),
             unmet=unmet,
             text=text,
         )
@@ -214,6 +218,8 @@ def translate_sentence(
     constraints = run.constraints(source)
     limits = np.array([run.limit(ids, len(forced))], dtype=np.int64)
     (out,) = run.search(run.encode([ids]), params, limits, [RowExtras(forced, constraints)], cancel)
+    if not out.repeated and reached_limit(len(out.best.tokens), int(limits[0]), params.forced_eos_id is not None):
+        out = replace(out, cut=True)
     return run.result(source, out, constraints)
 
 

@@ -20,14 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from engine.length_limits import LengthRule, length_limit
+
 BATCH_SENTENCES = 8
 BATCH_POSITIONS = 3072
-
-
-def length_limit(source_len: int, model_max: int) -> int:
-    """Decoder length limit (start token included) derived from the source: room for 3 target tokens per source
-    token plus slack, never beyond the model's positions. Stops runaway output on odd input."""
-    return int(min(model_max, 3 * source_len + 10))
 
 
 def batches(
@@ -36,8 +32,10 @@ def batches(
     model_max: int,
     max_sentences: int | None = None,
     max_positions: int | None = None,
+    rule: LengthRule | None = None,
 ) -> Iterator[list[int]]:
-    """Indices of consecutive sentences (so streaming stays in reading order), given their source lengths.
+    """Indices of consecutive sentences (so streaming stays in reading order), given their source lengths and the
+    direction's length rule (engine.length_limits).
 
     The limits default to BATCH_SENTENCES / BATCH_POSITIONS, read at call time (tests lower them)."""
     max_sentences = BATCH_SENTENCES if max_sentences is None else max_sentences
@@ -45,7 +43,7 @@ def batches(
     batch: list[int] = []
     src = limit = 0
     for i, n in enumerate(lengths):
-        own_limit = length_limit(n, model_max)
+        own_limit = length_limit(n, model_max, rule)
         new_src, new_limit = max(src, n), max(limit, own_limit)
         cost = (len(batch) + 1) * beams * (new_src + new_limit)
         if batch and (len(batch) >= max_sentences or cost > max_positions):

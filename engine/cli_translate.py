@@ -21,6 +21,7 @@ from typing import BinaryIO
 
 from engine.cli_io import LineFeed, Output, Progress, json_line, read_bounded, say, stdin_bytes
 from engine.errors import InputError, QiaoError
+from engine.results import FLAG_CUT
 
 
 def _open_input(file: Path | None) -> BinaryIO:
@@ -203,6 +204,7 @@ def _sentence_record(s, text: str | None = None) -> dict:
             {"id": t, "text": shown[a:b], "logprob": _number(lp)} for t, lp, (a, b) in zip(s.tokens, logprobs, spans)
         ],
         "flags": [{"kind": f.kind, "detail": f.detail} for f in s.flags],
+        "cut": any(f.kind == FLAG_CUT for f in s.flags),  # stopped at the length limit: its end may be missing
         "alternatives": [{"text": a.text, "score": _number(a.score)} for a in s.alternatives],
         "origin": s.origin,
         "unmet": list(s.unmet),

@@ -17,12 +17,13 @@ import math
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.batching import batches, length_limit
+from engine.batching import batches
 from engine.decoding import GenerationParams, StepUpdate
+from engine.length_limits import LengthRule, length_limit, reached_limit
 from engine.planning import Sentence
 from engine.repetition import repeating_tail
 from engine.search_types import Hypothesis, RowExtras, SentenceOutput
@@ -60,7 +61,11 @@ def is_scored(h: Hypothesis) -> bool:
 
 
 def plan_batches(
-    sentences: Sequence[Sentence], bans: Sequence[Bans] | None, beams: int, model_max: int
+    sentences: Sequence[Sentence],
+    bans: Sequence[Bans] | None,
+    beams: int,
+    model_max: int,
+    rule: LengthRule | None = None,
 ) -> list[tuple[Bans, list[int]]]:
     """(bans, sentence indices) per batch: grouped by bans, batched in reading order, batches by first sentence."""
     groups: dict[Bans, list[int]] = {}
@@ -68,7 +73,7 @@ def plan_batches(
         groups.setdefault(bans[i] if bans is not None else (), []).append(i)
     out: list[tuple[Bans, list[int]]] = []
     for group_bans, members in groups.items():
-        for batch in batches([len(sentences[i].ids) for i in members], beams, model_max):
+        for batch in batches([len(sentences[i].ids) for i in members], beams, model_max, rule=rule):
             out.append((group_bans, [members[k] for k in batch]))
     out.sort(key=lambda item: item[1][0])
     return out
@@ -84,19 +89,22 @@ def decode(
     *,
     extras: Sequence[RowExtras | None] | None = None,
     bans: Sequence[Bans] | None = None,
+    rule: LengthRule | None = None,
 ) -> Iterator[tuple[int, list[int], SentenceOutput | None]]:
     """Decode `sentences` in batches: yields (index, committed tokens, output or None) after every step.
 
     `extras` (one per sentence, None for none) go to the search; `bans` (one per sentence) are added to the
     params' bad words for that sentence. A sentence caught repeating itself is finished here with its loop cut
     (`SentenceOutput.repeated`): always with greedy decoding, and in beam search (the best running hypothesis) when
-    `params.stop_repeats`. Stops early (`clock.cancelled`) when `cancel` is set, within one decoder step."""
-    for batch_bans, batch_idx in plan_batches(sentences, bans, params.num_beams, model_max):
+    `params.stop_repeats`. Stops early (`clock.cancelled`) when `cancel` is set, within one decoder step. Each
+    sentence's length limit follows `rule` (engine.length_limits, the direction's); an output that stopped at it
+    has `SentenceOutput.cut` set."""
+    for batch_bans, batch_idx in plan_batches(sentences, bans, params.num_beams, model_max, rule):
         if cancel is not None and cancel.is_set():
             clock.cancelled = True
             return
         batch = [sentences[i] for i in batch_idx]
-        limits = np.array([length_limit(len(s.ids), model_max) for s in batch], dtype=np.int64)
+        limits = np.array([length_limit(len(s.ids), model_max, rule) for s in batch], dtype=np.int64)
         clock.since = time.perf_counter()
         call = params.replace(max_length=int(limits.max()))
         if batch_bans:
@@ -113,7 +121,7 @@ def decode(
                 for j, i in enumerate(batch_idx):
                     if finished[j]:
                         continue
-                    toks, output = _step(update, j, params)
+                    toks, output = _step(update, j, params, int(limits[j]))
                     finished[j] = output is not None
                     if output is not None:
                         clock.tokens += len(toks)
@@ -128,13 +136,17 @@ def decode(
             return
 
 
-def _step(update: StepUpdate, j: int, params: GenerationParams) -> tuple[list[int], SentenceOutput | None]:
-    """Row j after one step: (its tokens now, its output if it finished on this step)."""
+def _step(update: StepUpdate, j: int, params: GenerationParams, limit: int) -> tuple[list[int], SentenceOutput | None]:
+    """Row j after one step: (its tokens now, its output if it finished on this step, `cut` set when it stopped at
+    its length `limit`)."""
     toks = list(update.committed[j])
     if update.done[j]:
         output = update.outputs[j] if j < len(update.outputs) else None
         if output is None:  # a search that gives no outputs: the tokens, unscored
-            return toks, unscored(toks)
+            output = unscored(toks)
+        forced_eos = params.forced_eos_id is not None
+        if not output.repeated and reached_limit(len(output.best.tokens), limit, forced_eos):
+            output = replace(output, cut=True)
         return list(output.best.tokens), output
     if params.num_beams == 1:
         if repeating_tail(toks):

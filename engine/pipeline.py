@@ -30,6 +30,7 @@ from engine.decode_loop import Clock, Search, decode, unscored
 from engine.decoding import GenerationParams
 from engine.errors import InputError
 from engine.languages import LanguagePair
+from engine.length_limits import LengthRule, length_rule
 from engine.options import TranslationOptions
 from engine.planning import Sentence, plan_sentences
 from engine.results import (
@@ -92,6 +93,11 @@ class Pipeline:
         self.memos = Memos()  # per-sentence work a re-translation would repeat (spans, flags, bans)
         self.planner = RowPlanner(tokenizer, self.memos)
 
+    @property
+    def length_rule(self) -> LengthRule:
+        """The direction's decoder length limit (engine.length_limits; looked up per run, so tests can lower it)."""
+        return length_rule(self.pair.key)
+
     # -- planning (no model needed: done before taking the model lock) ----------------------------------------------
     def job(self, text: str, options: TranslationOptions, lang_id: int | None, start: float) -> Job:
         """Segment and tokenise one checked text; each sentence's bans, constraints and memory hit."""
@@ -133,14 +139,14 @@ class Pipeline:
         params = request_params(params, job.options)
         out, total = job.out, len(job.sentences)
         pieces: list[str] = []
-        todo, keys, owners = _reuse([job], decoding, params)
+        todo, keys, owners = _reuse([job], decoding, params, self.length_rule)
         delta = out.drain()
         if delta or out.sentences_done:  # cached sentences at the start appear at once
             job.first_token_ms = (time.perf_counter() - job.start) * 1000
             pieces.append(delta)
             yield StreamEvent(delta, out.sentences_done, total)
         clock = Clock()
-        for f, toks, output in _decode(todo, owners, params, decoding, cancel, clock):
+        for f, toks, output in _decode(todo, owners, params, decoding, cancel, clock, self.length_rule):
             if job.first_token_ms is None and toks:
                 job.first_token_ms = (time.perf_counter() - job.start) * 1000
             local = owners[f][1]
@@ -172,7 +178,7 @@ class Pipeline:
         Every text of a window has the same options (one request)."""
         jobs = [job for job in window if isinstance(job, Job)]
         params = request_params(params, jobs[0].options if jobs else TranslationOptions())
-        todo, keys, owners = _reuse(jobs, decoding, params)
+        todo, keys, owners = _reuse(jobs, decoding, params, self.length_rule)
         clock = Clock()
         ready = 0
 
@@ -187,7 +193,7 @@ class Pipeline:
         while ready < len(window) and complete(window[ready]):
             yield result(window[ready])
             ready += 1
-        for f, toks, output in _decode(todo, owners, params, decoding, cancel, clock):
+        for f, toks, output in _decode(todo, owners, params, decoding, cancel, clock, self.length_rule):
             if output is None:
                 continue
             job, local = owners[f]
@@ -224,19 +230,23 @@ class Pipeline:
         return results_of(job.rows, job.tokens, job.out, self.tokenizer, job.options, job.guards, self.memos)
 
 
-def _decode(todo: list[Sentence], owners: list[tuple[Job, int]], params, decoding: Decoding, cancel, clock):
+def _decode(
+    todo: list[Sentence], owners: list[tuple[Job, int]], params, decoding: Decoding, cancel, clock, rule: LengthRule
+):
     """engine.decode_loop.decode over the sentences to decode, with each one's extras and bans."""
     rows = [job.rows[local] for job, local in owners]
     extras = [row.extras for row in rows] if any(row.extras is not None for row in rows) else None
     bans = [row.bans for row in rows]
-    return decode(todo, params, decoding.search, decoding.max_positions, cancel, clock, extras=extras, bans=bans)
+    return decode(
+        todo, params, decoding.search, decoding.max_positions, cancel, clock, extras=extras, bans=bans, rule=rule
+    )
 
 
 def _reuse(
-    jobs: list[Job], decoding: Decoding, params: GenerationParams
+    jobs: list[Job], decoding: Decoding, params: GenerationParams, rule: LengthRule
 ) -> tuple[list[Sentence], list[tuple], list[tuple[Job, int]]]:
     """Fill every sentence the translation memory or the cache knows; returns the others (flat), their cache keys,
-    and their owners."""
+    and their owners. The length rule is part of the key: an output cut under one limit is not reused under another."""
     cache = decoding.cache
     flat: list[Sentence] = []
     keys: list[tuple] = []
@@ -249,7 +259,7 @@ def _reuse(
                 job.out.finish(local, row.memory, verbatim=True)
                 job.pending -= 1
                 continue
-            extra = cache_extra(params, row)
+            extra = (*cache_extra(params, row), rule)
             key = cache.key(sentence.ids, params.num_beams, decoding.precision, decoding.scope, extra)
             hit = cache.lookup(key)
             if hit is not None:

@@ -42,6 +42,8 @@ FLAG_NUMBERS = "numbers"  # a number, URL, e-mail address or code span of the so
 FLAG_REPETITION = "repetition"  # the model was caught repeating itself; the loop was cut
 FLAG_ARTEFACT = "artefact"  # a subtitle artefact ("(掌声)") was kept out of the output
 FLAG_CONSTRAINT = "constraint"  # a glossary or do-not-translate term could not be met
+FLAG_CUT = "cut"  # the output reached the decoder's length limit (engine.length_limits): its end may be missing
+CUT_DETAIL = "the translation reached the length limit and was cut; its end may be missing"
 
 ORIGIN_MODEL = "model"  # decoded for this request
 ORIGIN_CACHE = "cache"  # the same sentence, decoded by an earlier request with the same settings

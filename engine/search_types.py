@@ -57,3 +57,4 @@ class SentenceOutput:
     nbest: tuple[Hypothesis, ...] = ()
     unmet: tuple[int, ...] = field(default=())
     repeated: bool = False  # `params.stop_repeats` cut a repetition loop (engine.repetition) short here
+    cut: bool = False  # it stopped at its length limit (set by engine.decode_loop, engine.length_limits)

@@ -3,10 +3,12 @@
 An LRU bounded by entry count and by bytes. The key is what decides a sentence's output: the model (its bundle and
 language pair: a zh→en and an en→zh translator could meet the same ids), its source ids (the target language token
 included, so the variant is part of it), the beam count, the precision, and the request's `extra` settings that
-change a sentence's search (n-best count, loop cutting, bad words, constraints: engine.sentence_results.cache_extra).
+change a sentence's search (n-best count, loop cutting, bad words, constraints: engine.sentence_results.cache_extra;
+the direction's length rule: engine.pipeline).
 Each Translator owns its cache (nothing is global) and clears it when its model changes. Only finished sentences go
 in: a cancelled or partial one never does. An entry keeps the search's whole `SentenceOutput` (token
-log-probabilities, score, n-best, unmet constraints), packed, so a reused sentence keeps its scores.
+log-probabilities, score, n-best, unmet constraints, a cut at the length limit), packed, so a reused sentence keeps
+its scores and flags.
 
 With INT8 the model quantises activations per batch, so a sentence decoded beside different neighbours can come out
 slightly differently; a reused sentence is the one the user already saw, which is what typing needs (FP32 results do
@@ -83,10 +85,10 @@ class SentenceCache:
         tokens, text, packed, _ = item
         output = None
         if packed is not None:
-            hyps, listed, unmet, repeated = packed
+            hyps, listed, unmet, repeated, cut = packed
             best = _unpack(hyps[0])
             nbest = (best, *(_unpack(h) for h in hyps[1:])) if listed else ()
-            output = SentenceOutput(best, nbest, unmet, repeated)
+            output = SentenceOutput(best, nbest, unmet, repeated, cut)
         return CachedSentence(np.frombuffer(tokens, dtype=np.int32).tolist(), text, output)
 
     def get(self, key: tuple) -> tuple[list[int], str] | None:
@@ -102,7 +104,7 @@ class SentenceCache:
             # the best first, then the rest of the n-best (the best is not stored twice)
             rest = [h for h in output.nbest if h != output.best]
             hyps = tuple(_pack(h) for h in (output.best, *rest))
-            packed = (hyps, bool(output.nbest), tuple(output.unmet), output.repeated)
+            packed = (hyps, bool(output.nbest), tuple(output.unmet), output.repeated, output.cut)
             size += sum(len(t) + len(lp) + _HYPOTHESIS_OVERHEAD for t, lp, _, _ in hyps)
         if size > self.max_bytes:
             return

@@ -24,7 +24,7 @@ from engine.errors import InputError
 from engine.options import TranslationOptions
 from engine.planning import Sentence
 from engine.punctuation import TargetRules
-from engine.results import FLAG_CONSTRAINT, ORIGIN_MEMORY, Alternative, Flag, SentenceResult
+from engine.results import CUT_DETAIL, FLAG_CONSTRAINT, FLAG_CUT, ORIGIN_MEMORY, Alternative, Flag, SentenceResult
 from engine.search_types import Constraint, RowExtras, SentenceOutput
 from engine.segment import Segment
 from engine.token_spans import final_text, token_spans
@@ -242,7 +242,7 @@ def sentence_result(
         score=best.score if scored else None,
         origin=row.origin or "",
         alternatives=_alternatives(output, shown, options.alternatives, tokenizer, rules),
-        flags=_flags(row, shown, len(tokens), output.repeated, unmet, guards, memos),
+        flags=_flags(row, shown, len(tokens), output.repeated, unmet, guards, memos) + cut_flags(output),
         unmet=unmet,
         text=shown,
     )
@@ -267,6 +267,11 @@ def _alternatives(
         if len(out) == k:
             break
     return tuple(out)
+
+
+def cut_flags(output: SentenceOutput) -> tuple[Flag, ...]:
+    """FLAG_CUT when the search stopped the output at its length limit (guards on or off: it is never silent)."""
+    return (Flag(FLAG_CUT, CUT_DETAIL),) if output.cut else ()
 
 
 def _flags(

@@ -6,7 +6,7 @@ from engine.batching import BATCH_POSITIONS, BATCH_SENTENCES, batches, length_li
 
 
 def test_length_limit_grows_with_the_source_and_stops_at_the_model():
-    assert length_limit(10, 512) == 40
+    assert length_limit(10, 512) == 4 * 9 + 12 + 2  # the default rule: 9 source tokens and the end token
     assert length_limit(400, 512) == 512
 
 

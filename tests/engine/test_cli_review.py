@@ -49,6 +49,7 @@ def test_json_records_carry_every_sentence_and_its_score(monkeypatch, capsys, bu
             {"id": ord("?"), "text": "?", "logprob": -2.0},
         ],
         "flags": [],
+        "cut": False,
         "alternatives": [{"text": "Hi? (1)", "score": -2.0}, {"text": "Hi? (2)", "score": -3.0}],
         "origin": "model",
         "unmet": [],

@@ -114,4 +114,4 @@ def test_names_other_modules_import_from_here_still_work():
     from engine.config import MAX_BEAMS, PRECISIONS
 
     assert translator_module.MAX_BEAMS == MAX_BEAMS and translator_module.PRECISIONS == PRECISIONS
-    assert translator_module.MAX_CHARS == 1_000_000 and translator_module.length_limit(1, 512) == 13
+    assert translator_module.MAX_CHARS == 1_000_000 and translator_module.length_limit(1, 512) == 14
