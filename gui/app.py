@@ -159,9 +159,17 @@ def attach_quick(window: MainWindow, desktop: Desktop, **kwargs: object) -> Quic
     `kwargs` go to QuickTranslate (tests pass a shortcut backend)."""
     from gui.quick.controller import QuickTranslate
 
+    def directions() -> tuple[str, tuple[str, ...]]:  # the popup translates in the direction that reads its text
+        return window.direction, () if window.model_dir else window.available_pairs
+
     quick = QuickTranslate(
-        window.engine.worker, window.requests.options, quick_settings(window), parent=window, **kwargs
-    )  # type: ignore[arg-type]
+        window.engine.worker,
+        window.requests.options,
+        quick_settings(window),
+        directions=directions,
+        parent=window,
+        **kwargs,  # type: ignore[arg-type]
+    )
     desktop.quick = quick
     quick.open_in_window.connect(desktop.translate_in_window)
     window.settings.changed.connect(lambda key: quick.apply(quick_settings(window)) if key in QUICK_KEYS else None)

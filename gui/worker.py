@@ -189,6 +189,7 @@ class _Request:
     text: str
     options: TranslationOptions
     channel: str = "window"
+    pair: str | None = None  # a popup request in another installed direction (gui.quick); None: the loaded one
 
 
 @dataclass(eq=False)  # identity: a request is found in the queue as itself
@@ -318,6 +319,9 @@ class TranslationWorker(QObject):
         self._prepare: ReviewRequest | None = None  # the latest prepare request waiting (gui.review_requests)
         self._running: _Running | None = None
         self._pairs_known: tuple[str, ...] = ()  # as found by the last load (a precision switch keeps them)
+        self._model_dir: str | None = None  # the last load's --model folder and threads, for `_other`
+        self._threads: int | None = None
+        self._other: tuple[str, TranslatorLike] | None = None  # the reverse direction, loaded for the popup
         self._stopped = False
         self._wake.connect(self._drain)
 
@@ -362,17 +366,20 @@ class TranslationWorker(QObject):
         *,
         precision: str | None = None,
         channel: str = "window",
+        pair: str | None = None,
     ) -> int:
         """Queue `text` on `channel`, cancelling whatever runs or waits on that channel only; returns the request id
         the signals will carry (ids are unique across channels, so each listener keeps to its own).
 
         `precision`, when given, is switched to first, in the same step: a settings change that touches both the
         precision and the options redoes the translation once, never the old request in the new precision.
+        `pair` ("zh-en"): translate in that installed direction even if another is loaded (the quick popup follows
+        the language of the text it is given; that bundle is loaded once, beside the window's, until the next load).
         """
         if channel not in CHANNELS:
             raise ValueError(f"unknown channel {channel!r}: use one of {', '.join(CHANNELS)}")
         with self._lock:
-            request = _Request(next(self._ids), text, options or TranslationOptions(), channel)
+            request = _Request(next(self._ids), text, options or TranslationOptions(), channel, pair)
             if precision is not None:
                 self._pending_precision = precision
             self._pending[channel] = request
@@ -606,6 +613,8 @@ class TranslationWorker(QObject):
     def _load(self, model_dir: str | None, precision: str, threads: int | None, pair: str | None = None) -> None:
         """Locate and load; whatever goes wrong, the window hears model_failed (never "Loading…" forever)."""
         self._translator = None
+        self._other = None
+        self._model_dir, self._threads = model_dir, threads
         self.model_loading.emit("load", precision)
         start = time.perf_counter()
         bundle: Path | None = None
@@ -703,6 +712,7 @@ class TranslationWorker(QObject):
         tr = self._translator
         if tr is None or tr.precision == precision:
             return
+        self._other = None  # loaded again in the new precision when next needed
         self.model_loading.emit("switch", precision)
         start = time.perf_counter()
         try:
@@ -715,6 +725,8 @@ class TranslationWorker(QObject):
 
     def _job_threads(self, threads: int | None) -> Callable[[], None]:
         def run() -> None:
+            self._threads = threads
+            self._other = None
             if self._translator is None:
                 return
             try:
@@ -727,9 +739,26 @@ class TranslationWorker(QObject):
     def _job_translate(self, running: _Running) -> Callable[[], None]:
         return lambda: self._translate(running)
 
+    def _translator_for(self, request: _Request) -> TranslatorLike | None:
+        """The loaded translator, or the one of the request's other installed direction (loaded once and kept)."""
+        tr = self._translator
+        loaded = _pair_of(getattr(tr, "manifest", None)) if tr is not None else None
+        if request.pair is None or tr is None or loaded is None or loaded.key == request.pair:
+            return tr
+        if self._other is None or self._other[0] != request.pair:
+            self._other = None
+            bundle = self._locator(self._model_dir, request.pair)
+            self._other = (request.pair, self._factory(bundle, tr.precision, self._threads))
+        return self._other[1]
+
     def _translate(self, running: _Running) -> None:
         request = running.request
-        tr = self._translator
+        try:
+            tr = self._translator_for(request)
+        except Exception as exc:  # the other direction's bundle cannot load: that request fails, nothing else
+            if not running.superseded:
+                self.translation_failed.emit(request.id, str(exc))
+            return
         if tr is None:
             if not running.superseded:
                 self.translation_failed.emit(request.id, NO_MODEL)

@@ -804,6 +804,41 @@
     </message>
 </context>
 <context>
+    <name>LanguageSwitch</name>
+    <message>
+        <source>Japanese</source>
+        <translation>日语</translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation>韩语</translation>
+    </message>
+    <message>
+        <source>This text looks {language}; Qiao translates only English and Chinese.</source>
+        <translation>这段文字看起来是{language}；Qiao 只翻译英语和中文。</translation>
+    </message>
+    <message>
+        <source>The text is in {language}, so Qiao switched to {pair}. Undo (Ctrl+Z) goes back.</source>
+        <translation>文字是{language}，Qiao 已切换为{pair}。撤销（Ctrl+Z）可切换回去。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>This text looks {language}, but Qiao was started with one model folder (--model) that reads {reads}.</source>
+        <translation>这段文字看起来是{language}，但 Qiao 启动时只指定了一个模型文件夹（--model），它读的是{reads}。</translation>
+    </message>
+    <message>
+        <source>This text looks {language}, and no {pair} model is installed to translate it: get opus-mt-{key} in File → Models…</source>
+        <translation>这段文字看起来是{language}，但没有安装可翻译它的{pair}模型：请在“文件 → 模型…”中获取 opus-mt-{key}。</translation>
+    </message>
+    <message>
+        <source>Models…</source>
+        <translation>模型…</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>&amp;Translate</source>
@@ -1642,6 +1677,22 @@
     <message>
         <source>Translation failed</source>
         <translation>翻译失败</translation>
+    </message>
+    <message>
+        <source>Japanese</source>
+        <translation>日语</translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation>韩语</translation>
+    </message>
+    <message>
+        <source>This text looks {language}; Qiao translates only English and Chinese.</source>
+        <translation>这段文字看起来是{language}；Qiao 只翻译英语和中文。</translation>
+    </message>
+    <message>
+        <source>This text looks {language}, and no {pair} model is installed: get opus-mt-{key} in Qiao&apos;s File → Models…</source>
+        <translation>这段文字看起来是{language}，但没有安装{pair}模型：请在 Qiao 的“文件 → 模型…”中获取 opus-mt-{key}。</translation>
     </message>
 </context>
 <context>

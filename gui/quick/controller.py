@@ -1,6 +1,10 @@
 """QuickTranslate: ties every way of asking for a quick translation (global shortcut, copy twice, clipboard watching,
 the tray / single-instance `trigger()`, `qiao popup TEXT` → `show_text`) to the popup and the worker's "popup"
-channel. Latest wins: a new request replaces the popup's, and reports for older ids are ignored."""
+channel. Latest wins: a new request replaces the popup's, and reports for older ids are ignored.
+
+The popup translates in the installed direction that reads the text (engine.source_language): Chinese while the
+window is English → Chinese goes to the zh→en model, loaded beside the window's. Text no installed model reads is a
+message naming the model to get, or saying Qiao does not translate that language (Japanese, Korean)."""
 
 from __future__ import annotations
 
@@ -8,10 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 from PySide6.QtGui import QClipboard, QGuiApplication
 
 from engine.options import TranslationOptions
+from engine.source_language import choose_pair, detect_language
+from gui import pair_text
 from gui.quick.clipboard_text import MAX_CHARS, check_text, read_for_popup
 from gui.quick.clipboard_watch import ClipboardWatcher
 from gui.quick.copy_twice import CopyTwice
@@ -19,6 +25,8 @@ from gui.quick.popup import QuickPopup
 from gui.quick.shortcut import DEFAULT_SHORTCUT, ShortcutBackend, ShortcutResult, backend_for_platform
 
 CHANNEL = "popup"
+Directions = Callable[[], tuple[str, tuple[str, ...]]]  # (the window's direction "en-zh", the installed pair keys)
+_UNSUPPORTED = {"ja": QT_TRANSLATE_NOOP("QuickPopup", "Japanese"), "ko": QT_TRANSLATE_NOOP("QuickPopup", "Korean")}
 
 
 @dataclass(frozen=True)
@@ -38,7 +46,9 @@ class PopupWorker(Protocol):
     translation_finished: Any
     translation_failed: Any
 
-    def translate(self, text: str, options: TranslationOptions | None = None, *, channel: str = ...) -> int: ...
+    def translate(
+        self, text: str, options: TranslationOptions | None = None, *, channel: str = ..., pair: str | None = ...
+    ) -> int: ...
 
 
 class QuickTranslate(QObject):
@@ -55,11 +65,14 @@ class QuickTranslate(QObject):
         clipboard: QClipboard | None = None,
         popup: QuickPopup | None = None,
         clock: Callable[[], float] | None = None,
+        directions: Directions | None = None,
         parent: QObject | None = None,
     ) -> None:
+        """`directions`: where the window stands and what is installed (None: always the loaded direction)."""
         super().__init__(parent)
         self.worker = worker
         self._options = options
+        self._directions = directions
         self.clipboard = clipboard or QGuiApplication.clipboard()
         self.popup = popup or QuickPopup()
         self.popup.open_in_window.connect(self.open_in_window)
@@ -131,9 +144,39 @@ class QuickTranslate(QObject):
         self.show_text(text)
 
     def _request(self, text: str) -> None:
+        pair, problem = self._direction_for(text)
+        if problem is not None:
+            self.current_id = None
+            self.popup.show_problem(problem, text)
+            self.popup.popup_at()
+            return
         self.popup.begin(text)
         self.popup.popup_at()
-        self.current_id = self.worker.translate(text, self._options(), channel=CHANNEL)
+        extra = {"pair": pair} if pair is not None else {}
+        self.current_id = self.worker.translate(text, self._options(), channel=CHANNEL, **extra)
+
+    def _direction_for(self, text: str) -> tuple[str | None, str | None]:
+        """(the pair key to ask for, None: the loaded one; or a problem to show instead of translating)."""
+        if self._directions is None:
+            return None, None
+        current, installed = self._directions()
+        if not current:
+            return None, None
+        choice = choose_pair(detect_language(text), installed, current)
+        if choice.unsupported is not None:
+            language = QCoreApplication.translate("QuickPopup", _UNSUPPORTED.get(choice.unsupported, "?"))
+            return None, QCoreApplication.translate(
+                "QuickPopup", "This text looks {language}; Qiao translates only English and Chinese."
+            ).format(language=language)
+        if choice.missing is not None:
+            language = pair_text.arrow(choice.missing).split(" → ")[0]
+            message = QCoreApplication.translate(
+                "QuickPopup",
+                "This text looks {language}, and no {pair} model is installed: get opus-mt-{key} in Qiao's "
+                "File → Models…",
+            )
+            return None, message.format(language=language, pair=pair_text.arrow(choice.missing), key=choice.missing)
+        return (choice.pair if choice.switched else None), None
 
     # -- the worker's reports --------------------------------------------------------------------------------------
 
