@@ -6,6 +6,12 @@ do not translate. Fields follow the spreadsheet convention (Python's csv "excel"
 with the delimiter, a quote or a line break is quoted, quotes doubled. Blank lines and lines starting with `#` are
 skipped; `# protect: no` switches the automatic placeholder/link/code protection off (`Glossary.protect`).
 UTF-8, with or without a BOM. A line that cannot be read is an InputError naming its line number.
+
+Spreadsheet safety (CSV formula injection): in the files Qiao writes (`format_glossary`) a term starting with `=`,
+`+`, `-`, `@`, a tab or a carriage return is written with a `'` in front (engine.csv_cells), so a spreadsheet shows
+it as text instead of running it, and such a file begins with the comment line `EXPORT_MARK`. Reading a file that
+carries the mark takes that one quote off again, so an exported glossary imports as the same terms; in a file
+without the mark (typed by a person, made by another program) a leading quote is part of the term.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import re
 from pathlib import Path
 
 from engine.atomic_write import write_atomic
+from engine.csv_cells import neutralise, restore
 from engine.errors import InputError
 from engine.glossary import Glossary, GlossaryEntry
 
@@ -43,6 +50,8 @@ _ALIASES = {
 _TRUE = {"1", "true", "yes", "y", "x", "on"}
 _FALSE = {"0", "false", "no", "n", "off"}
 _PROTECT = re.compile(r"#\s*protect\s*[:=]\s*(\S+)\s*$", re.IGNORECASE)
+# The first line of every file Qiao writes: its cells that begin with a formula character carry an added quote.
+EXPORT_MARK = "# Qiao glossary: a ' before a leading = + - @ was added for spreadsheets and is removed on import"
 
 
 def read_glossary(source: str | os.PathLike[str], format: str | None = None) -> Glossary:
@@ -131,6 +140,7 @@ def _parse(text: str, format: str, name: str) -> Glossary:
     columns: tuple[str, ...] | None = None
     entries: dict[tuple[str, bool], GlossaryEntry] = {}
     protect = True
+    marked = False  # Qiao wrote this file: its formula cells carry an added quote (engine.csv_cells)
     while True:
         lines.taken = []
         start = lines.number + 1
@@ -142,6 +152,9 @@ def _parse(text: str, format: str, name: str) -> Glossary:
             raise InputError(f"{name}, line {start}: {exc}") from exc
         first = lines.taken[0].strip() if lines.taken else ""
         if first.startswith("#"):
+            if first.rstrip(",;\t ") == EXPORT_MARK:  # a spreadsheet that saved it again may pad the line
+                marked = True
+                continue
             m = _PROTECT.match(first)
             if m:
                 protect = _flag(m.group(1), True, name, start, "protect")
@@ -153,6 +166,8 @@ def _parse(text: str, format: str, name: str) -> Glossary:
             if columns is not None:
                 continue
             columns = COLUMNS
+        if marked:
+            row = [restore(field.strip()) for field in row]
         entry = _entry(row, columns, name, start)
         key = (entry.source if entry.case_sensitive else entry.source.casefold(), entry.case_sensitive)
         entries.pop(key, None)  # a later line for the same term wins
@@ -214,21 +229,26 @@ def _flag(value: str, default: bool, name: str, line: int, column: str) -> bool:
 
 
 def format_glossary(glossary: Glossary, format: str = "tsv") -> str:
-    """The file text `write_glossary` writes: a header, then one line per entry (yes/no flags)."""
+    """The file text `write_glossary` writes: a header, then one line per entry (yes/no flags). A term a
+    spreadsheet would run as a formula gets a `'` in front, and the file then starts with `EXPORT_MARK` so that
+    `read_glossary` takes exactly those quotes off again."""
     if format not in FORMATS:
         raise InputError(f"unknown glossary format {format!r}: use csv or tsv")
     out = io.StringIO()
-    if not glossary.protect:
-        out.write("# protect: no\n")
     dialect = "excel-tab" if format == "tsv" else "excel"
     writer = csv.writer(out, dialect=dialect, lineterminator="\n")
     # a term starting with "#" is quoted, or reading it back would take its line for a comment
     quoted = csv.writer(out, dialect=dialect, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(COLUMNS)
+    marked = False
     for e in glossary.entries:
-        row = [e.source, e.target or "", "yes" if e.case_sensitive else "no", "yes" if e.whole_word else "no"]
+        terms = [e.source, e.target or ""]
+        safe = [neutralise(t) for t in terms]
+        marked = marked or safe != terms
+        row = [*safe, "yes" if e.case_sensitive else "no", "yes" if e.whole_word else "no"]
         (quoted if e.source.lstrip().startswith("#") else writer).writerow(row)
-    return out.getvalue()
+    head = (EXPORT_MARK + "\n" if marked else "") + ("" if glossary.protect else "# protect: no\n")
+    return head + out.getvalue()
 
 
 def write_glossary(glossary: Glossary, path: str | os.PathLike[str], format: str | None = None) -> None:

@@ -12,8 +12,9 @@ per-message timeout), as QLocalServer did. On Windows it is a named pipe (see `_
 
 The protocol: one JSON object per connection, one line, at most `MAX_MESSAGE` bytes:
 `{"action": "show" | "popup" | "translate", "text": str | null}`; the server answers `ok` or `error: …` and closes.
-Anything else (not JSON, not an object, an unknown action, a wrong type, too long, never finished) is dropped and
-logged without its content; a flood of connections is cut at `MAX_CONNECTIONS` at a time.
+Anything else (not JSON, not an object, nested deeper than `MAX_DEPTH`, an unknown action, a wrong type, too long,
+never finished) is dropped and logged without its content, never raised (a deeply nested message made json.loads
+raise RecursionError in the read slot); a flood of connections is cut at `MAX_CONNECTIONS` at a time.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import errno
 import json
 import logging
 import os
+import re
 import socket
 import stat
 import struct
@@ -49,6 +51,9 @@ CLIENT_TIMEOUT_MS = 3000
 SOCKET_NAME = "instance"
 PROBE_TIMEOUT_S = 0.5  # how long a listen() waits for an answer on a socket file that is already there
 ERROR_ANSWER = b"error: malformed request\n"
+MAX_DEPTH = 4  # nesting of JSON arrays/objects in a message (a valid one has 1): json.loads recurses per level
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
 
 
 class InstanceError(Exception):
@@ -70,9 +75,11 @@ def decode(line: bytes) -> InstanceRequest:
     """Parse one request line; ValueError (with a reason, never the content) when it is not a valid request."""
     if len(line) > MAX_MESSAGE:
         raise ValueError(f"too long ({len(line)} bytes)")
+    if _depth(line) > MAX_DEPTH:  # checked before parsing: 100,000 '[' made json.loads raise RecursionError
+        raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
     try:
         raw = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ValueError(f"not UTF-8 JSON ({type(exc).__name__})") from None
     if not isinstance(raw, dict):
         raise ValueError(f"not a JSON object ({type(raw).__name__})")
@@ -86,6 +93,15 @@ def decode(line: bytes) -> InstanceRequest:
     if action == "translate" and not (text and text.strip()):
         raise ValueError("translate without text")
     return InstanceRequest(action, text)
+
+
+def _depth(line: bytes) -> int:
+    """The deepest nesting of arrays and objects in `line`, brackets inside JSON strings not counted."""
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b'""', line)):
+        depth += 1 if bracket in (b"[", b"{") else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _uid() -> int | None:

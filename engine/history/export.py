@@ -1,4 +1,5 @@
-"""Writing the history out: JSON Lines (everything, sentences included), CSV or TSV (one row per entry).
+"""Writing the history out: JSON Lines (everything, sentences included, exactly), CSV or TSV (one row per entry,
+each text cell that a spreadsheet would run as a formula prefixed with `'`: engine.csv_cells).
 
 The file is written beside its target under a temporary name, flushed to disk and renamed over it, so an
 interrupted export never leaves half a file where a previous export was.
@@ -13,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import fields
 from pathlib import Path
 
+from engine.csv_cells import neutralise
 from engine.errors import InputError
 from engine.history.records import HistoryEntry
 
@@ -49,9 +51,11 @@ def render(entries: Iterable[HistoryEntry], format: str) -> str:
         for entry in entries:
             out.write(json.dumps(entry_record(entry), ensure_ascii=False) + "\n")
         return out.getvalue()
-    writer = csv.writer(out, delimiter="," if format == "csv" else "\t", lineterminator="\n")
+    # RFC 4180's CRLF rows: with it the writer also quotes a cell holding a lone CR (with "\n" it did not, and
+    # such a cell broke its row in two for every reader)
+    writer = csv.writer(out, delimiter="," if format == "csv" else "\t", lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for e in entries:
         row = (e.id, e.created, e.pair, e.model, e.precision, e.variant or "", e.beams or "", e.source, e.output)
-        writer.writerow((*row, _edited(e)))
+        writer.writerow([neutralise(cell) for cell in (*row, _edited(e))])
     return out.getvalue()

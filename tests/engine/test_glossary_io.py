@@ -157,3 +157,45 @@ def test_unknown_format_is_refused(tmp_path):
         read_glossary("a,b\n", format="xlsx")
     with pytest.raises(InputError, match="unknown glossary format"):
         write_glossary(Glossary(), tmp_path / "g.x", "xlsx")
+
+
+# Terms a spreadsheet would run as formulas (CSV injection), and ones that only look close to them.
+FORMULAS = Glossary(
+    (
+        GlossaryEntry('=HYPERLINK("http://evil.example","x")', "=1+1"),
+        GlossaryEntry("+cmd", "-2"),
+        GlossaryEntry("@SUM(A1)", "'=already quoted"),
+        GlossaryEntry("-ish", None),
+        GlossaryEntry("'til", "直到"),
+        GlossaryEntry("e=mc2", "a-b"),
+    )
+)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_formula_cells_are_quoted_for_spreadsheets_and_read_back_exactly(tmp_path, fmt):
+    import csv
+
+    path = tmp_path / f"g.{fmt}"
+    write_glossary(FORMULAS, path, fmt)
+    text = path.read_text(encoding="utf-8")
+    assert text.splitlines()[0] == glossary_io.EXPORT_MARK
+    rows = list(csv.reader(text.splitlines()[1:], dialect="excel-tab" if fmt == "tsv" else "excel"))[1:]
+    cells = [cell for row in rows for cell in row[:2] if cell]
+    # no cell a spreadsheet would evaluate: each starts with a quote or an ordinary character
+    assert not [c for c in cells if c[0] in "=+-@\t\r"]
+    assert rows[0][:2] == ['\'=HYPERLINK("http://evil.example","x")', "'=1+1"]
+    assert rows[2][1] == "''=already quoted"  # one quote added, one taken off again on import
+    assert rows[4][0] == "'til" and rows[5][:2] == ["e=mc2", "a-b"]  # nothing added where nothing is needed
+    assert read_glossary(path) == FORMULAS
+
+
+def test_a_quote_typed_in_a_file_qiao_did_not_write_is_kept():
+    g = read_glossary("'=x,y\n'-z,w\n", format="csv")
+    assert [e.source for e in g.entries] == ["'=x", "'-z"]
+
+
+def test_the_mark_survives_a_spreadsheet_padding_the_line():
+    text = format_glossary(Glossary((GlossaryEntry("=a", "b"),)), "csv")
+    padded = text.replace(glossary_io.EXPORT_MARK, glossary_io.EXPORT_MARK + ",,,")
+    assert [e.source for e in read_glossary(padded, format="csv").entries] == ["=a"]

@@ -186,6 +186,18 @@ def test_malformed_messages_are_refused_with_a_reason(line, why):
         decode(line)
 
 
+def test_a_deeply_nested_message_is_refused_without_a_traceback(qtbot, server, capfd):
+    """100,000 nested arrays made json.loads raise RecursionError in the UI thread's read slot: a traceback."""
+    for deep in (b"[" * 100_000 + b"]" * 100_000, b'{"action": "show", "text": ' + b'{"a":' * 50_000 + b"1"):
+        with pytest.raises(ValueError, match="nested more than"):
+            decode(deep)
+        assert in_thread(qtbot, raw, server.name, deep + b"\n") == b"error: malformed request\n"
+    qtbot.waitUntil(lambda: server.rejected == 2, timeout=3000)
+    assert "Traceback" not in capfd.readouterr().err
+    assert decode(b'{"action": "popup", "text": "[[[[[[{{{{{ in a string"}').text == "[[[[[[{{{{{ in a string"
+    assert in_thread(qtbot, raw, server.name, line(InstanceRequest("show"))) == b"ok\n"
+
+
 def test_unknown_fields_are_ignored():
     assert decode(b'{"action": "show", "text": null, "extra": [1]}') == InstanceRequest("show")
 

@@ -202,6 +202,25 @@ def test_export_reads_back(store: HistoryStore, tmp_path: Path, fmt: str) -> Non
         assert rows[1][9] == "1" and rows[2][9] == "0"  # sentences the user changed
 
 
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_export_quotes_cells_a_spreadsheet_would_run(store: HistoryStore, tmp_path: Path, fmt: str) -> None:
+    """CSV injection: a text starting with = + - @ (or a tab or CR) gets a leading ' in CSV/TSV, never in JSON."""
+    texts = ['=HYPERLINK("http://evil.example","x")', "+1", "-2", "@SUM(A1)", "\t=2", "\r=3", "'=4"]
+    for text in texts:
+        store.add(entry(source=text, output=text, sentences=()))
+    out = tmp_path / f"out.{fmt}"
+    store.export(out, fmt)
+    with open(out, encoding="utf-8", newline="") as stream:
+        rows = list(csv.reader(stream, delimiter=",\t"[fmt == "tsv"]))
+    assert [r[7] for r in rows[1:]] == ["'" + t for t in texts]
+    assert [r[8] for r in rows[1:]] == ["'" + t for t in texts]
+    assert all(not cell or cell[0] not in "=+-@\t\r" for row in rows for cell in row)
+    assert len(rows) == len(texts) + 1  # the lone CR stayed inside its quoted cell
+    store.export(tmp_path / "out.jsonl", "jsonl")
+    lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["source"] for line in lines] == texts  # the JSON export stays exact
+
+
 def test_export_is_atomic(store: HistoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store.add(entry())
     out = tmp_path / "out.jsonl"
