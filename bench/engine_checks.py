@@ -88,8 +88,8 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
         totals["source_tokens"] += stats.source_tokens
         totals["target_tokens"] += stats.target_tokens
         totals["sentences"] += stats.sentences
-        # engine.translator.length_limit: 3 × source + 10 positions per sentence, the start token included.
-        totals["length_cap_tokens"] += 3 * stats.source_tokens + 9 * stats.sentences
+        # engine.length_limits' en→zh room per sentence (3 × its tokens before eos + 12) and its end token
+        totals["length_cap_tokens"] += 3 * (stats.source_tokens - stats.sentences) + 13 * stats.sentences
         if i in marks:
             checkpoints.append({"translations": i, "elapsed_s": time.perf_counter() - t0, **memory_mb()})
     return {

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ only: no `engine` import in this process
 from child_result import write_result
-from soak_texts import SOAK_CHECKPOINTS, SOAK_SEED, memory_mb, varied_texts
+from soak_texts import SOAK_CHECKPOINTS, SOAK_SEED, memory_mb, peer_decoding_limit, varied_texts
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -49,7 +49,7 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
     t0 = time.perf_counter()
     for i, text in enumerate(texts, 1):
         batch = [[*source.encode(s, out_type=str), "</s>"] for s in split_sentences(text)]
-        limit = 3 * max(len(b) for b in batch) + 9
+        limit = peer_decoding_limit(max(len(b) for b in batch))  # the room ours gives the longest row
         results = translator.translate_batch(batch, beam_size=4 if i % 2 else 1, max_decoding_length=limit)
         for r in results:
             target.decode_pieces(r.hypotheses[0])

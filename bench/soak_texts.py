@@ -50,6 +50,18 @@ def varied_texts(count: int, seed: int = SOAK_SEED) -> list[str]:
     return texts
 
 
+# engine.length_limits' en→zh rule (room = 3 × n + 12 for n source tokens before eos), as CTranslate2's
+# max_decoding_length (generated tokens, eos included, the start token not counted): the peer soak may not import
+# `engine`; tests/bench/test_bench_helpers.py checks the two agree.
+SOAK_RATIO, SOAK_SLACK = 3, 12
+
+
+def peer_decoding_limit(source_len: int) -> int:
+    """CTranslate2's max_decoding_length for a source row of `source_len` pieces (its eos included): the room ours
+    gives the same row, plus its end token."""
+    return SOAK_RATIO * max(0, source_len - 1) + SOAK_SLACK + 1
+
+
 def memory_mb() -> dict[str, float]:
     """VmHWM (peak resident set) and VmRSS (resident now) of this process, in MB (10^6 bytes)."""
     status = Path("/proc/self/status")
