@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import threading
+from pathlib import Path
 
 from engine.api import guard
 from engine.api.body import MAX_FILE_BYTES
@@ -35,26 +36,52 @@ def check_bind(host: str, allow_remote: bool) -> str:
     return host.strip("[]")
 
 
-def make_server(app, host: str, port: int, *, threads: int = THREADS, connection_limit: int = CONNECTION_LIMIT):
+def spool_folder() -> Path:
+    """Where request bodies over 512 KB wait while they are read: Qiao's cache folder, never the system's /tmp."""
+    from engine.paths import cache_dir
+
+    return cache_dir() / "api-uploads"
+
+
+def make_server(
+    app,
+    host: str,
+    port: int,
+    *,
+    threads: int = THREADS,
+    connection_limit: int = CONNECTION_LIMIT,
+    spool_dir: Path | None = None,
+):
     """A waitress server for `app` on host:port (port 0: any free one; see `.effective_port`); not yet running.
+    engine.api.connections' rules keep any client from locking the others out; `spool_dir` (default
+    `spool_folder()`) holds large request bodies.
 
     ServeError when the port is taken or the address cannot be used."""
-    from waitress.server import create_server
+    from waitress.adjustments import Adjustments
+    from waitress.task import ThreadedTaskDispatcher
 
+    from engine.api.connections import IDLE_TIMEOUT_S, FairServer
+
+    adj = Adjustments(
+        host=host,
+        port=port,
+        threads=threads,
+        connection_limit=connection_limit,
+        max_request_body_size=MAX_FILE_BYTES + 2**20,  # multipart framing; the app's own limits answer first
+        outbuf_overflow=2 * MAX_FILE_BYTES,  # responses stay in memory (the app holds them there already)
+        ident="qiao",
+        expose_tracebacks=False,
+        clear_untrusted_proxy_headers=True,
+        trusted_proxy=None,
+        channel_timeout=IDLE_TIMEOUT_S,
+        cleanup_interval=1,  # the idle, header and body timeouts are looked at every second
+    )
+    if len(adj.listen) != 1:
+        raise ServeError(f"{host} names {len(adj.listen)} addresses; give one IP address with --host")
+    dispatcher = ThreadedTaskDispatcher()
+    dispatcher.set_thread_count(adj.threads)
     try:
-        return create_server(
-            app,
-            host=host,
-            port=port,
-            threads=threads,
-            connection_limit=connection_limit,
-            max_request_body_size=MAX_FILE_BYTES + 2**20,  # multipart framing; the app's own limits answer first
-            ident="qiao",
-            expose_tracebacks=False,
-            clear_untrusted_proxy_headers=True,
-            trusted_proxy=None,
-            channel_timeout=60,
-        )
+        server = FairServer(app, {}, True, None, dispatcher=dispatcher, adj=adj, sockinfo=adj.listen[0])
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE or getattr(exc, "winerror", None) == 10048:
             raise ServeError(
@@ -62,6 +89,8 @@ def make_server(app, host: str, port: int, *, threads: int = THREADS, connection
                 "--port N"
             ) from None
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    server.spool_dir = spool_dir if spool_dir is not None else spool_folder()
+    return server
 
 
 def bound_address(server) -> tuple[str, int]:
