@@ -18,7 +18,6 @@ from pathlib import Path
 from engine.cli_io import Output, say
 from engine.documents import discover, registry
 from engine.documents.job import (
-    MAX_BYTES,
     DocumentJob,
     DocumentOptions,
     DocumentProgress,
@@ -27,6 +26,7 @@ from engine.documents.job import (
     result_name,
 )
 from engine.documents.model import DocumentError
+from engine.documents.sample import text_sample
 
 EXIT_CANCELLED = 130
 
@@ -57,7 +57,7 @@ def translate_file_command(args: argparse.Namespace) -> int:
     failed = 0
     with _ctrl_c_cancels(cancel):
         for file in files:
-            routed = directions.route(_sample(file, args.format))
+            routed = directions.route(text_sample(file, args.format))
             if routed.refusal is not None:
                 out.write(f"{file} -> failed: {routed.refusal}\n", flush=True)
                 failed += 1
@@ -97,29 +97,6 @@ def _documents(args: argparse.Namespace, directions) -> list[Path]:
         where = ", ".join(str(p) for p in args.inputs)
         raise DocumentError(f"no documents to translate in {where}; Qiao reads {', '.join(registry.extensions())}")
     return files
-
-
-def _sample(file: Path, format: str) -> str:
-    """The start of a document's text, for detecting its language; "" when it cannot be read (the job then says
-    why, in its own words)."""
-    from engine.source_language import SAMPLE_CHARS
-
-    try:
-        fmt = registry.for_path(file, format)
-        if file.stat().st_size > MAX_BYTES:
-            return ""
-        units = fmt.read(file.read_bytes()).units
-    except Exception:  # any failure here is reported by the job itself
-        return ""
-    parts: list[str] = []
-    size = 0
-    for unit in units:
-        text = unit.source
-        parts.append(text)
-        size += len(text)
-        if size >= SAMPLE_CHARS:
-            break
-    return "\n".join(parts)
 
 
 def _run_one(job: DocumentJob, translator, cancel: threading.Event) -> DocumentResult:

@@ -33,7 +33,7 @@ from gui import pair_text
 from gui.document_queue import DocumentQueue, Entry, Problem, State, supported_extensions
 from gui.notice_bar import NoticeBar
 from gui.settings import DEFAULT_NAME_TEMPLATE, Key
-from gui.worker import DOC_DIRECTION, INTERNAL, NO_MODEL
+from gui.worker import DOC_DIRECTION, DOC_LANGUAGE, INTERNAL, NO_MODEL
 
 CONTEXT = "DocumentsPanel"
 
@@ -126,12 +126,36 @@ def reason(entry: Entry, output_exists: bool = False) -> str:
             "Stopped because the translation direction changed. Switch back to {pair} and press Try again to go on "
             "from where it stopped.",
         ).format(pair=pair_text.arrow(message.removeprefix(DOC_DIRECTION)))
+    if message.startswith(DOC_LANGUAGE):
+        return language_refusal(message.removeprefix(DOC_LANGUAGE))
     if message.startswith(INTERNAL):
         print(f"qiao: document failed: {message.removeprefix(INTERNAL)}", file=sys.stderr)
         return QCoreApplication.translate(
             "DocumentsPanel", "An unexpected error stopped it. Try again; if it keeps failing, the file may be damaged."
         )
     return message  # the engine's own wording (DocumentError), which names the problem and what to do
+
+
+_UNSUPPORTED = {
+    "ja": QT_TRANSLATE_NOOP("DocumentsPanel", "Japanese"),
+    "ko": QT_TRANSLATE_NOOP("DocumentsPanel", "Korean"),
+}
+
+
+def language_refusal(detail: str) -> str:
+    """Why a document in another language was not translated (the worker's DOC_LANGUAGE detail: "missing:zh-en" or
+    "unsupported:ja")."""
+    kind, _, what = detail.partition(":")
+    if kind == "missing":
+        return QCoreApplication.translate(
+            "DocumentsPanel",
+            "This document is in {language}, and no {pair} model is installed to translate it. Get opus-mt-{key} in "
+            "File → Models…, then press Try again.",
+        ).format(language=pair_text.code_name(what.partition("-")[0]), pair=pair_text.arrow(what), key=what)
+    name = QCoreApplication.translate("DocumentsPanel", _UNSUPPORTED.get(what, what))
+    return QCoreApplication.translate(
+        "DocumentsPanel", "This document looks {language}; Qiao translates only English and Chinese."
+    ).format(language=name)
 
 
 def done_detail(output: Path, result: DocumentResult | None) -> str:

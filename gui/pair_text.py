@@ -84,6 +84,11 @@ def arrow(pair_key: str) -> str:
     return f"{_name_of(source)} → {_name_of(target)}"
 
 
+def code_name(code: str) -> str:
+    """ "Chinese" for "zh": a language code's name in the interface language."""
+    return _name_of(code)
+
+
 def _name_of(code: str) -> str:
     known = _NAMES.get(code)
     if known:

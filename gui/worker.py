@@ -23,7 +23,10 @@ Documents (`translate_document`) wait in a queue and are served in order, one bo
 window's interactive request always run first, so typing waits at most one step. A precision or thread change
 applies between steps and the document goes on (same model, same languages); a load that leaves another direction
 (or no model) loaded stops the document between steps with `DOC_DIRECTION` (or `NO_MODEL`): its progress file is
-kept, so queueing it again in its direction continues where it stopped.
+kept, so queueing it again in its direction continues where it stopped. Each document goes to the installed
+direction that reads it (engine.source_language on the start of its text, as `qiao translate-file` does): a Chinese
+file queued while the window is en→zh is translated by the zh→en bundle, loaded beside the window's as for the quick
+popup; with no such bundle, or in a language Qiao does not translate, it fails with `DOC_LANGUAGE`.
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ NO_MODEL = "no-model"  # translation_failed's message when no model is loaded (t
 INTERNAL = "internal-error: "  # prefix of translation_failed's message for an unexpected exception (raw detail after)
 FRAME_S = 1 / 60  # coalesce streamed text to about one UI update per frame
 DOC_DIRECTION = "direction-changed: "  # document_failed's message prefix; the document's pair key follows
+# document_failed's message prefix for a document in another language: "missing:zh-en" (the pair that would read it
+# is not installed) or "unsupported:ja" (a language Qiao does not translate)
+DOC_LANGUAGE = "document-language: "
 
 
 class TranslatorLike(Protocol):
@@ -225,19 +231,22 @@ class _Document:
     cancel: threading.Event = field(default_factory=threading.Event)
     job: DocumentJobLike | None = None
     steps: Iterator[DocumentProgress] | None = None
+    # its text reads as another installed direction's source language: `pair` is that direction, translated by the
+    # bundle loaded beside the window's (`TranslationWorker._translator_of`)
+    rerouted: bool = False
 
 
 class _LoadedTranslator:
-    """What a document job translates with: whichever translator the worker holds when a step runs (a reload of the
-    same direction between steps is used at once; the old one is not kept alive by the job)."""
+    """What a document job translates with: whichever translator the worker holds for its direction when a step runs
+    (a reload of the same direction between steps is used at once; the old one is not kept alive by the job)."""
 
-    def __init__(self, worker: TranslationWorker) -> None:
-        self._worker = worker
+    def __init__(self, worker: TranslationWorker, doc: _Document) -> None:
+        self._worker, self._doc = worker, doc
 
     def translate_segments(
         self, segments: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None
     ) -> Iterator[Translation]:
-        tr = self._worker._translator
+        tr = self._worker._document_translator(self._doc)
         if tr is None:
             raise QiaoError("no translation model is loaded")
         return tr.translate_segments(segments, options, cancel=cancel)  # type: ignore[attr-defined]
@@ -741,15 +750,25 @@ class TranslationWorker(QObject):
 
     def _translator_for(self, request: _Request) -> TranslatorLike | None:
         """The loaded translator, or the one of the request's other installed direction (loaded once and kept)."""
+        return self._translator_of(request.pair)
+
+    def _translator_of(self, pair: str | None) -> TranslatorLike | None:
+        """The loaded translator when it is `pair`'s (or `pair` is None), else `pair`'s bundle loaded beside it, once
+        and kept until the next load, precision or threads change."""
         tr = self._translator
         loaded = _pair_of(getattr(tr, "manifest", None)) if tr is not None else None
-        if request.pair is None or tr is None or loaded is None or loaded.key == request.pair:
+        if pair is None or tr is None or loaded is None or loaded.key == pair:
             return tr
-        if self._other is None or self._other[0] != request.pair:
+        if self._other is None or self._other[0] != pair:
             self._other = None
-            bundle = self._locator(self._model_dir, request.pair)
-            self._other = (request.pair, self._factory(bundle, tr.precision, self._threads))
+            bundle = self._locator(self._model_dir, pair)
+            self._other = (pair, self._factory(bundle, tr.precision, self._threads))
         return self._other[1]
+
+    def _document_translator(self, doc: _Document) -> TranslatorLike | None:
+        """What `doc`'s next step translates with: the loaded translator, or for a document in the other language
+        (`rerouted`) its direction's."""
+        return self._translator_of(doc.pair) if doc.rerouted else self._translator
 
     def _translate(self, running: _Running) -> None:
         request = running.request
@@ -939,11 +958,19 @@ class TranslationWorker(QObject):
         if doc.cancel.is_set() and doc.steps is None:
             self._end_document(doc, result=_nothing_done(doc, cancelled=True))
             return True
-        tr = self._translator
+        if self._translator is None:
+            self._end_document(doc, failed=NO_MODEL)
+            return True
+        if doc.steps is None and doc.pair and not doc.rerouted:
+            refused = self._route_document(doc)
+            if refused:
+                self._end_document(doc, failed=f"{DOC_LANGUAGE}{refused}")
+                return True
+        tr = self._document_translator(doc)
+        loaded = _pair_of(getattr(tr, "manifest", None))
         if tr is None:
             self._end_document(doc, failed=NO_MODEL)
             return True
-        loaded = _pair_of(getattr(tr, "manifest", None))
         if doc.pair and loaded is not None and loaded.key != doc.pair:
             self._end_document(doc, failed=f"{DOC_DIRECTION}{doc.pair}")
             return True
@@ -958,7 +985,7 @@ class TranslationWorker(QObject):
                 model_key=key_of(model_id, loaded.key if loaded else doc.pair or "", tr.precision),
             )
             self.document_started.emit(doc.id, doc.job.output)
-            doc.steps = iter(doc.job.steps(_LoadedTranslator(self), doc.cancel))
+            doc.steps = iter(doc.job.steps(_LoadedTranslator(self, doc), doc.cancel))
         try:
             progress = next(doc.steps)
         except StopIteration:
@@ -969,6 +996,22 @@ class TranslationWorker(QObject):
             return True
         self.document_progress.emit(doc.id, progress)
         return False
+
+    def _route_document(self, doc: _Document) -> str:
+        """Send `doc` to the installed direction that reads its text (the same sample and rule as `qiao
+        translate-file`); "" when it goes (to its own direction or the other), else DOC_LANGUAGE's detail."""
+        from engine.documents.sample import text_sample
+        from engine.source_language import choose_pair, detect_language
+
+        assert doc.pair is not None
+        choice = choose_pair(detect_language(text_sample(doc.source)), self._pairs_known, doc.pair)
+        if choice.unsupported is not None:
+            return f"unsupported:{choice.unsupported}"
+        if choice.missing is not None:
+            return f"missing:{choice.missing}"
+        if choice.pair != doc.pair:
+            doc.pair, doc.rerouted = choice.pair, True
+        return ""
 
     def _end_document(self, doc: _Document, *, result: DocumentResult | None = None, failed: str = "") -> None:
         if doc.steps is not None and hasattr(doc.steps, "close"):

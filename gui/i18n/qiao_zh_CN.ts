@@ -371,6 +371,22 @@
         <translation>此文件的译文已经存在（{name}）。请替换它，或在下方选择其他名称或文件夹，然后点击“重试”。</translation>
     </message>
     <message>
+        <source>Japanese</source>
+        <translation>日语</translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation>韩语</translation>
+    </message>
+    <message>
+        <source>This document is in {language}, and no {pair} model is installed to translate it. Get opus-mt-{key} in File → Models…, then press Try again.</source>
+        <translation>这份文档是{language}的，但没有安装可翻译它的{pair}模型。请在“文件 → 模型…”中获取 opus-mt-{key}，然后点击“重试”。</translation>
+    </message>
+    <message>
+        <source>This document looks {language}; Qiao translates only English and Chinese.</source>
+        <translation>这份文档看起来是{language}的；Qiao 只翻译英文和中文。</translation>
+    </message>
+    <message>
         <source>{n} parts could not be translated and were left as they were</source>
         <translation>有 {n} 段无法翻译，已保留原文</translation>
     </message>

@@ -228,6 +228,7 @@ def test_a_direction_change_stops_the_document_between_steps(qtbot, docs_thread,
     qtbot.waitUntil(lambda: bool(rec.ended()), timeout=5000)
     assert rec.of("document_failed") == [(ida, f"{DOC_DIRECTION}en-zh")]
     assert jobs.built[0].steps_run == 2 and not (tmp_path / "a.zh.txt").exists()
+    b.write_text("你好，世界。\n", encoding="utf-8")  # Chinese: the new direction reads it (English would go back)
     idb = wt.worker.translate_document(b, DocumentOptions(), pair="zh-en")  # queued for the new direction: runs
     jobs.release(4)
     qtbot.waitUntil(lambda: idb in rec.ended(), timeout=5000)
