@@ -23,6 +23,7 @@ from engine.config import EngineConfig
 from engine.errors import InputError, ModelNotFoundError
 
 MAX_KEY_FILE_BYTES = 4096
+REQUEST_TIMEOUT_S = 60.0  # engine.api.app.REQUEST_TIMEOUT_S (not imported: the server's modules load only to serve)
 
 
 def port_number(value: str) -> int:
@@ -33,6 +34,17 @@ def port_number(value: str) -> int:
         raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
     if not 0 <= n <= 65535:
         raise argparse.ArgumentTypeError(f"{n} is out of range: use 1 to 65535 (or 0 for any free port)")
+    return n
+
+
+def seconds(value: str) -> float:
+    """--request-timeout: a number of seconds, 1 … 3600."""
+    try:
+        n = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not 1 <= n <= 3600:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: use 1 to 3600 seconds")
     return n
 
 
@@ -72,6 +84,14 @@ def add_serve(sub, add_model_arg, direction, thread_count, precisions, default_p
         "--allow-remote", action="store_true", help="allow --host to be an address other machines can reach"
     )
     sv.add_argument("--log-content", action="store_true", help="log the text of requests (off: only their size)")
+    sv.add_argument(
+        "--request-timeout",
+        type=seconds,
+        default=REQUEST_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"time limit for one request, waiting included; past it the engine stops and the answer is 504 "
+        f"(default {REQUEST_TIMEOUT_S:g})",
+    )
     add_model_arg(sv)
     sv.add_argument("--direction", type=direction, metavar="PAIR", help="pair to load first, e.g. zh-en")
     sv.add_argument("--precision", choices=precisions, default=default_precision)
@@ -123,7 +143,7 @@ def serve_command(args: argparse.Namespace) -> int:
             raise ModelNotFoundError(f"no {first} model installed (installed: {', '.join(pairs)})", pair=first)
         service.preload(first, timeout=600)  # a broken bundle is said now, and the first request is fast
         access = guard.Access(host=args.host, port=args.port, api_key=key, allow_origins=tuple(args.allow_origin))
-        app = ApiApp(service, access, log_content=args.log_content)
+        app = ApiApp(service, access, log_content=args.log_content, timeout_s=args.request_timeout)
         server = make_server(app, host, args.port)
         port = int(server.effective_port)
         app.access = dataclasses.replace(access, port=port)  # --port 0: the port the system chose

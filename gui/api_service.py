@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 
-from engine.api.errors import ApiError, Busy, UnsupportedLanguage
+from engine.api.errors import ApiError, Busy, TimedOut, UnsupportedLanguage
 from engine.api.languages import PairInfo, detect, resolve
-from engine.api.service import checked_texts
+from engine.api.service import checked_texts, text_alternatives
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
 from gui.worker import CANCELLED, INTERNAL, NO_MODEL, STOPPED, TranslationWorker
@@ -86,12 +87,28 @@ class WindowTranslationService:
             except ImportError:
                 raise ApiError("html format is not supported") from None
             pair = self._pair()
-            return documents.translate_html(
-                texts, lambda batch: self._run(batch, options, timeout), pair.target if pair else target
-            )
+            end = time.monotonic() + (DEFAULT_TIMEOUT_S if timeout is None else timeout)  # one deadline, all steps
+
+            def step(batch: list[str]) -> list[str]:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise TimedOut("the request ran out of time between two steps")
+                return [r.text for r in self._run(batch, options, left)]
+
+            return documents.translate_html(texts, step, pair.target if pair else target)
         if fmt != "text":
             raise ApiError(f"{fmt} format is not supported")
-        return self._run(texts, options, timeout)
+        return [r.text for r in self._run(texts, options, timeout)]
+
+    def translate_nbest(
+        self, texts: Sequence[str], source: str, target: str, count: int, *, timeout: float | None = None
+    ) -> list[tuple[str, list[str]]]:
+        texts = checked_texts(texts)
+        options = self._options(texts, source, target)
+        if options is None or not texts:
+            return [(t, []) for t in texts]
+        done = self._run(texts, options.replace(alternatives=count), timeout)
+        return [(r.text, text_alternatives(r, count)) for r in done]
 
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
         (text,) = checked_texts([text])
@@ -140,25 +157,27 @@ class WindowTranslationService:
             self._deliver(rid, *early)
         return rid
 
-    def _run(self, texts: list[str], options: TranslationOptions, timeout: float | None) -> list[str]:
+    def _run(self, texts: list[str], options: TranslationOptions, timeout: float | None) -> list[Any]:
+        """The worker's Translations of `texts`; TimedOut (the request cancelled on the worker) past `timeout`."""
         waiter = _Waiter(threading.Event())
         rid = self._submit(list(texts), options, waiter, stream=False)
         wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
         if not waiter.done.wait(wait):
             self._abandon(rid)
-            raise Busy(f"the translation took longer than {wait:g} s (Qiao is busy); try again shortly")
+            raise TimedOut(f"the translation did not finish within {wait:g} s; it was cancelled")
         self._raise(waiter)
-        return [r.text for r in waiter.result]
+        return list(waiter.result)
 
     def _deltas(self, rid: int, waiter: _Waiter, timeout: float | None) -> Iterator[str]:
         wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        end = time.monotonic() + wait  # the whole stream, not each delta
         assert waiter.deltas is not None
         try:
             while True:
                 try:
-                    kind, value = waiter.deltas.get(timeout=wait)
+                    kind, value = waiter.deltas.get(timeout=max(0.0, end - time.monotonic()))
                 except queue.Empty:
-                    raise Busy(f"no progress for {wait:g} s (Qiao is busy); try again shortly") from None
+                    raise TimedOut(f"the translation did not finish within {wait:g} s") from None
                 if kind == "end":
                     break
                 yield value

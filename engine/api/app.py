@@ -2,18 +2,23 @@
 
     POST /translate          q (string or list), source ("auto" allowed), target, format text|html, alternatives,
                              api_key → {"translatedText": …} (a list for a list), "detectedLanguage" for "auto",
-                             "alternatives" when asked for (always empty: Qiao has no n-best output yet)
-    GET  /languages          [{"code", "name", "targets"}]
-    POST /detect             q → [{"language", "confidence"}]
+                             "alternatives" when asked for: the beam's n-best, whole texts (none for html, as
+                             LibreTranslate)
+    GET  /languages          [{"code", "name", "targets"}]; Chinese as LibreTranslate lists it today, "zh-Hans" and
+                             "zh-Hant" ("zh", "zh-CN", "zh-TW" … stay accepted in requests)
+    POST /detect             q → [{"language", "confidence"}] (Chinese is "zh-Hans", as LibreTranslate says it)
     GET  /frontend/settings  what LibreTranslate's clients read first (limits, key required, file formats)
     POST /translate_file     multipart `file` + source, target → {"translatedFileUrl"}, fetched once from
-    GET  /download_file/NAME (kept in memory for DOWNLOAD_TTL_S)
+    GET  /download_file/NAME (kept in memory for DOWNLOAD_TTL_S; a name in any script, percent-encoded)
+    POST /suggest            403 "Suggestions are disabled on this server." (LibreTranslate's answer with them off)
+    GET  /health             {"status": "ok"} (LibreTranslate's)
     POST /qiao/stream        q, source, target → server-sent events: `data: {"delta": …}` per chunk, then
                              `event: done` with {"translatedText": …} (or `event: error` with {"error": …})
-    GET  /qiao/health        {"status": "ok", …}
+    GET  /qiao/health        {"status": "ok", "version", "pairs"}
 
 Errors are `{"error": "…"}` with LibreTranslate's statuses (400 bad request, 403 key or origin, 404, 405, 413,
-415, 421 wrong Host, 503 busy with Retry-After). Nothing a request says is logged unless `log_content` is set.
+415, 421 wrong Host, 503 busy with Retry-After, 504 over the time limit for one request: `timeout_s`, the whole
+request, queue included; the engine is stopped). Nothing a request says is logged unless `log_content` is set.
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ from urllib.parse import quote
 from engine import __version__
 from engine.api import body as bodies
 from engine.api import documents, guard
-from engine.api.errors import ApiError
-from engine.api.languages import AUTO, parse_code, resolve
+from engine.api.errors import ApiError, TimedOut
+from engine.api.languages import AUTO, PairInfo, parse_code, resolve
 from engine.api.service import TranslationService
 from engine.documents import registry
 from engine.documents.model import DocumentError
@@ -44,8 +49,12 @@ log = logging.getLogger("qiao.api")
 
 MAX_CHARS = 100_000  # characters of text in one request (all q items together)
 MAX_ITEMS = 1000  # q items in one request
-MAX_ALTERNATIVES = 3
+MAX_ALTERNATIVES = 3  # LibreTranslate's default alternatives_limit; more are cut to it
+REQUEST_TIMEOUT_S = 60.0  # a whole request, queue included (a 100,000-character one took 11.6 s)
 DOWNLOAD_TTL_S = 30 * 60
+SUGGESTIONS_OFF = "Suggestions are disabled on this server."  # LibreTranslate's words, its 403
+# Chinese as LibreTranslate lists and detects it today (its language.py aliases: zh → zh-Hans, zt → zh-Hant)
+CHINESE = {"hans": ("zh-Hans", "Chinese"), "hant": ("zh-Hant", "Chinese (Traditional)")}
 MAX_DOWNLOADS = 16
 _KEYED = {"/translate", "/detect", "/translate_file", "/qiao/stream"}
 _STATUS = {
@@ -60,6 +69,7 @@ _STATUS = {
     421: "Misdirected Request",
     500: "Internal Server Error",
     503: "Service Unavailable",
+    504: "Gateway Timeout",
 }
 
 
@@ -97,13 +107,17 @@ class _Downloads:
             self._items[token] = (time.monotonic() + DOWNLOAD_TTL_S, name, data)
         return f"{token}.{name}"
 
-    def get(self, path_name: str) -> tuple[str, bytes] | None:
+    def get(self, path_name: str, *, take: bool = True) -> tuple[str, bytes] | None:
+        """The file named by its URL's last part (decoded text), removed with `take` (served once, as the README
+        says; a HEAD does not take it)."""
         token, _, name = path_name.partition(".")
         with self._lock:
             self._expire()
             item = self._items.get(token)
-        if item is None or not secrets.compare_digest(item[1].encode(), name.encode()):
-            return None
+            if item is None or not secrets.compare_digest(item[1].encode(), name.encode()):
+                return None
+            if take:
+                del self._items[token]
         return item[1], item[2]
 
     def _expire(self) -> None:
@@ -122,7 +136,7 @@ class ApiApp:
         *,
         log_content: bool = False,
         max_chars: int = MAX_CHARS,
-        timeout_s: float | None = None,
+        timeout_s: float = REQUEST_TIMEOUT_S,
     ) -> None:
         self.service = service
         self.access = access
@@ -136,6 +150,8 @@ class ApiApp:
             "/detect": {"POST": self._detect},
             "/frontend/settings": {"GET": self._settings},
             "/translate_file": {"POST": self._translate_file},
+            "/suggest": {"POST": self._suggest},
+            "/health": {"GET": self._lt_health},
             "/qiao/stream": {"POST": self._stream},
             "/qiao/health": {"GET": self._health},
         }
@@ -146,8 +162,11 @@ class ApiApp:
         method = environ.get("REQUEST_METHOD", "GET").upper()
         path = environ.get("PATH_INFO", "") or "/"
         origin = environ.get("HTTP_ORIGIN")
+        environ["qiao.deadline"] = time.monotonic() + self.timeout_s
         try:
             response = self._respond(environ, method, path, origin)
+        except TimedOut:
+            response = _error(self._timed_out(), 504)
         except ApiError as exc:
             response = _error(str(exc), exc.status, exc.headers)
         except (InputError, DocumentError) as exc:
@@ -171,7 +190,7 @@ class ApiApp:
         guard.check_host(self.access, environ.get("HTTP_HOST"))
         guard.check_origin(self.access, origin)
         if path.startswith("/download_file/"):
-            return self._download(method, path[len("/download_file/") :])
+            return self._download(method, _wsgi_text(path[len("/download_file/") :]))
         methods = self._routes.get(path.rstrip("/") or "/")
         if methods is None:
             return _error(f"no such endpoint: {_safe(path)}", 404)
@@ -190,7 +209,8 @@ class ApiApp:
             return _error(f"{method} is not allowed here; use {allow}", 405, {"Allow": allow})
         body = bodies.parse(environ, files=path == "/translate_file")
         if path in _KEYED:
-            guard.check_key(self.access, body.fields.get("api_key"), environ.get("HTTP_AUTHORIZATION"))
+            authorization = environ.get("HTTP_AUTHORIZATION")
+            guard.check_key(self.access, body.fields.get("api_key"), _wsgi_text(authorization))
         if self.log_content:
             log.info("%s %s fields: %s", method, path, json.dumps(_loggable(body.fields), ensure_ascii=False))
         return handler(environ, body)
@@ -217,41 +237,42 @@ class ApiApp:
         src, _ = parse_code(source, "source")
         if src == AUTO:  # each item's language, as LibreTranslate reports it; items translated by language
             found = [self.service.detect(t)[0] for t in texts]
-            detected = [{"confidence": conf, "language": lang} for lang, conf in found]
-            out_texts = self._by_language(texts, [lang for lang, _ in found], target, alternatives, fmt)
+            detected = [{"confidence": conf, "language": _lt_code(lang)} for lang, conf in found]
+            langs = [lang for lang, _ in found]
             out["detectedLanguage"] = detected if batch else detected[0]
         else:
-            out_texts = self.service.translate(
-                texts, source, target, alternatives=alternatives, fmt=fmt, timeout=self.timeout_s
-            )
+            langs = [source] * len(texts)
+        out_texts, alts = self._by_language(environ, texts, langs, target, alternatives, fmt)
         out["translatedText"] = out_texts if batch else out_texts[0]
         if alternatives:
-            out["alternatives"] = [[] for _ in texts] if batch else []
+            out["alternatives"] = alts if batch else alts[0]
         response = _json(out)
         response.chars = chars
         return response
 
-    def _by_language(self, texts: list[str], langs: list[str], target: Any, alternatives: int, fmt: str) -> list[str]:
-        results: list[str | None] = [None] * len(texts)
+    def _by_language(
+        self, environ: dict, texts: list[str], langs: list[str], target: Any, alternatives: int, fmt: str
+    ) -> tuple[list[str], list[list[str]]]:
+        """Each text translated from its language (the items of one language together), and its alternatives."""
+        results: list[str] = [""] * len(texts)
+        alts: list[list[str]] = [[] for _ in texts]
+        nbest = getattr(self.service, "translate_nbest", None)
         for lang in dict.fromkeys(langs):
             idx = [i for i, code in enumerate(langs) if code == lang]
-            done = self.service.translate(
-                [texts[i] for i in idx], lang, target, alternatives=alternatives, fmt=fmt, timeout=self.timeout_s
-            )
-            for i, text in zip(idx, done, strict=True):
-                results[i] = text
-        return [r if r is not None else "" for r in results]
+            items = [texts[i] for i in idx]
+            if alternatives and fmt == "text" and nbest is not None:
+                done = nbest(items, lang, target, alternatives, timeout=self._left(environ))
+            else:  # html: none, as LibreTranslate ("not supported for html yet")
+                outs = self.service.translate(
+                    items, lang, target, alternatives=alternatives, fmt=fmt, timeout=self._left(environ)
+                )
+                done = [(text, []) for text in outs]
+            for i, (text, others) in zip(idx, done, strict=True):
+                results[i], alts[i] = text, others
+        return results, alts
 
     def _languages(self, environ: dict, body: bodies.Body) -> Response:
-        pairs = self.service.languages()
-        names: dict[str, str] = {}
-        targets: dict[str, list[str]] = {}
-        for p in pairs:
-            names.setdefault(p.source, p.source_name)
-            names.setdefault(p.target, p.target_name)
-            targets.setdefault(p.source, []).append(p.target)
-            targets.setdefault(p.target, [])
-        return _json([{"code": c, "name": n, "targets": targets.get(c, [])} for c, n in names.items()])
+        return _json(lt_languages(self.service.languages()))
 
     def _detect(self, environ: dict, body: bodies.Body) -> Response:
         q = body.fields.get("q")
@@ -261,7 +282,7 @@ class ApiApp:
             raise ApiError("Invalid request: q must be a string")
         chars = self._check_chars([q])
         found = self.service.detect(q)
-        response = _json([{"confidence": conf, "language": lang} for lang, conf in found])
+        response = _json([{"confidence": conf, "language": _lt_code(lang)} for lang, conf in found])
         response.chars = chars
         return response
 
@@ -309,7 +330,7 @@ class ApiApp:
             src, lang = direction.source, direction.pair.target
 
             def step(texts: list[str]) -> list[str]:
-                return self.service.translate(texts, src, target, timeout=self.timeout_s)  # type: ignore[arg-type]
+                return self.service.translate(texts, src, target, timeout=self._left(environ))  # type: ignore[arg-type]
 
             data = documents.render(extracted, units, step, lang)
         stem, suffix = PurePath(name).stem, PurePath(name).suffix
@@ -323,13 +344,12 @@ class ApiApp:
     def _download(self, method: str, name: str) -> Response:
         if method not in ("GET", "HEAD"):
             return _error(f"{method} is not allowed here; use GET", 405, {"Allow": "GET, HEAD"})
-        from urllib.parse import unquote
-
-        found = self._downloads.get(unquote(name))
+        found = self._downloads.get(name, take=method == "GET")
         if found is None:
-            return _error("no such file (translated files are kept for 30 minutes)", 404)
+            return _error("no such file (a translated file is served once, within 30 minutes)", 404)
         filename, data = found
-        disposition = f"attachment; filename*=UTF-8''{quote(filename)}"
+        plain = "".join(ch if " " <= ch < "\x7f" and ch not in '"\\' else "_" for ch in filename)
+        disposition = f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename)}"
         headers = [
             ("Content-Type", "application/octet-stream"),
             ("Content-Length", str(len(data))),
@@ -344,7 +364,7 @@ class ApiApp:
             raise ApiError("Invalid request: q must be one non-empty string")
         source, target = _required(fields, "source"), _required(fields, "target")
         chars = self._check_chars([q])
-        deltas = self.service.stream(q, source, target, timeout=self.timeout_s)  # refusals raise here, as JSON
+        deltas = self.service.stream(q, source, target, timeout=self._left(environ))  # refusals raise here, as JSON
         headers = [
             ("Content-Type", "text/event-stream; charset=utf-8"),
             ("Cache-Control", "no-cache"),
@@ -354,11 +374,30 @@ class ApiApp:
         response.chars = chars
         return response
 
+    def _suggest(self, environ: dict, body: bodies.Body) -> Response:
+        return _error(SUGGESTIONS_OFF, 403)
+
+    def _lt_health(self, environ: dict, body: bodies.Body) -> Response:
+        return _json({"status": "ok"})
+
     def _health(self, environ: dict, body: bodies.Body) -> Response:
         pairs = [p.key for p in self.service.languages()]
         return _json({"status": "ok", "version": __version__, "pairs": pairs})
 
     # -- helpers ----------------------------------------------------------------------------------------------------
+    def _left(self, environ: dict) -> float:
+        """Seconds this request has left (TimedOut, answered 504, when none)."""
+        left = environ.get("qiao.deadline", time.monotonic() + self.timeout_s) - time.monotonic()
+        if left <= 0:
+            raise TimedOut("out of time")
+        return left
+
+    def _timed_out(self) -> str:
+        return (
+            f"the request did not finish within {self.timeout_s:g} s, this server's limit for one request, and was "
+            "stopped; send less text at a time (qiao serve --request-timeout SECONDS sets the limit)"
+        )
+
     def _check_chars(self, texts: list[str], limit: int | None = None) -> int:
         """The request's characters (400 over the limit, or for a lone surrogate, which no model can read)."""
         limit = self.max_chars if limit is None else limit
@@ -404,6 +443,48 @@ class _Events:
 def _event(name: str | None, data: dict) -> bytes:
     head = f"event: {name}\n" if name else ""
     return f"{head}data: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+def lt_languages(pairs: list[PairInfo]) -> list[dict[str, Any]]:
+    """/languages as LibreTranslate lists it: Chinese as "zh-Hans" (and "zh-Hant" where a model reads or writes
+    Traditional Chinese: a zh→en model reads both scripts, an en→zh one writes it when it has the variant)."""
+    names: dict[str, str] = {}
+    targets: dict[str, list[str]] = {}
+
+    def codes(code: str, name: str, variants: tuple[str, ...], reading: bool) -> list[str]:
+        if code != "zh":
+            names.setdefault(code, name)
+            return [code]
+        keys = ["hans", "hant"] if reading else ["hans"] + [v for v in ("hant",) if v in variants]
+        for key in keys:
+            names.setdefault(*CHINESE[key])
+        return [CHINESE[key][0] for key in keys]
+
+    for p in pairs:
+        sources = codes(p.source, p.source_name, (), True)
+        wanted = codes(p.target, p.target_name, p.variants, False)
+        for code in sources:
+            listed = targets.setdefault(code, [])
+            listed += [t for t in wanted if t not in listed]
+        for code in wanted:
+            targets.setdefault(code, [])
+    return [{"code": c, "name": n, "targets": targets.get(c, [])} for c, n in names.items()]
+
+
+def _lt_code(code: str) -> str:
+    """A detected language as LibreTranslate says it ("zh" is "zh-Hans" there)."""
+    return CHINESE["hans"][0] if code == "zh" else code
+
+
+def _wsgi_text(value: str | None) -> str | None:
+    """A WSGI header or path value as the text the client sent: WSGI hands their bytes decoded as latin-1, and
+    clients send UTF-8 (a file name in Chinese, a key with non-ASCII characters)."""
+    if value is None:
+        return None
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return value
 
 
 def _required(fields: dict, name: str) -> str:

@@ -28,3 +28,10 @@ class Busy(ApiError):
 
     def __init__(self, message: str, retry_after_s: int = 2) -> None:
         super().__init__(message, headers={"Retry-After": str(retry_after_s)})
+
+
+class TimedOut(ApiError):
+    """A request that was being translated ran past its time limit; the engine was told to stop (504: retrying
+    the same request would only time out again)."""
+
+    status = 504

@@ -13,13 +13,14 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.api import documents
-from engine.api.errors import ApiError, Busy
+from engine.api.errors import ApiError, Busy, TimedOut
 from engine.api.languages import PairInfo, detect, resolve
 from engine.config import EngineConfig
 from engine.errors import InputError, QiaoError
@@ -31,7 +32,7 @@ log = logging.getLogger("qiao.api")
 FORMATS = ("text", "html")
 QUEUE_SIZE = 32  # requests waiting for the engine; more → 503
 MAX_LOADED = 2  # Translators kept loaded (one per pair)
-DEFAULT_TIMEOUT_S = 120.0  # from entering the queue to the last translation
+DEFAULT_TIMEOUT_S = 120.0  # from entering the queue to the last translation, when the caller gives no timeout
 
 
 class TranslationService(Protocol):
@@ -52,8 +53,16 @@ class TranslationService(Protocol):
         timeout: float | None = None,
     ) -> list[str]:
         """One translation per text, in order, translated together. `source` may be "auto". `alternatives` is
-        accepted for LibreTranslate's API; Qiao has no n-best output yet, so none are returned. ApiError (400
-        unsupported pair or bad input, 503 Busy) for a refusal."""
+        accepted for LibreTranslate's API (`translate_nbest` returns them). `timeout`: seconds for the whole call
+        (queue and translation). ApiError (400 unsupported pair or bad input, 503 Busy while still queued, 504
+        TimedOut once translating, the engine stopped) for a refusal."""
+        ...
+
+    def translate_nbest(
+        self, texts: Sequence[str], source: str, target: str, count: int, *, timeout: float | None = None
+    ) -> list[tuple[str, list[str]]]:
+        """Each text's translation and up to `count` other whole translations of it (the beam's n-best, distinct,
+        the translation itself left out), as LibreTranslate's `alternatives`."""
         ...
 
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
@@ -93,6 +102,7 @@ class _Job:
     run: Callable[[Any, threading.Event], Any]
     cancel: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
+    started: bool = False  # the worker took it (a timeout then is TimedOut, before it Busy)
     result: Any = None
     error: BaseException | None = None
 
@@ -154,12 +164,25 @@ class EngineService:
         options = TranslationOptions(variant=direction.variant)
         key = direction.pair.key
         if fmt == "html":
-            # each step of the fragments' texts is its own job, so other requests run in between
+            # each step of the fragments' texts is its own job, so other requests run in between; one deadline
+            end = time.monotonic() + (DEFAULT_TIMEOUT_S if timeout is None else timeout)
+
             def step(batch: list[str]) -> list[str]:
-                return self._call(key, lambda tr, cancel: _segments(tr, batch, options, cancel), timeout)
+                return self._call(key, lambda tr, cancel: _segments(tr, batch, options, cancel), _left(end))
 
             return documents.translate_html(texts, step, direction.pair.target)
         return self._call(key, lambda tr, cancel: _segments(tr, list(texts), options, cancel), timeout)
+
+    def translate_nbest(
+        self, texts: Sequence[str], source: str, target: str, count: int, *, timeout: float | None = None
+    ) -> list[tuple[str, list[str]]]:
+        texts = checked_texts(texts)
+        direction = resolve(self._pairs, texts, source, target)
+        if direction.pair is None or not texts:
+            return [(t, []) for t in texts]
+        options = TranslationOptions(variant=direction.variant, alternatives=count)
+        done = self._call(direction.pair.key, lambda tr, cancel: _translations(tr, texts, options, cancel), timeout)
+        return [(t.text, text_alternatives(t, count)) for t in done]
 
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
         (text,) = checked_texts([text])
@@ -213,23 +236,28 @@ class EngineService:
         wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
         if not job.done.wait(wait):
             job.cancel.set()  # not started: skipped; running: stops within a decoder step
-            raise Busy(f"the translation took longer than {wait:g} s (Qiao is busy); try again shortly")
+            if job.started:
+                raise TimedOut(f"the translation did not finish within {wait:g} s; the engine was stopped")
+            raise Busy(f"the request waited {wait:g} s for the engine (Qiao is busy); try again shortly")
         if job.error is not None:
             raise job.error
         return job.result
 
     def _deltas(self, job: _Job, deltas: queue.Queue, timeout: float | None) -> Iterator[str]:
         wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        end = time.monotonic() + wait  # the whole stream, not each delta
         try:
             while True:
                 try:
-                    kind, value = deltas.get(timeout=wait)
+                    kind, value = deltas.get(timeout=max(0.0, end - time.monotonic()))
                 except queue.Empty:
-                    raise Busy(f"no progress for {wait:g} s (Qiao is busy); try again shortly") from None
+                    if job.started:
+                        raise TimedOut(f"the translation did not finish within {wait:g} s") from None
+                    raise Busy(f"the request waited {wait:g} s for the engine (Qiao is busy)") from None
                 if kind == "end":
                     break
                 yield value
-            job.done.wait(wait)
+            job.done.wait(max(0.0, end - time.monotonic()))
             if job.error is not None:
                 raise job.error
         finally:
@@ -246,6 +274,7 @@ class EngineService:
                 job.done.set()
                 continue
             self._current = job
+            job.started = True
             try:
                 job.result = job.run(self._translator(job.pair), job.cancel)
             except BaseException as exc:  # handed to the waiting request; the worker goes on
@@ -284,16 +313,57 @@ def checked_texts(texts: object) -> list[str]:
     return list(texts)
 
 
-def _segments(translator, texts: list[str], options: TranslationOptions, cancel: threading.Event) -> list[str]:
+def _left(end: float) -> float:
+    """Seconds left before `end`; TimedOut once none are."""
+    left = end - time.monotonic()
+    if left <= 0:
+        raise TimedOut("the request ran out of time between two steps")
+    return left
+
+
+def text_alternatives(translation: Translation, count: int) -> list[str]:
+    """Up to `count` whole-text alternatives of `translation`: the k-th puts each sentence's k-th n-best
+    alternative in that sentence's place (a sentence with fewer keeps its best); distinct, the translation itself
+    and empty texts left out (LibreTranslate's filter_unique)."""
+    text = translation.text
+    rows = sorted(translation.sentences, key=lambda s: s.target_span)
     out: list[str] = []
+    seen = {text, ""}
+    for k in range(count):
+        if not any(len(s.alternatives) > k for s in rows):
+            break
+        parts, at = [], 0
+        for s in rows:
+            start, end = s.target_span
+            if start < at:  # the parts of one long sentence share a span: take it once
+                continue
+            parts.append(text[at:start])
+            parts.append(s.alternatives[k].text if len(s.alternatives) > k else text[start:end])
+            at = end
+        parts.append(text[at:])
+        candidate = "".join(parts)
+        if candidate not in seen:
+            seen.add(candidate)
+            out.append(candidate)
+    return out
+
+
+def _translations(
+    translator, texts: list[str], options: TranslationOptions, cancel: threading.Event
+) -> list[Translation]:
+    out: list[Translation] = []
     for result in translator.translate_segments(texts, options, cancel=cancel):
         if not isinstance(result, Translation):
             continue
         if result.cancelled:
-            raise Busy("the translation was cancelled (it took too long); try again shortly")
+            raise TimedOut("the translation was stopped (it took too long)")
         if result.error is not None:
             raise InputError(result.error)
-        out.append(result.text)
+        out.append(result)
     if len(out) != len(texts):
         raise ApiError("the engine gave fewer translations than texts", status=500)
     return out
+
+
+def _segments(translator, texts: list[str], options: TranslationOptions, cancel: threading.Event) -> list[str]:
+    return [t.text for t in _translations(translator, texts, options, cancel)]

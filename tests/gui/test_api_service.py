@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from fakes import FakeFactory, fake_translate_text, fixed_locator
 
-from gui.api_service import Busy, UnsupportedLanguage, WindowTranslationService
+from gui.api_service import Busy, TimedOut, UnsupportedLanguage, WindowTranslationService
 from gui.worker import WorkerThread
 
 pool = ThreadPoolExecutor(max_workers=32)
@@ -114,11 +114,12 @@ def test_a_stream_closed_early_stops_the_decoding(qtbot, engine):
     assert off_ui(qtbot, service.translate, ["good"], "en", "zh") == ["好"]
 
 
-def test_a_timeout_is_busy_and_the_request_is_dropped(qtbot, engine):
+def test_a_timeout_is_504_and_the_request_is_dropped(qtbot, engine):
     gate = threading.Event()
     wt, service, _f = engine(FakeFactory(gate=gate))
-    with pytest.raises(Busy, match="longer than"):
+    with pytest.raises(TimedOut, match=r"did not finish within 0\.2 s") as info:
         off_ui(qtbot, service.translate, ["hello"], "en", "zh", timeout=0.2)
+    assert info.value.status == 504
     gate.set()
     qtbot.waitUntil(lambda: wt.worker.ordered_pending() == 0, timeout=3000)
     assert off_ui(qtbot, service.translate, ["world"], "en", "zh") == ["世界"]
@@ -150,3 +151,11 @@ def test_closing_the_window_answers_waiting_requests(qtbot, engine):
             f.result()
     with pytest.raises(Busy):
         off_ui(qtbot, service.translate, ["hello"], "en", "zh")
+
+
+def test_nbest_comes_back_as_text_and_alternatives(qtbot, engine):
+    _wt, service, _f = engine()
+    done = off_ui(qtbot, service.translate_nbest, ["hello", "world"], "en", "zh", 2)
+    assert [text for text, _ in done] == ["你好", "世界"]
+    assert all(isinstance(alts, list) and text not in alts for text, alts in done)
+    assert off_ui(qtbot, service.translate_nbest, ["same"], "en", "en", 2) == [("same", [])]

@@ -57,6 +57,13 @@ class FakeService:
             return translate_html(texts, lambda batch: [f"{tag}:{t}" for t in batch], direction.pair.target)
         return [f"{tag}:{t}" for t in texts]
 
+    def translate_nbest(
+        self, texts: Sequence[str], source: str, target: str, count: int, *, timeout: float | None = None
+    ) -> list[tuple[str, list[str]]]:
+        """The translation, and "<k>~" + it as the k-th alternative."""
+        done = self.translate(texts, source, target, alternatives=count, timeout=timeout)
+        return [(t, [f"{k}~{t}" for k in range(1, count + 1)]) for t in done]
+
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
         if self.busy:
             raise Busy("busy")
@@ -85,7 +92,7 @@ class Reply:
 
 def make_app(service: FakeService | None = None, **access) -> tuple[ApiApp, FakeService]:
     service = service or FakeService()
-    options = {k: access.pop(k) for k in ("log_content", "max_chars") if k in access}
+    options = {k: access.pop(k) for k in ("log_content", "max_chars", "timeout_s") if k in access}
     return ApiApp(service, guard.Access(port=PORT, **access), **options), service
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from engine.api import body as bodies
 from engine.api.app import MAX_CHARS
+from engine.api.languages import PairInfo
 
 from .fakes import PORT, FakeService, call, make_app, multipart
 
@@ -52,20 +53,25 @@ def test_auto_source_is_detected_per_item_and_reported(app):
     data = reply.json()
     assert reply.status == 200
     assert data["translatedText"] == ["Good morning", "en:早上好"]  # English into English is left as it is
-    assert [d["language"] for d in data["detectedLanguage"]] == ["en", "zh"]
+    assert [d["language"] for d in data["detectedLanguage"]] == ["en", "zh-Hans"]  # LibreTranslate's code
     assert all(d["confidence"] > 50 for d in data["detectedLanguage"])
     single = call(app, "POST", "/translate", form={"q": "Hello there", "source": "auto", "target": "zh"}).json()
     assert single["detectedLanguage"]["language"] == "en"
     assert single["translatedText"] == "zh:Hello there"
 
 
-def test_alternatives_come_back_empty_but_present(app):
+def test_alternatives_are_the_services_n_best(app):
+    """They were always empty lists; now the service's n-best (the fake's: "<k>~" + its translation)."""
     one = call(app, "POST", "/translate", json_body={"q": "x", "source": "en", "target": "zh", "alternatives": 3})
-    assert one.json()["alternatives"] == []
+    assert one.json() == {"translatedText": "zh:x", "alternatives": ["1~zh:x", "2~zh:x", "3~zh:x"]}
     many = call(app, "POST", "/translate", form={"q": ["x", "y"], "source": "en", "target": "zh", "alternatives": "2"})
-    assert many.json()["alternatives"] == [[], []]
+    assert many.json()["alternatives"] == [["1~zh:x", "2~zh:x"], ["1~zh:y", "2~zh:y"]]
+    auto = call(app, "POST", "/translate", json_body={"q": "x", "source": "auto", "target": "zh", "alternatives": 9})
+    assert auto.json()["alternatives"] == ["1~zh:x", "2~zh:x", "3~zh:x"]  # at most 3, LibreTranslate's default
     none = call(app, "POST", "/translate", json_body={"q": "x", "source": "en", "target": "zh"})
     assert "alternatives" not in none.json()
+    html = {"q": "<b>x</b>", "source": "en", "target": "zh", "format": "html", "alternatives": 2}
+    assert call(app, "POST", "/translate", json_body=html).json()["alternatives"] == []  # as LibreTranslate
 
 
 def test_html_keeps_tags_and_entities(app):
@@ -322,16 +328,28 @@ def test_request_text_stays_out_of_the_log_unless_asked(caplog):
 
 
 def test_languages_lists_codes_names_and_targets(app):
+    """Chinese as LibreTranslate lists it today (zh-Hans, zh-Hant): a client that checks its target against
+    /languages refused zh-Hans when Qiao listed "zh"."""
     assert call(app, "GET", "/languages").json() == [
-        {"code": "en", "name": "English", "targets": ["zh"]},
-        {"code": "zh", "name": "Chinese", "targets": ["en"]},
+        {"code": "en", "name": "English", "targets": ["zh-Hans", "zh-Hant"]},
+        {"code": "zh-Hans", "name": "Chinese", "targets": ["en"]},
+        {"code": "zh-Hant", "name": "Chinese (Traditional)", "targets": ["en"]},
     ]
+    simplified_only, _ = make_app(FakeService([PairInfo("en", "zh", "English", "Chinese")]))
+    assert call(simplified_only, "GET", "/languages").json() == [
+        {"code": "en", "name": "English", "targets": ["zh-Hans"]},
+        {"code": "zh-Hans", "name": "Chinese", "targets": []},
+    ]
+    for code in ("zh", "zh-Hans", "zh-Hant", "zh-CN"):  # every spelling stays accepted
+        assert call(app, "POST", "/translate", json_body={"q": "x", "source": "en", "target": code}).status == 200
+        assert call(app, "POST", "/translate", json_body={"q": "你好", "source": code, "target": "en"}).status == 200
     # libretranslatepy sends GET with a form body
     assert call(app, "GET", "/languages", form={"api_key": ""}).status == 200
 
 
 def test_detect(app):
-    assert call(app, "POST", "/detect", form={"q": "今天天气很好"}).json()[0] == {"confidence": 100.0, "language": "zh"}
+    chinese = call(app, "POST", "/detect", form={"q": "今天天气很好"}).json()[0]
+    assert chinese == {"confidence": 100.0, "language": "zh-Hans"}  # LibreTranslate's code for it
     english = call(app, "POST", "/detect", json_body={"q": "The weather is nice"}).json()
     assert english[0]["language"] == "en"
     assert call(app, "POST", "/detect", json_body={"q": 3}).status == 400
@@ -379,6 +397,7 @@ def test_translate_file_then_download_once_by_its_url(app):
     assert got.status == 200
     assert got.body == b"zh:Hello.\n\nzh:Good night.\n"
     assert "notes.zh.txt" in got.headers["Content-Disposition"]
+    assert call(app, "GET", path).status == 404  # served once, as the README says (a second GET worked)
     token_guess = path.rsplit("/", 1)[0] + "/AAAAAAAAAAAAAAAAAAAAAAAA.notes.zh.txt"
     assert call(app, "GET", token_guess).status == 404
     assert call(app, "GET", path.rsplit(".", 3)[0] + ".other.zh.txt").status == 404
@@ -432,3 +451,15 @@ def test_json_sent_as_text_plain_or_without_a_type_is_read_as_json(app):
     for ctype in ("text/plain;charset=UTF-8", None):
         reply = call(app, "POST", "/translate", body=data, content_type=ctype)
         assert reply.json() == {"translatedText": "zh:x"}, ctype
+
+
+def test_health_and_suggest_answer_as_libretranslate_does(app):
+    """LibreTranslate's app.py: GET /health → {"status": "ok"} (POST 405); /suggest with suggestions off → 403
+    "Suggestions are disabled on this server." (Qiao answered 404 to both)."""
+    reply = call(app, "GET", "/health")
+    assert (reply.status, reply.json()) == (200, {"status": "ok"})
+    assert call(app, "POST", "/health").status == 405
+    fields = {"q": "Hello", "s": "你好", "source": "en", "target": "zh"}
+    reply = call(app, "POST", "/suggest", form=fields)
+    assert (reply.status, reply.json()) == (403, {"error": "Suggestions are disabled on this server."})
+    assert call(app, "GET", "/frontend/settings").json()["suggestions"] is False

@@ -48,9 +48,15 @@ def test_libretranslatepy_works_unchanged(served, loopback):
     lt = libretranslatepy.LibreTranslateAPI(served.url)
     assert lt.translate("Thank you very much.", "en", "zh") == "非常感谢。"
     assert lt.translate("See you tomorrow.", "auto", "zh") == "明天见。"
-    assert {"code": "en", "name": "English", "targets": ["zh"]} in lt.languages()
+    languages = lt.languages()
+    assert {"code": "en", "name": "English", "targets": ["zh-Hans", "zh-Hant"]} in languages
+    # a client that checks its target against /languages (as LibreTranslate lists Chinese today) finds it
+    targets = {t for entry in languages for t in entry["targets"]}
+    assert {"zh-Hans", "zh-Hant"} <= targets
+    assert lt.translate("Thank you very much.", "en", "zh-Hans") == "非常感谢。"
+    assert lt.translate("Thank you very much.", "en", "zh") == "非常感谢。"  # "zh" stays accepted
     assert lt.detect("Thank you very much.")[0]["language"] == "en"
-    assert lt.detect("非常感谢")[0]["language"] == "zh"
+    assert lt.detect("非常感谢")[0]["language"] == "zh-Hans"
     with pytest.raises(HTTPError) as info:
         lt.translate("Thank you.", "en", "ja")
     assert info.value.code == 400
@@ -120,6 +126,40 @@ def test_stream_over_http_arrives_as_events(served, loopback):
     assert events[-1] == "event: done\ndata: " + json.dumps({"translatedText": whole}, ensure_ascii=False)
 
 
+def test_libretranslate_routes_health_suggest_and_alternatives(served, loopback):
+    status, _, data = request(served, "GET", "/health")
+    assert (status, json.loads(data)) == (200, {"status": "ok"})
+    status, _, data = request(served, "POST", "/suggest", b"q=a&s=b&source=en&target=zh")
+    assert (status, json.loads(data)) == (403, {"error": "Suggestions are disabled on this server."})
+    body = json.dumps({"q": "Thank you very much.", "source": "en", "target": "zh", "alternatives": 2}).encode()
+    status, _, data = request(served, "POST", "/translate", body, {"Content-Type": "application/json"})
+    reply = json.loads(data)
+    assert status == 200 and reply["translatedText"] == "非常感谢。"
+    alternatives = reply["alternatives"]  # the tiny model's beam n-best (was always [])
+    assert len(alternatives) == 2 and len(set(alternatives)) == 2 and "非常感谢。" not in alternatives
+    assert all(a.startswith("非常") for a in alternatives)
+
+
+def test_a_file_named_in_chinese_downloads_once(served, loopback):
+    """报告.txt got a URL that always 404'd (its name was unquoted twice and compared as latin-1 text)."""
+    from urllib.parse import quote, unquote
+
+    from .fakes import multipart
+
+    data, ctype = multipart({"source": "en", "target": "zh"}, {"file": ("报告 100%.txt", b"Thank you very much.\n")})
+    status, _, reply = request(served, "POST", "/translate_file", data, {"Content-Type": ctype})
+    assert status == 200, reply
+    url = json.loads(reply)["translatedFileUrl"]
+    path = url.split(str(served.port), 1)[1]
+    assert path.isascii() and unquote(path).endswith(".报告 100%.zh.txt")
+    status, headers, got = request(served, "GET", path)
+    assert status == 200, got
+    assert got.decode() == "非常感谢。\n"
+    assert f"filename*=UTF-8''{quote('报告 100%.zh.txt')}" in headers["Content-Disposition"]
+    status, _, _ = request(served, "GET", path)
+    assert status == 404  # served once
+
+
 def test_translate_file_over_http(served, loopback):
     from .fakes import multipart
 
@@ -142,6 +182,20 @@ def test_api_key_file(tmp_path, loopback):
     key_file = tmp_path / "key"
     key_file.write_text("k-3f9a2c\n")
     key_file.chmod(0o600)
+    unicode_file = tmp_path / "unicode-key"
+    unicode_file.write_text("钥匙-ключ-k3\n", encoding="utf-8")
+    unicode_file.chmod(0o600)
+    server = Served(["--api-key-file", str(unicode_file)])
+    try:  # a non-ASCII key worked in the body but never as Authorization: Bearer (the header read as latin-1)
+        body = json.dumps({"q": "Thank you very much.", "source": "en", "target": "zh"}).encode()
+        for key, expected in (("钥匙-ключ-k3", 200), ("钥匙-ключ-k4", 403)):
+            headers = {"Content-Type": "application/json", "Authorization": b"Bearer " + key.encode("utf-8")}
+            status, _, _ = request(server, "POST", "/translate", body, headers)
+            assert status == expected
+        lt = libretranslatepy.LibreTranslateAPI(server.url, api_key="钥匙-ключ-k3")
+        assert lt.translate("Thank you very much.", "en", "zh") == "非常感谢。"
+    finally:
+        assert server.stop(signal.SIGTERM) == 0
     server = Served(["--api-key-file", str(key_file)])
     try:
         assert (
@@ -178,6 +232,8 @@ def run_serve(args: list[str]) -> subprocess.CompletedProcess:
         (["--allow-origin", "*"], 2, "is not one web origin"),
         (["--allow-origin", "null"], 2, "is not one web origin"),
         (["--port", "70000"], 2, "out of range"),
+        (["--request-timeout", "0"], 2, "use 1 to 3600 seconds"),
+        (["--request-timeout", "soon"], 2, "not a number of seconds"),
         (["--api-key-file", "/nonexistent/key"], 1, "cannot read the API key file"),
     ],
 )

@@ -297,3 +297,84 @@ def test_a_stream_that_fails_on_the_worker_raises_at_once():
         assert time.monotonic() - began < 5
     finally:
         service.close()
+
+
+class Endless(FakeTranslator):
+    """A translation that never ends by itself (as a huge request on a slow machine): it stops only when
+    cancelled, and says when it saw the cancel."""
+
+    def __init__(self, pair: str, log: list, stopped: threading.Event) -> None:
+        super().__init__(pair, log)
+        self.stopped = stopped
+
+    def translate_segments(self, texts, options=None, *, cancel=None):
+        if texts != ["forever"]:
+            yield from super().translate_segments(texts, options, cancel=cancel)
+            return
+        deadline = time.monotonic() + 10  # bounded: the test fails rather than hangs
+        while not (cancel is not None and cancel.is_set()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.stopped.set()
+        yield Translation(text="", cancelled=True)
+
+
+def test_a_request_over_its_time_limit_is_504_and_the_engine_stops():
+    """One 100,000-character request took 11.6 s; the limit is the whole request's (configurable), the answer
+    a clear 504 JSON error, and the engine is told to stop (the next request is served)."""
+    from engine import cli_serve
+    from engine.api import app as app_mod
+
+    from .fakes import call, make_app
+
+    assert cli_serve.REQUEST_TIMEOUT_S == app_mod.REQUEST_TIMEOUT_S
+    log: list = []
+    stopped = threading.Event()
+    service = EngineService(pairs=list(PAIRS), loader=lambda pair: Endless(pair, log, stopped))
+    app, _ = make_app(service, timeout_s=0.5)  # type: ignore[arg-type]
+    try:
+        began = time.monotonic()
+        queued: dict = {}
+        behind = threading.Thread(  # waits behind it in the queue: 503 Busy, never started
+            target=lambda: queued.update(
+                r=call(app, "POST", "/translate", json_body={"q": "x", "source": "en", "target": "zh"})
+            )
+        )
+        reply_box: dict = {}
+        first = threading.Thread(
+            target=lambda: reply_box.update(
+                r=call(app, "POST", "/translate", json_body={"q": "forever", "source": "en", "target": "zh"})
+            )
+        )
+        first.start()
+        time.sleep(0.1)
+        behind.start()
+        first.join(5)
+        behind.join(5)
+        reply = reply_box["r"]
+        assert reply.status == 504
+        assert "did not finish within 0.5 s" in reply.json()["error"] and "--request-timeout" in reply.json()["error"]
+        assert time.monotonic() - began < 2.0
+        assert stopped.wait(2), "the engine was not told to stop"
+        assert queued["r"].status in (200, 503)  # the queued one: served after the stop, or refused as busy
+        after = call(app, "POST", "/translate", json_body={"q": "x", "source": "en", "target": "zh"})
+        assert (after.status, after.json()) == (200, {"translatedText": "en-zh:x"})
+    finally:
+        service.close()
+
+
+def test_nbest_alternatives_are_whole_texts_with_each_sentence_replaced():
+    from engine.api.service import text_alternatives
+    from engine.results import Alternative, SentenceResult
+
+    def alt(text: str) -> Alternative:
+        return Alternative(text=text, tokens=(), score=0.0)
+
+    text = "你好。再见。"
+    sentences = [
+        SentenceResult(0, "Hello.", (0, 6), (0, 3), alternatives=(alt("您好。"), alt("哈喽。"))),
+        SentenceResult(1, "Bye.", (7, 11), (3, 6), alternatives=(alt("拜拜。"),)),
+    ]
+    out = text_alternatives(Translation(text=text, sentences=sentences), 3)
+    assert out == ["您好。拜拜。", "哈喽。再见。"]
+    assert text_alternatives(Translation(text=text, sentences=sentences), 1) == ["您好。拜拜。"]
+    assert text_alternatives(Translation(text="x"), 3) == []
