@@ -3,7 +3,8 @@
 The unit is translated as one text (a sentence split over Word runs or HTML tags stays one sentence for the model);
 the runs then each get a contiguous share of that translation, in their original order. Guarantees, whatever the
 mode: one string per run; a fixed run comes back verbatim; the shares of the other runs, concatenated, are exactly
-the translation with the fixed runs' verbatim copies (where the model kept them) taken out once — no translated
+the translation with the fixed runs' verbatim copies (where the model kept them) taken out once (markup runs, which
+the model never sees, are only boundaries between runs, as HTML tags are) — no translated
 character is lost or repeated, so the document says exactly what the translation says.
 
 "align" units use each run's own translation to find where its meaning sits in the whole one ("Click <b>Save</b>"
@@ -97,11 +98,12 @@ def distribute(unit: Unit, translation: str, run_translations: Sequence[str | No
 
 
 def _fixed_anchors(unit: Unit, translation: str) -> list[tuple[int, tuple[int, int]]]:
-    """(run index, (start, end) in `translation`) of each fixed run found verbatim, in order, non-overlapping."""
+    """(run index, (start, end) in `translation`) of each fixed run found verbatim, in order, non-overlapping.
+    Markup is not looked for: the translator never saw it."""
     found = []
     pos = 0
     for i, run in enumerate(unit.runs):
-        if not run.fixed or not run.text.strip():
+        if not run.fixed or run.markup or not run.text.strip():
             continue
         at = translation.find(run.text, pos)
         if at >= 0:

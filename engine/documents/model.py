@@ -37,10 +37,24 @@ class DocumentError(QiaoError):
 @dataclass(frozen=True)
 class Run:
     """One piece of a unit's text. `fixed` runs (inline code, a URL, a placeholder, an embedded object's marker)
-    are never translated: they come back verbatim, in their place among the other runs."""
+    are never translated: they come back verbatim, in their place among the other runs.
+
+    `markup` runs are fixed runs that are syntax, not text (Markdown's `**` and `[`…`](url)`, a subtitle's `<i>`):
+    like an HTML tag they only mark where the runs around them begin and end, so the translator never sees them
+    and the same sentence reads the same to the model in every format."""
 
     text: str
     fixed: bool = False
+    markup: bool = False
+
+    def __post_init__(self) -> None:
+        if self.markup and not self.fixed:
+            raise ValueError("a markup run is a fixed run: Run(text, fixed=True, markup=True)")
+
+
+def markup(text: str) -> Run:
+    """A markup run (see Run)."""
+    return Run(text, fixed=True, markup=True)
 
 
 @dataclass(frozen=True)
@@ -52,7 +66,13 @@ class Unit:
 
     @property
     def source(self) -> str:
-        """The text the translator sees: every run's text, in order (fixed runs included, as context)."""
+        """The text the translator sees: every run's text, in order (fixed runs included, as context; markup left
+        out, as an HTML tag is)."""
+        return "".join(run.text for run in self.runs if not run.markup)
+
+    @property
+    def written(self) -> str:
+        """The unit as the document writes it: every run's text, markup included."""
         return "".join(run.text for run in self.runs)
 
     @property
@@ -60,8 +80,10 @@ class Unit:
         """False for a unit with nothing to translate: blank, only fixed runs, or only a URL, an e-mail address, a
         number or code (engine.verbatim, the rule the text pipeline also uses). Such a unit is never sent to the
         model and comes back byte for byte. The runs are read together (a URL is often split over Word runs); a
-        fixed run counts as a gap between them."""
-        return not nothing_to_translate("".join(" " if run.fixed else run.text for run in self.runs))
+        fixed run counts as a gap between them, markup as nothing."""
+        return not nothing_to_translate(
+            "".join("" if run.markup else " " if run.fixed else run.text for run in self.runs)
+        )
 
 
 class Extracted(Protocol):

@@ -4,20 +4,24 @@ markdown-it-py (CommonMark, with GFM tables and strike-through) finds the blocks
 are the inline text of paragraphs, headings (ATX or setext), list items and block quotes (their paragraphs), and
 each table cell. Not touched: fenced and indented code, HTML blocks, front matter (`---` YAML or `+++` TOML at the
 top), link reference definitions, `$$` math blocks. Inline, engine.documents.formats._mdinline decides what is
-fixed (code spans, URLs, link destinations, HTML tags, a task item's `[x]`…) and what is prose (link text,
-emphasised words): a unit has one run per piece, split "align", so `**bold**` markers stay around the right words.
+fixed (code spans, URLs), what is markup the translator never sees (emphasis delimiters, link brackets and
+destinations, HTML tags, a task item's `[x]`…) and what is prose (link text, emphasised words): a unit has one run
+per piece, split "align", so `**bold**` markers stay around the right words. An image's alt text is a unit of its
+own (after its paragraph's), written back inside its `![…]`, as HTML's alt is translated.
 
 Rendering splices each unit's new text back into its lines: the `#` markers, list markers and indentation, `>`
 quote markers, table pipes and everything between the units stay byte for byte (line endings, encoding and BOM
 too, engine.documents.formats._textcodec). A translation with line breaks continues on the block's own
 continuation lines (quote markers and list indentation repeated); in a heading or a table cell it stays on one
 line; a pipe in a cell's translation is escaped. Emphasis markers or link brackets around a word whose share came
-back empty are dropped (they would show as `**` or an empty link). A block whose lines markdown-it has rewritten
+back empty are dropped (they would show as `**` or an empty link), and two code spans whose text between came back
+empty stay two (`` `a` `b` `` never becomes the one span `` `a``b` ``). A block whose lines markdown-it has rewritten
 (tabs expanded inside a list's indentation) cannot be located exactly and is left untranslated rather than damaged.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -26,9 +30,9 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 
 from engine.documents.formats import _textcodec
-from engine.documents.formats._mdinline import inline_spans, label_key
+from engine.documents.formats._mdinline import ALT, FIXED, MARKUP, inline_spans, label_key
 from engine.documents.formats._textdoc import Line, SplicedText, dominant_eol, split_lines
-from engine.documents.model import DocumentError, DocumentFormat, Run, Unit
+from engine.documents.model import DocumentError, DocumentFormat, Run, Unit, markup
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n[\s]*")
@@ -36,6 +40,7 @@ _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _TASK = re.compile(r"\[[ xX]\][ \t]+")  # a task list item's check box (GitHub)
 _FOOTNOTE_DEFINITION = re.compile(r"\[\^[^\]\s]{1,100}\]:[ \t]*")  # `[^1]: ` before a footnote's text
 _DELIMITERS = re.compile(r"[*_~]+")
+_ALT_SPECIAL = re.compile(r"([\\\[\]|])")  # what a new alt text escapes: it must not end its `![…]` or a table cell
 
 
 @dataclass(frozen=True)
@@ -49,16 +54,27 @@ class _Piece:
 
 
 @dataclass(frozen=True)
+class _Alt:
+    """An image's alt text inside a unit: run `run`'s characters [start, end), translated as unit `unit`."""
+
+    run: int
+    start: int
+    end: int
+    unit: int
+
+
+@dataclass(frozen=True)
 class _Block:
     pieces: tuple[_Piece, ...]
     one_line: bool  # ATX heading or table cell: a translation's line breaks become spaces
     table_cell: bool = False
+    alts: tuple[_Alt, ...] = ()
 
 
 class MarkdownDocument(SplicedText):
     """A read Markdown file (engine.documents.model.Extracted)."""
 
-    def __init__(self, decoded: _textcodec.Decoded, units: list[Unit], blocks: list[_Block], eol: str) -> None:
+    def __init__(self, decoded: _textcodec.Decoded, units: list[Unit], blocks: list[_Block | None], eol: str) -> None:
         super().__init__(decoded, units)
         self._blocks = blocks
         self._eol = eol
@@ -67,8 +83,17 @@ class MarkdownDocument(SplicedText):
         """Each translated block's text replaced (see the module docstring)."""
         replacements = []
         for unit, block, new in zip(self._units, self._blocks, translations):
-            if new is None:
+            if block is None:
+                continue  # an image's alt text: written with its paragraph
+            alts = [(alt, translations[alt.unit]) for alt in block.alts if translations[alt.unit] is not None]
+            if new is None and not alts:
                 continue
+            new = list(new if new is not None else (run.text for run in unit.runs))
+            for alt, alt_new in reversed(alts):
+                text = new[alt.run]
+                new[alt.run] = (
+                    text[: alt.start] + _ALT_SPECIAL.sub(r"\\\1", " ".join(alt_new[0].split())) + text[alt.end :]
+                )
             first, last = block.pieces[0], block.pieces[-1]
             replacements.append((first.start, last.end, self._source(unit, block, new)))
         return replacements
@@ -76,9 +101,9 @@ class MarkdownDocument(SplicedText):
     def _source(self, unit: Unit, block: _Block, new: Sequence[str]) -> str:
         """The source text of a block whose runs now read `new`."""
         pieces = block.pieces
-        if "".join(new) == unit.source:
+        if "".join(new) == unit.written:
             return self._decoded.text[pieces[0].start : pieces[-1].end]
-        parts = _without_empty_markup(unit, new)
+        parts = _code_spans_apart(unit, _without_empty_markup(unit, new))
         if block.table_cell:
             parts = [part if run.fixed else _UNESCAPED_PIPE.sub(r"\\|", part) for run, part in zip(unit.runs, parts)]
         content = "".join(parts)
@@ -112,7 +137,7 @@ def read(data: bytes) -> MarkdownDocument:
         raise DocumentError(f"this Markdown file cannot be parsed ({type(exc).__name__}: {exc})") from None
     references = frozenset(label_key(label) for label in env.get("references", {}))
     units: list[Unit] = []
-    blocks: list[_Block] = []
+    blocks: list[_Block | None] = []
     row_cursor: dict[int, int] = {}  # table row line → where the next cell is looked for
     for index, token in enumerate(tokens):
         if token.type != "inline" or token.map is None or not token.content.strip():
@@ -130,9 +155,39 @@ def read(data: bytes) -> MarkdownDocument:
             _FOOTNOTE_DEFINITION.match(content) if parent == "paragraph_open" else None
         )
         spans = inline_spans(content, references, prefix.end() if prefix else 0)
-        units.append(Unit(tuple(Run(content[a:b], fixed) for a, b, fixed in spans)))
-        blocks.append(block)
+        runs, alts = _runs(content, spans)
+        units.append(Unit(tuple(runs)))
+        found_alts = []
+        for run_index, start, end in alts:
+            alt_unit = Unit((Run(" ".join(runs[run_index].text[start:end].split())),))
+            if alt_unit.translatable:
+                found_alts.append(_Alt(run_index, start, end, len(units)))
+                units.append(alt_unit)
+        blocks.append(dataclasses.replace(block, alts=tuple(found_alts)) if found_alts else block)
+        blocks.extend(None for _ in found_alts)
     return MarkdownDocument(decoded, units, blocks, dominant_eol(lines))
+
+
+def _runs(content: str, spans: list[tuple[int, int, str]]) -> tuple[list[Run], list[tuple[int, int, int]]]:
+    """The runs of a block's inline content (markup and alt texts next to each other make one markup run), and
+    where each alt text lies: (run index, start, end in that run's text)."""
+    runs: list[Run] = []
+    alts: list[tuple[int, int, int]] = []
+    glued: list[str] = []  # the markup run being gathered
+    for start, end, kind in spans:
+        if kind in (MARKUP, ALT):
+            if kind == ALT:
+                at = sum(len(piece) for piece in glued)
+                alts.append((len(runs), at, at + end - start))
+            glued.append(content[start:end])
+            continue
+        if glued:
+            runs.append(markup("".join(glued)))
+            glued = []
+        runs.append(Run(content[start:end], fixed=kind == FIXED))
+    if glued:
+        runs.append(markup("".join(glued)))
+    return runs, alts
 
 
 def _front_matter(lines: list[Line]) -> int:
@@ -225,6 +280,19 @@ def _without_empty_markup(unit: Unit, new: Sequence[str]) -> list[str]:
             )
         elif before.text == "[" and after.text[:2] in ("](", "][") and not parts[i].strip():
             parts[i - 1] = parts[i + 1] = ""
+    return parts
+
+
+def _code_spans_apart(unit: Unit, parts: list[str]) -> list[str]:
+    """`parts` with a space put back between two code spans (or any two backtick-edged runs) whose text between
+    came back empty: `` `a``b` `` would read as one span."""
+    last = -1
+    for i, part in enumerate(parts):
+        if not part:
+            continue
+        if last >= 0 and i > last + 1 and parts[last].endswith("`") and part.startswith("`"):
+            parts[i] = " " + part
+        last = i
     return parts
 
 

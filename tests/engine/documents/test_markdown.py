@@ -14,7 +14,7 @@ from engine.documents.formats._mdinline import inline_spans
 from engine.documents.inline import distribute
 from engine.documents.model import DocumentError, Run
 from engine.translator import Translator
-from tests.engine.documents.text_support import CORPUS, assert_fuzz_safe, identity, mapped, translated, upper
+from tests.engine.documents.text_support import CORPUS, assert_fuzz_safe, identity, translated, upper
 
 README = """\
 ---
@@ -107,7 +107,7 @@ $$
 
 [^1]: THIS IS A FOOTNOTE.
 
-SEE [guide] AND [THE DOCS][guide] AND ![alt text](img.png "Image"), SNAKE_CASE AND 2 * 3.
+SEE [guide] AND [THE DOCS][guide] AND ![ALT TEXT](img.png "Image"), SNAKE_CASE AND 2 * 3.
 """
 
 
@@ -117,7 +117,7 @@ def runs(unit) -> list[tuple[str, bool]]:
 
 def test_units_are_the_prose_blocks_in_reading_order():
     doc = markdown.read(README.encode())
-    assert [unit.source for unit in doc.units] == [
+    assert [unit.written for unit in doc.units] == [
         "Getting **started** with Qiao",
         'Qiao translates *offline*. See [the guide](https://example.com/guide "Guide (v2)") or\n'
         "<https://example.com> and https://example.org/path. Run `qiao --help` for <kbd>help</kbd>&nbsp;now[^1].",
@@ -132,8 +132,17 @@ def test_units_are_the_prose_blocks_in_reading_order():
         "Setext heading",
         "[^1]: This is a footnote.",
         'See [guide] and [the docs][guide] and ![alt text](img.png "Image"), snake_case and 2 * 3.',
+        "alt text",  # the image's alt text: a unit of its own, as HTML's alt is
     ]
     assert all(unit.split == "align" for unit in doc.units)
+    # What the translator reads: no emphasis delimiters, brackets, destinations, tags or images (as in HTML);
+    # code, URLs and entities stay as context.
+    assert doc.units[0].source == "Getting started with Qiao"
+    assert doc.units[1].source == (
+        "Qiao translates offline. See the guide or\n<https://example.com> and https://example.org/path. Run "
+        "`qiao --help` for help&nbsp;now."
+    )
+    assert doc.units[-2].source == "See [guide] and the docs and , snake_case and 2 * 3."
 
 
 def test_inline_markup_is_fixed_and_prose_is_not():
@@ -163,12 +172,26 @@ def test_inline_markup_is_fixed_and_prose_is_not():
         (" for ", False),
         ("<kbd>", True),
         ("help", False),
-        ("</kbd>&nbsp;", True),
+        ("</kbd>", True),
+        ("&nbsp;", True),
         ("now", False),
         ("[^1]", True),
         (".", False),
     ]
-    assert runs(doc.units[-1]) == [
+    assert [run.markup for run in doc.units[1].runs if run.fixed] == [
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+        True,
+        False,
+        True,
+    ]
+    assert runs(doc.units[-2]) == [
         ("See ", False),
         ("[guide]", True),  # a shortcut reference: its text is the label
         (" and ", False),
@@ -189,7 +212,7 @@ def test_render_changes_only_the_prose():
 def test_identity_gives_back_the_same_bytes_crlf_and_bom_included():
     for data in (README.encode(), codecs.BOM_UTF8 + README.replace("\n", "\r\n").encode()):
         doc = markdown.read(data)
-        assert len(doc.units) == 13
+        assert len(doc.units) == 14
         assert doc.render(identity(doc), target="zh") == data
     crlf = markdown.read(codecs.BOM_UTF8 + README.replace("\n", "\r\n").encode())
     assert crlf.render(upper(crlf), target="zh") == codecs.BOM_UTF8 + EXPECTED_UPPER.replace("\n", "\r\n").encode()
@@ -204,9 +227,11 @@ def test_bold_markers_stay_around_a_translated_word():
         ("**", True),
         (" starts at 3 o'clock.", False),
     ]
-    # The model kept the markers: the fixed runs are found in its output and the words between them stay bold.
-    out = doc.render(mapped(doc, {doc.units[0].source: "**会议**3点开始。"}), target="zh")
-    assert out.decode() == "**会议**3点开始。\n"
+    # The translator reads the sentence without its markers; the bold word's own translation places them.
+    assert doc.units[0].source == "The meeting starts at 3 o'clock."
+    doc = markdown.read(b"**Meeting** starts at 3 o'clock.\n")
+    new = distribute(doc.units[0], "会议3点开始。", [None, "会议", None, "3点开始。"])
+    assert doc.render([new], target="zh").decode() == "**会议**3点开始。\n"
 
 
 def test_markup_around_a_word_left_without_text_is_taken_out():
@@ -269,32 +294,41 @@ def test_more_constructs(source, expected):
     assert doc.render(upper(doc), target="zh").decode() == expected
 
 
+T, F, M, A = "text", "fixed", "markup", "alt"
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("plain words", [("plain words", False)]),
-        ("a `code` b", [("a ", False), ("`code`", True), (" b", False)]),
-        ("``a ` b`` c", [("``a ` b``", True), (" c", False)]),
-        ("no `closing", [("no `closing", False)]),
-        ("2 * 3 * 4", [("2 * 3 * 4", False)]),
-        ("snake_case_name", [("snake_case_name", False)]),
-        ("~~gone~~ now", [("~~", True), ("gone", False), ("~~", True), (" now", False)]),
-        ("\\*not emphasis\\*", [("\\*not emphasis\\*", False)]),
-        ("mail <me@example.com> now", [("mail ", False), ("<me@example.com>", True), (" now", False)]),
-        ("see www.example.com.", [("see ", False), ("www.example.com", True), (".", False)]),
-        ("[a [nested] link](u)", [("[", True), ("a [nested] link", False), ("](u)", True)]),
-        ("[unknown] brackets", [("[unknown] brackets", False)]),
-        ("x <!-- note --> y", [("x ", False), ("<!-- note -->", True), (" y", False)]),
+        ("plain words", [("plain words", T)]),
+        ("a `code` b", [("a ", T), ("`code`", F), (" b", T)]),
+        ("``a ` b`` c", [("``a ` b``", F), (" c", T)]),
+        ("no `closing", [("no `closing", T)]),
+        ("2 * 3 * 4", [("2 * 3 * 4", T)]),
+        ("snake_case_name", [("snake_case_name", T)]),
+        ("~~gone~~ now", [("~~", M), ("gone", T), ("~~", M), (" now", T)]),
+        ("\\*not emphasis\\*", [("\\*not emphasis\\*", T)]),
+        ("mail <me@example.com> now", [("mail ", T), ("<me@example.com>", F), (" now", T)]),
+        ("see www.example.com.", [("see ", T), ("www.example.com", F), (".", T)]),
+        ("[a [nested] link](u)", [("[", M), ("a [nested] link", T), ("](u)", M)]),
+        ("[unknown] brackets", [("[unknown] brackets", T)]),
+        ("x <!-- note --> y", [("x ", T), ("<!-- note -->", M), (" y", T)]),
+        ("a ![the cat](c.png) b", [("a ", T), ("![", M), ("the cat", A), ("](c.png)", M), (" b", T)]),
+        ("![a][b]![c](d)", [("![", M), ("a", A), ("][b]![", M), ("c", A), ("](d)", M)]),
+        (
+            "x[^1] &amp; <b>y</b>",
+            [("x", T), ("[^1]", M), (" ", T), ("&amp;", F), (" ", T), ("<b>", M), ("y", T), ("</b>", M)],
+        ),
     ],
 )
 def test_inline_spans(text, expected):
-    assert [(text[a:b], fixed) for a, b, fixed in inline_spans(text)] == expected
+    assert [(text[a:b], kind) for a, b, kind in inline_spans(text)] == expected
 
 
 def test_runs_cover_the_source_exactly():
     doc = markdown.read(README.encode())
     for unit in doc.units:
-        assert unit.runs == tuple(Run(run.text, run.fixed) for run in unit.runs)
+        assert unit.runs == tuple(Run(run.text, run.fixed, run.markup) for run in unit.runs)
         assert all(run.text for run in unit.runs)
 
 
@@ -381,3 +415,49 @@ def test_emphasis_stays_emphasis_whatever_its_share_starts_or_ends_with(share, b
     assert "**" not in out.replace("**" + (bold or "\0") + "**", "")
     assert _strong_texts(out) == ([bold] if bold else [])
     assert out.replace("**", "").replace("\n", "") == "天气" + share + "我们走了。"
+
+
+def _code_spans(text: str) -> list[str]:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parseInline(text)[0].children
+    return [token.content for token in tokens if token.type == "code_inline"]
+
+
+def test_two_code_spans_stay_two_when_the_text_between_comes_back_empty():
+    doc = markdown.read(b"Run `a` `b` now.\n")
+    unit = doc.units[0]
+    assert [(run.text, run.fixed) for run in unit.runs] == [
+        ("Run ", False),
+        ("`a`", True),
+        (" ", False),
+        ("`b`", True),
+        (" now.", False),
+    ]
+    # The model put nothing between the two spans (Chinese has no spaces): the share of " " is empty.
+    out = doc.render([["运行", "`a`", "", "`b`", "。"]], target="zh").decode()
+    assert out == "运行`a` `b`。\n"  # before: 运行`a``b`。, which Markdown reads as one span "a``b"
+    assert _code_spans(out) == ["a", "b"]
+
+
+def test_an_image_alt_text_is_translated_as_a_unit_of_its_own():
+    source = 'See ![A cat on a desk](cat.png "Cat") here.\n\n![The computer is on the desk.](pc.png)\n'
+    doc = markdown.read(source.encode())
+    assert [unit.source for unit in doc.units] == ["See  here.", "A cat on a desk", "", "The computer is on the desk."]
+    assert [unit.translatable for unit in doc.units] == [True, True, False, True]
+    # The alt text alone is translated; the image's path and title and the paragraph around it are kept.
+    out = doc.render([None, ["桌子上的[猫]"], None, ["电脑在桌子上。"]], target="zh").decode()
+    assert out == 'See ![桌子上的\\[猫\\]](cat.png "Cat") here.\n\n![电脑在桌子上。](pc.png)\n'
+    both = doc.render([["看", doc.units[0].runs[1].text, "这里。"], ["猫"], None, None], target="zh").decode()
+    assert both.startswith('看![猫](cat.png "Cat")这里。\n\n![The computer is on the desk.](pc.png)')
+
+
+def test_an_alt_text_in_a_table_cell_cannot_end_the_cell():
+    doc = markdown.read(b"| a | ![A cat](i.png) |\n|---|---|\n| c | d |\n")
+    alt = next(i for i, unit in enumerate(doc.units) if unit.source == "A cat")
+    translations: list = [None] * len(doc.units)
+    translations[alt] = ["左|右"]
+    assert (
+        doc.render(translations, target="zh")
+        == b"| a | ![\xe5\xb7\xa6\\|\xe5\x8f\xb3](i.png) |\n|---|---|\n| c | d |\n"
+    )
