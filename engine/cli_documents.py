@@ -121,7 +121,8 @@ def _line(file: Path, result: DocumentResult) -> str:
     if result.failed_units:
         extra += f", {result.failed_units} left untranslated"
     units = "1 unit" if result.units == 1 else f"{result.units} units"
-    return f"{file} -> {result.output} ({units}{extra}, {result.seconds:.1f} s)"
+    incomplete = "INCOMPLETE: " if result.partial else ""
+    return f"{file} -> {result.output} ({incomplete}{units}{extra}, {result.seconds:.1f} s)"
 
 
 @contextmanager

@@ -21,6 +21,7 @@ import csv
 import io
 import os
 import re
+import stat
 from pathlib import Path
 
 from engine.atomic_write import write_atomic
@@ -60,16 +61,10 @@ def read_glossary(source: str | os.PathLike[str], format: str | None = None) -> 
     `format` "csv" or "tsv"; None: from the file's extension (.csv, .tsv/.tab), else sniffed from the first entry
     line (a tab → TSV, else CSV)."""
     name = "glossary"
-    if isinstance(source, os.PathLike) or ("\n" not in source and "\r" not in source and Path(source).is_file()):
+    if isinstance(source, os.PathLike) or ("\n" not in source and "\r" not in source and _names_a_file(source)):
         path = Path(source)
         name = path.name
-        try:
-            size = path.stat().st_size
-            if size > MAX_BYTES:
-                raise InputError(_too_big(name, size))
-            data = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read the glossary {path}: {exc.strerror or exc}") from exc
+        data = _read_file(path)
         format = format or _format_of(path)
         text = _decode(data, name)
     else:
@@ -80,6 +75,38 @@ def read_glossary(source: str | os.PathLike[str], format: str | None = None) -> 
     if format is not None and format not in FORMATS:
         raise InputError(f"unknown glossary format {format!r}: use csv or tsv")
     return _parse(text, format or _sniff(text), name)
+
+
+def _names_a_file(text: str) -> bool:
+    """Whether a one-line `text` is a path rather than a glossary's text: it names something that exists and is
+    not a folder (a device or a FIFO too, so that it is refused as a file instead of read as a one-term glossary)."""
+    try:
+        return os.path.exists(text) and not os.path.isdir(text)
+    except (OSError, ValueError):  # a name too long, a NUL: text, not a path
+        return False
+
+
+def _read_file(path: Path) -> bytes:
+    """The file's bytes, at most MAX_BYTES: only a regular file (a FIFO would block, /dev/zero never ends), opened
+    without waiting and checked again once open, read up to one byte past the limit (it may grow meanwhile)."""
+    name = path.name
+    try:
+        with open(path, "rb", opener=_no_wait) as stream:
+            info = os.fstat(stream.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise InputError(f"{path} is not a regular file (a device, a pipe or a socket); give a CSV or TSV file")
+            if info.st_size > MAX_BYTES:
+                raise InputError(_too_big(name, info.st_size))
+            data = stream.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read the glossary {path}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_BYTES:
+        raise InputError(_too_big(name, len(data)))
+    return data
+
+
+def _no_wait(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def _too_big(name: str, size: int) -> str:

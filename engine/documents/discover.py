@@ -2,7 +2,8 @@
 
 A folder search skips what is not the user's own document: hidden folders and files (a progress file or a
 temporary result is hidden), and earlier results (names the result template makes for the target language, such
-as report.zh.docx), so translating a folder twice does not translate its translations.
+as report.zh.docx, and incomplete ones such as report.zh.partial.docx), so translating a folder twice does not
+translate its translations.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from engine.documents import registry
+from engine.documents.job import PARTIAL_MARK
 from engine.documents.model import DocumentError
 from engine.documents.progress_file import SUFFIX as PARTIAL_SUFFIX
 
@@ -90,6 +92,9 @@ def _result_matcher(template: str, lang: str):
     compiled = re.compile(pattern, re.IGNORECASE)
 
     def is_result(name: str) -> bool:
+        return matches(name) or matches(_without_partial(name))
+
+    def matches(name: str) -> bool:
         match = compiled.fullmatch(name)
         if match is None:
             return False
@@ -97,6 +102,14 @@ def _result_matcher(template: str, lang: str):
         return suffix is None or suffix.lower() == Path(name).suffix.lower()
 
     return is_result
+
+
+def _without_partial(name: str) -> str:
+    """`report.zh.partial.docx` → `report.zh.docx`: an incomplete result (engine.documents.job.partial_name) is a
+    result too."""
+    suffix = Path(name).suffix
+    stem = name[: len(name) - len(suffix)] if suffix else name
+    return stem.removesuffix(PARTIAL_MARK) + suffix if stem.endswith(PARTIAL_MARK) else name
 
 
 def _parse(template: str):

@@ -11,11 +11,14 @@ through a temporary file in the result's folder renamed over it, never over the 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
 import re
+import stat
+import string
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -36,6 +39,9 @@ STEP_UNITS = 64
 STEP_SENTENCES = 256
 MAX_BYTES = 512 * 2**20  # larger inputs are refused before they are read
 MAX_WARNINGS = 20  # unit failures named one by one; the rest are counted
+MAX_TEMPLATE_CHARS = 200  # a result name template; the name it makes must fit MAX_NAME_BYTES
+MAX_NAME_BYTES = 255  # a file name's limit on Linux, macOS and Windows file systems (NAME_MAX)
+PARTIAL_MARK = ".partial"  # inserted before the extension of a result with units left untranslated
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|[。！？]+")
 
 
@@ -74,10 +80,13 @@ class DocumentProgress:
 
 @dataclass(frozen=True)
 class DocumentResult:
-    """How a job ended. `output` is None unless the result file was written (never a partial file).
+    """How a job ended. `output` is None unless a result file was written (never the progress file).
 
     `units` counts the translatable units (those `units_total` counts); `failed_units` of them the engine refused
-    (left as they were in the result, each named in `warnings`, which also says when a progress file was not used).
+    (each named in `warnings`, which also says when a progress file was not used). A job with failed units is not
+    finished: `partial` is True and `output` is the partial result (`partial_name`: report.zh.partial.docx, the
+    failed units left as they were), never the result's own name; when no unit could be translated at all nothing is
+    written and `error` says why. The progress file stays, so running the job again retries only the failed units.
     """
 
     source: Path
@@ -91,6 +100,7 @@ class DocumentResult:
     error: str | None = None  # a DocumentError's message, for a person
     failed_units: int = 0
     warnings: tuple[str, ...] = ()
+    partial: bool = False  # `output` is an incomplete result (see above)
 
 
 def model_key(translator: object) -> str:
@@ -126,17 +136,54 @@ def settings_of(options: TranslationOptions) -> dict[str, object]:
 
 
 def result_name(source: Path, template: str, lang: str) -> str:
-    """The result's file name for `source` (DocumentError for a template that does not make a plain name)."""
-    try:
-        name = template.format(stem=source.stem, lang=lang, suffix=source.suffix)
-    except (KeyError, IndexError, ValueError, AttributeError) as exc:
+    """The result's file name for `source` (DocumentError for a template that does not make a plain name).
+
+    Only the fields {stem}, {lang} and {suffix} are allowed, with no format spec or conversion (`{stem:>9999999999}`
+    asked str.format for a 10 GB string), and the name, its partial variant included, must fit a file system's
+    MAX_NAME_BYTES."""
+    fields = {"stem": source.stem, "lang": lang, "suffix": source.suffix}
+    example = "use {stem}, {lang} and {suffix}, e.g. {stem}.{lang}{suffix}"
+    if len(template) > MAX_TEMPLATE_CHARS:
         raise DocumentError(
-            f"the result name {template!r} is not a valid template: use {{stem}}, {{lang}} and {{suffix}}, "
-            "e.g. {stem}.{lang}{suffix}"
-        ) from exc
+            f"the result name template is {len(template):,} characters long; at most {MAX_TEMPLATE_CHARS}"
+        )
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise DocumentError(f"the result name {template!r} is not a valid template ({exc}): {example}") from exc
+    pieces = []
+    for literal, field, spec, conversion in parts:
+        pieces.append(literal)
+        if field is None:
+            continue
+        if field not in fields:
+            raise DocumentError(
+                f"the result name {template!r} is not a valid template: {{{field}}} is unknown; {example}"
+            )
+        if spec or conversion:
+            raise DocumentError(
+                f"the result name {template!r} is not a valid template: a field takes no format (:…) or conversion "
+                f"(!…); {example}"
+            )
+        pieces.append(fields[field])
+    name = "".join(pieces)
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\x00" in name:
         raise DocumentError(f"the result name {template!r} gives {name!r}, which is not a file name")
+    size = len(partial_name(name).encode("utf-8", "surrogateescape"))
+    if size > MAX_NAME_BYTES:
+        raise DocumentError(
+            f"the result name {template!r} gives a name of {size:,} bytes (with .partial); file names are at most "
+            f"{MAX_NAME_BYTES}: choose a shorter template or rename the input"
+        )
     return name
+
+
+def partial_name(name: str) -> str:
+    """Where a job that left units untranslated writes its result: `report.zh.docx` → `report.zh.partial.docx`, so
+    an incomplete translation never looks finished (and still opens in the program its extension names)."""
+    suffix = Path(name).suffix
+    stem = name[: len(name) - len(suffix)] if suffix else name
+    return f"{stem}{PARTIAL_MARK}{suffix}"
 
 
 class DocumentJob:
@@ -238,6 +285,7 @@ class _Run:
         self.resumed = 0
         self.translated = 0
         self.failed: list[int] = []
+        self.first_failure = ""
         self.warnings: list[str] = []
         self.writer: progress_file.Writer | None = None
 
@@ -372,6 +420,8 @@ class _Run:
             ) from exc
 
     def _failure(self, index: int, reason: str) -> None:
+        if not self.failed:
+            self.first_failure = reason
         self.failed.append(index)
         if len(self.failed) <= MAX_WARNINGS:
             text = " ".join(self.units[index].source.split())
@@ -382,19 +432,41 @@ class _Run:
         job = self.job
         if len(self.failed) > MAX_WARNINGS:
             self.warnings.append(f"… and {len(self.failed) - MAX_WARNINGS} more units were left untranslated")
+        if self.failed and not self.translated and not self.resumed:
+            # Writing would give a copy of the input under a translation's name (a 5 MB one-paragraph .txt did).
+            if self.writer is not None:
+                self.writer.remove()
+            raise DocumentError(
+                f"nothing in {job.source.name} could be translated ({self.first_failure}), so nothing was written"
+            )
+        target = job.output.with_name(partial_name(job.output.name)) if self.failed else job.output
         try:
             data = extracted.render(self.translations, target=job.target_lang)
         except DocumentError:
             raise
         except Exception as exc:  # a format's bug must not lose the work: the progress file stays
             raise DocumentError(f"{job.source.name}: cannot write the translated document ({exc})") from exc
-        _check_paths(job.source, job.output, job.options.overwrite)  # again: the output may have appeared since
+        if self.failed:  # our own earlier partial result is replaced; the input never
+            _check_paths(job.source, target, overwrite=True)
+        else:
+            _check_paths(job.source, job.output, job.options.overwrite)  # again: it may have appeared since
         try:
-            write_atomic(job.output, data)
+            write_atomic(target, data)
         except OSError as exc:
-            raise DocumentError(f"cannot write {job.output}: {exc.strerror or exc}") from exc
+            raise DocumentError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        if self.failed:  # the progress file stays: the next run retries only the failed units
+            self.warnings.append(
+                f"the translation is incomplete ({len(self.failed)} of {self.total_units} units left untranslated), "
+                f"so it was written as {target.name}; run it again to retry those units"
+            )
+            self.finish(output=target, partial=True)
+            return
         if self.writer is not None:
             self.writer.remove()
+        stale = job.output.with_name(partial_name(job.output.name))
+        if stale.is_file() and not stale.is_symlink():  # an earlier run's incomplete result, now superseded
+            with contextlib.suppress(OSError):
+                stale.unlink()
         self.finish(output=job.output)
 
     # -- figures and the end --------------------------------------------------------------------------------------
@@ -412,7 +484,9 @@ class _Run:
             eta_s=eta,
         )
 
-    def finish(self, *, output: Path | None = None, cancelled: bool = False, error: str | None = None) -> None:
+    def finish(
+        self, *, output: Path | None = None, cancelled: bool = False, error: str | None = None, partial: bool = False
+    ) -> None:
         if self.job.result is not None:
             return
         self.job._set_result(
@@ -428,6 +502,7 @@ class _Run:
                 error=error,
                 failed_units=len(self.failed),
                 warnings=tuple(self.warnings),
+                partial=partial,
             )
         )
 
@@ -488,8 +563,10 @@ def _check_paths(source: Path, output: Path, overwrite: bool) -> None:
     """The result is never the input, and replaces an existing file only when asked to."""
     if not source.exists():
         raise DocumentError(f"{source}: no such file")
-    if not source.is_file():
+    if source.is_dir():
         raise DocumentError(f"{source}: not a file")
+    if not source.is_file():
+        raise DocumentError(f"{source}: not a regular file (a device, a pipe or a socket)")
     same = output.resolve() == source.resolve()
     if not same and output.exists():
         try:
@@ -516,8 +593,11 @@ def _read(source: Path) -> bytes:
 
 
 def _read_within(source: Path, limit_mb: int) -> bytes:
-    with open(source, "rb") as stream:
-        size = os.fstat(stream.fileno()).st_size
+    with open(source, "rb", opener=_no_wait) as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):  # replaced by a FIFO or a device since it was checked
+            raise DocumentError(f"{source}: not a regular file (a device, a pipe or a socket)")
+        size = info.st_size
         if size > MAX_BYTES:
             raise DocumentError(
                 f"{source.name} is {size / 2**20:,.0f} MB; Qiao translates documents of up to {limit_mb} MB. "
@@ -531,6 +611,11 @@ def _read_within(source: Path, limit_mb: int) -> bytes:
     if len(data) > MAX_BYTES:  # it grew while being read
         raise DocumentError(f"{source.name} is over {limit_mb} MB; Qiao translates documents of up to {limit_mb} MB")
     return data
+
+
+def _no_wait(path: str, flags: int) -> int:
+    """Open without blocking: opening a FIFO for reading waits for a writer unless O_NONBLOCK is given."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def _read_pieces(stream, limit: int = MAX_BYTES + 1) -> bytes:

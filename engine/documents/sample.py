@@ -6,6 +6,8 @@ read the same sample, so a document goes the same way from either.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from engine.documents import registry
@@ -18,9 +20,12 @@ def text_sample(file: Path, format: str = "auto") -> str:
     in its own words) or is over the documents' size limit."""
     try:
         fmt = registry.for_path(file, format)
-        if file.stat().st_size > MAX_BYTES:
-            return ""
-        units = fmt.read(file.read_bytes()).units
+        with open(file, "rb", opener=_no_wait) as stream:
+            info = os.fstat(stream.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+                return ""  # a FIFO would block, /dev/zero never ends; the job refuses them with the reason
+            data = stream.read(info.st_size)
+        units = fmt.read(data).units
     except Exception:  # any failure here is reported by the job itself
         return ""
     parts: list[str] = []
@@ -31,3 +36,8 @@ def text_sample(file: Path, format: str = "auto") -> str:
         if size >= SAMPLE_CHARS:
             break
     return "\n".join(parts)
+
+
+def _no_wait(path: str, flags: int) -> int:
+    """Open without blocking: opening a FIFO for reading waits for a writer unless O_NONBLOCK is given."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))

@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import ClassVar
 
@@ -135,8 +136,42 @@ def test_units_left_untranslated_are_reported(capsys, tmp_path, bundle_dir, fake
     source = doc(tmp_path / "a.lines", ["Hello.", "REFUSE me"])
     code, out, err = run(capsys, ["translate-file", "--model", str(bundle_dir), str(source)])
     assert code == 1
-    assert "(2 units, 1 left untranslated," in out
+    assert out.startswith(f"{source} -> {tmp_path / 'a.zh.partial.lines'} (INCOMPLETE: 2 units, 1 left untranslated,")
     assert f"qiao: {source}: unit 2" in err and "left untranslated" in err
+    assert "written as a.zh.partial.lines" in err
+    assert not (tmp_path / "a.zh.lines").exists()  # nothing that looks finished
+
+
+def test_a_file_nothing_of_which_translates_leaves_no_output(capsys, tmp_path, bundle_dir, fake_engine):
+    """Issue 27: a 5 MB one-paragraph .txt (over the engine's limit) exited 1 yet left x.zh.txt, a copy of the
+    English."""
+    source = doc(tmp_path / "x.lines", ["REFUSE " + "word " * 1000])
+    code, out, _ = run(capsys, ["translate-file", "--model", str(bundle_dir), str(source)])
+    assert code == 1 and "failed: nothing in x.lines could be translated" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.lines"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+@pytest.mark.timeout(30)
+def test_devices_and_fifos_are_refused_without_reading(capsys, tmp_path, bundle_dir, fake_engine):
+    """A FIFO document hung in the language sample before the job could refuse it; /dev/zero was read without end."""
+    fifo_doc = tmp_path / "b.lines"
+    os.mkfifo(fifo_doc)
+    code, out, _ = run(capsys, ["translate-file", "--model", str(bundle_dir), str(fifo_doc)])
+    assert code == 1 and f"{fifo_doc} -> failed: {fifo_doc}: not a regular file" in out
+    if Path("/dev/zero").exists():
+        code, out, _ = run(capsys, ["translate-file", "--model", str(bundle_dir), "--format", "lines", "/dev/zero"])
+        assert code == 1 and "/dev/zero -> failed: /dev/zero: not a regular file" in out
+
+
+@pytest.mark.parametrize("template", ["{stem:>9999999999}", "{stem:>99999}{suffix}", "{stem!s}", "{suffix.upper}"])
+def test_result_name_templates_with_formats_are_refused_clearly(capsys, tmp_path, bundle_dir, fake_engine, template):
+    """Issue 27: `--name '{stem:>9999999999}'` was killed by the kernel at 24 GB; smaller widths printed a
+    traceback."""
+    source = doc(tmp_path / "a.lines")
+    code, out, err = run(capsys, ["translate-file", "--model", str(bundle_dir), str(source), "--name", template])
+    assert code == 1 and out == "" and "not a valid template" in err and "Traceback" not in err
+    assert fake_engine.instances == []
 
 
 def test_clear_errors_for_paths_and_templates(capsys, tmp_path, bundle_dir, fake_engine):

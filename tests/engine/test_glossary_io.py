@@ -4,6 +4,7 @@ size limits, and a byte-exact round trip of awkward fields."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -95,6 +96,35 @@ def test_huge_file_is_refused_before_reading(tmp_path, monkeypatch):
     path = tmp_path / "big.csv"
     path.write_text("a,b\n" * 30, encoding="utf-8")
     with pytest.raises(InputError, match=r"big\.csv is 0\.0 MB; a glossary may be at most"):
+        read_glossary(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="POSIX FIFOs, /dev/zero")
+@pytest.mark.timeout(30)
+def test_devices_and_fifos_are_refused_without_reading(tmp_path):
+    """Issue 27: `--glossary /dev/zero` read without limit (its size says 0) and a FIFO glossary hung."""
+    from engine.cli_translate import _glossary
+
+    fifo = tmp_path / "terms.tsv"
+    os.mkfifo(fifo)
+    for source in (fifo, str(fifo), "/dev/zero"):
+        with pytest.raises(InputError, match="not a regular file"):
+            read_glossary(source)
+    with pytest.raises(InputError, match=r"--glossary /dev/zero: /dev/zero is not a regular file"):
+        _glossary(Path("/dev/zero"))
+
+
+def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkeypatch):
+    """The size is checked once open and the read stops one byte past the limit, whatever the size said."""
+    path = tmp_path / "g.tsv"
+    path.write_text("a\tb\n" * 10, encoding="utf-8")
+    monkeypatch.setattr(glossary_io, "MAX_BYTES", 100)
+    real_fstat = os.fstat
+    monkeypatch.setattr(
+        glossary_io.os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 0, *real_fstat(fd)[7:]))
+    )
+    path.write_text("a\tb\n" * 60, encoding="utf-8")
+    with pytest.raises(InputError, match="a glossary may be at most"):
         read_glossary(path)
 
 

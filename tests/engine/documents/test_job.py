@@ -194,9 +194,34 @@ def test_result_names(tmp_path):
     assert make_job(source).output == tmp_path / "My Report.v2.zh.lines"
     assert make_job(source, out_dir=tmp_path / "out").output == tmp_path / "out" / "My Report.v2.zh.lines"
     assert make_job(source, name_template="{lang}-{stem}{suffix}").output == tmp_path / "zh-My Report.v2.lines"
-    for bad in ("{stem}.{language}{suffix}", "{stem", "../{stem}{suffix}", "{stem}/x", ""):
+    for bad in ("{stem}.{language}{suffix}", "{stem", "../{stem}{suffix}", "{stem}/x", "", "{0}", "{}"):
         with pytest.raises(DocumentError, match=r"template|not a file name"):
             make_job(source, name_template=bad)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{stem:>9999999999}",  # asked str.format for a 10 GB string: killed by the kernel at 24 GB
+        "{stem:>99999999}",  # 100 MB: a traceback (OSError: File name too long) after building it
+        "{stem!r}{suffix}",
+        "{stem.__class__}",
+        "{stem[0]}{suffix}",
+        "{stem:{lang}}",
+        "{lang}" * 300,
+        "x" * 250 + "{suffix}",
+    ],
+)
+def test_result_name_templates_are_checked_before_anything_is_built(tmp_path, template):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(DocumentError, match=r"template|at most|bytes"):
+            make_job(tmp_path / "a.lines", name_template=template)
+        assert tracemalloc.get_traced_memory()[1] < 1 << 20  # refused without building the name
+    finally:
+        tracemalloc.stop()
 
 
 def test_results_go_into_a_new_out_folder(tmp_path):
@@ -345,23 +370,66 @@ def test_resume_after_kill_9(tmp_path):
     assert not partial.exists()
 
 
-def test_unit_errors_are_counted_and_left_untranslated(tmp_path):
+def test_unit_errors_are_counted_and_the_result_is_named_partial(tmp_path):
+    """A result with units left untranslated never looks finished: it is NAME.zh.partial.EXT, not NAME.zh.EXT; the
+    progress file stays, and a later run retries only the failed units, writes the real result and drops the
+    partial one."""
     source = tmp_path / "a.lines"
     source.write_text("Hello.\nREFUSE this one\nBye.\n", encoding="utf-8")
-    result = make_job(source).run(SpyTranslator())
+    job = make_job(source)
+    result = job.run(SpyTranslator())
     assert (result.units, result.translated, result.failed_units) == (3, 2, 1)
-    assert result.output is not None and len(result.warnings) == 1
+    assert result.partial and result.error is None
+    assert result.output == tmp_path / "a.zh.partial.lines"
+    assert not (tmp_path / "a.zh.lines").exists()
     assert "unit 2" in result.warnings[0] and "REFUSE this one" in result.warnings[0]
     assert "refused" in result.warnings[0]
+    assert "incomplete" in result.warnings[-1] and "a.zh.partial.lines" in result.warnings[-1]
     assert result.output.read_text(encoding="utf-8") == "<Hello.>\nREFUSE this one\n<Bye.>\n"
+    assert job.progress_path.exists()
+
+    class Accepting(SpyTranslator):  # the engine now translates the refused unit (a fix, another setting…)
+        def translate_segments(self, segments, options=None, *, cancel=None):
+            segments = [s.replace("REFUSE", "Accept") for s in segments]
+            return super().translate_segments(segments, options, cancel=cancel)
+
+    spy = Accepting()
+    again = make_job(source).run(spy)
+    assert spy.texts == ["Accept this one"]  # only the failed unit
+    assert (again.resumed, again.translated, again.failed_units, again.partial) == (2, 1, 0, False)
+    assert again.output == tmp_path / "a.zh.lines"
+    assert again.output.read_text(encoding="utf-8") == "<Hello.>\n<Accept this one>\n<Bye.>\n"
+    assert not (tmp_path / "a.zh.partial.lines").exists() and leftovers(tmp_path) == []
+
+
+def test_nothing_translated_writes_nothing(tmp_path):
+    """Every unit refused (a 5 MB one-paragraph .txt over the engine's limit): no copy of the input under a result's
+    name, partial or not, and no progress file; the error names the reason."""
+    source = tmp_path / "a.lines"
+    source.write_text("REFUSE one\n42\nREFUSE two\n", encoding="utf-8")
+    result = make_job(source).run(SpyTranslator())
+    assert result.output is None and not result.partial and result.failed_units == 2
+    assert "nothing in a.lines could be translated" in result.error and "refused: REFUSE one" in result.error
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.lines"]
+
+
+def test_a_partial_result_is_not_taken_for_an_input_and_never_replaces_the_input(tmp_path):
+    from engine.documents import discover
+
+    source = tmp_path / "a.lines"
+    source.write_text("Hello.\nREFUSE\n", encoding="utf-8")
+    assert make_job(source).run(SpyTranslator()).partial
+    assert discover.expand([tmp_path], "zh") == [source]
+    assert job_module.partial_name("report.zh.docx") == "report.zh.partial.docx"
+    assert job_module.partial_name("report") == "report.partial"
 
 
 def test_many_unit_errors_are_summed_up(tmp_path):
     source = tmp_path / "a.lines"
-    source.write_text("REFUSE me\n" * 30, encoding="utf-8")
+    source.write_text("Hello.\n" + "REFUSE me\n" * 30, encoding="utf-8")
     result = make_job(source).run(SpyTranslator())
     assert result.failed_units == 30
-    assert len(result.warnings) == job_module.MAX_WARNINGS + 1 and "10 more" in result.warnings[-1]
+    assert len(result.warnings) == job_module.MAX_WARNINGS + 2 and "10 more" in result.warnings[-2]
 
 
 def test_eta_follows_the_characters(tmp_path, monkeypatch):
