@@ -20,18 +20,23 @@ from engine.documents.model import DocumentError, Run, Unit
 
 _PRESERVE = b' xml:space="preserve"'
 _CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
+_ATTRIBUTE_ESCAPES = ((b'"', b"&quot;"), (b"'", b"&apos;"), (b"\n", b"&#10;"), (b"\t", b"&#9;"))
 
 
 @dataclass(frozen=True, slots=True)
 class Slot:
     """Where one run's text is: `part`'s bytes [start, end). `space_at` >= 0: the offset of its start tag's `>`,
     where xml:space="preserve" goes when the new text starts or ends with a space (Word drops such spaces
-    otherwise); -1 where the format keeps spaces anyway or the tag says so already."""
+    otherwise); -1 where the format keeps spaces anyway or the tag says so already. `also`: the ranges of further
+    text elements merged into this run (identically formatted Word runs), emptied when the new text is written
+    here. `attribute`: the range is an attribute's value (an image's description), escaped as one."""
 
     part: str
     start: int
     end: int
     space_at: int = -1
+    also: tuple[tuple[int, int], ...] = ()
+    attribute: bool = False
 
 
 class PackageDocument:
@@ -74,7 +79,12 @@ class PackageDocument:
                 if slot is None:
                     continue  # a fixed run: its element stays as it was
                 part_edits = edits.setdefault(slot.part, [])
-                part_edits.append((slot.start, slot.end, _xml.escape(text, self._encodings[slot.part])))
+                escaped = _xml.escape(text, self._encodings[slot.part])
+                if slot.attribute:  # quotes and the white space an attribute value would not keep
+                    for raw, reference in _ATTRIBUTE_ESCAPES:
+                        escaped = escaped.replace(raw, reference)
+                part_edits.append((slot.start, slot.end, escaped))
+                part_edits.extend((start, end, b"") for start, end in slot.also)
                 if slot.space_at >= 0 and text and (text[0].isspace() or text[-1].isspace()):
                     part_edits.append((slot.space_at, slot.space_at, _PRESERVE))
         if not edits and not self._needs_repair():
@@ -194,17 +204,19 @@ class ParagraphCollector(_xml.Handler):
 
 
 def collect(
-    archive: ZipArchive, parts: Sequence[str], **options: object
+    archive: ZipArchive, parts: Sequence[str], *, collector: type[ParagraphCollector] | None = None, **options: object
 ) -> tuple[list[Unit], list[tuple[Slot | None, ...]], dict[str, str]]:
-    """Units, slots and encodings of `parts`, read in order with a ParagraphCollector built with `options`."""
+    """Units, slots and encodings of `parts`, read in order with a ParagraphCollector (or the subclass
+    `collector`) built with `options`."""
+    make = collector or ParagraphCollector
     units: list[Unit] = []
     slots: list[tuple[Slot | None, ...]] = []
     encodings: dict[str, str] = {}
     for part in parts:
         data = archive.read(part)
-        collector = ParagraphCollector(data, part, **options)  # type: ignore[arg-type]
-        encodings[part] = _xml.scan(data, collector, part)
-        for entry in collector.units:
+        handler = make(data, part, **options)  # type: ignore[arg-type]
+        encodings[part] = _xml.scan(data, handler, part)
+        for entry in handler.units:
             if entry is not None:
                 units.append(Unit(tuple(entry[0])))
                 slots.append(tuple(entry[1]))
