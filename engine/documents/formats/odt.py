@@ -2,7 +2,9 @@
 
 A unit is one paragraph or heading (text:p, text:h). Its runs are the stretches of character data between its
 inline elements (text:span, text:a, fields, …), so a word in a span keeps its span; spaces (text:s), tabs and line
-breaks are fixed runs, as are a note's citation and a heading's cached number. A note's body paragraphs are units of
+breaks are fixed runs, as are a note's citation and a heading's cached number, and code: the text of a paragraph
+or span in a code style ("Preformatted Text", "Source Text", or a monospace font: engine.documents.formats.
+_odf_styles). A note's body paragraphs are units of
 their own, as are those of text boxes. Comments (office:annotation) and the deleted text of tracked changes are left
 alone. The mimetype member stays first and stored, as the specification requires.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from engine.documents.formats import _package, _xml
+from engine.documents.formats import _odf_styles, _package, _xml
 from engine.documents.formats._zip import ZipArchive
 from engine.documents.model import DocumentError, DocumentFormat, Extracted, Run, Unit
 
@@ -26,6 +28,8 @@ _S = _xml.SEP
 _PARAGRAPHS = {f"{TEXT}{_S}p", f"{TEXT}{_S}h"}
 _MARKERS = {f"{TEXT}{_S}tab": "\t", f"{TEXT}{_S}line-break": "\n"}
 _SPACE = f"{TEXT}{_S}s"
+_SPAN = f"{TEXT}{_S}span"
+_STYLE_NAME = f"{TEXT}{_S}style-name"
 _FIXED = {f"{TEXT}{_S}note-citation", f"{TEXT}{_S}number"}
 _IGNORED = {f"{OFFICE}{_S}annotation", f"{TEXT}{_S}tracked-changes", f"{OFFICE}{_S}forms"}
 # Inside a paragraph, these hold no text of it (their own paragraphs, if any, are units of their own).
@@ -44,8 +48,11 @@ _MIMETYPES = ("application/vnd.oasis.opendocument.text", "application/vnd.oasis.
 class _Collector(_xml.Handler):
     """An _xml.Handler for content.xml and styles.xml (see the module docstring)."""
 
-    def __init__(self, part: str, *, headers_only: bool) -> None:
+    def __init__(self, part: str, *, headers_only: bool, code_styles: frozenset[str] = frozenset()) -> None:
         self._part = part
+        self._code_styles = code_styles
+        self._code_depths: list[int] = []  # depths of the open code spans
+        self._code_units: set[int] = set()  # paragraphs in a code style
         self._headers_only = headers_only
         self._in_headers = 0
         self._depth = 0
@@ -67,7 +74,12 @@ class _Collector(_xml.Handler):
             return
         entry = self._paragraph()
         if entry is not None:
-            entry[0].append(Run(_WHITESPACE.sub(" ", "".join(stretch[1]))))
+            text = _WHITESPACE.sub(" ", "".join(stretch[1]))
+            if self._code_depths or self._contexts[-1][1] in self._code_units:
+                entry[0].append(Run(text, fixed=True))  # code: kept as it is
+                entry[1].append(None)
+                return
+            entry[0].append(Run(text))
             entry[1].append(_package.Slot(self._part, stretch[0], self.at()))
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
@@ -85,12 +97,16 @@ class _Collector(_xml.Handler):
         if self._fixed is not None:
             return
         if name in _PARAGRAPHS and (self._in_headers or not self._headers_only):
+            if attrs.get(_STYLE_NAME, "") in self._code_styles:
+                self._code_units.add(len(self.units))
             self._contexts.append((self._depth, len(self.units)))
             self.units.append(([], []))
             return
         entry = self._paragraph()
         if entry is None:
             return
+        if name == _SPAN and attrs.get(_STYLE_NAME, "") in self._code_styles:
+            self._code_depths.append(self._depth)
         if name in _FIXED:
             self._fixed = (self._depth, [])
         elif name == _SPACE:
@@ -108,6 +124,8 @@ class _Collector(_xml.Handler):
             self._close()
         depth = self._depth
         self._depth -= 1
+        if self._code_depths and self._code_depths[-1] == depth:
+            self._code_depths.pop()
         if self._ignoring:
             self._ignoring -= 1
             return
@@ -161,10 +179,11 @@ def read(data: bytes) -> Extracted:
     units: list[Unit] = []
     slots: list[tuple[_package.Slot | None, ...]] = []
     encodings: dict[str, str] = {}
+    code = _odf_styles.code_styles(archive)
     for part in ("content.xml", "styles.xml"):
         if part not in archive:
             continue
-        collector = _Collector(part, headers_only=part == "styles.xml")
+        collector = _Collector(part, headers_only=part == "styles.xml", code_styles=code)
         encodings[part] = _xml.scan(archive.read(part), collector, part)
         for entry in collector.units:
             if entry is not None:

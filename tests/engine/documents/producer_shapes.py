@@ -130,3 +130,57 @@ def make_docx(body: str, styles: str = PANDOC_STYLES) -> bytes:
             "word/styles.xml", f'<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="{W}">{styles}</w:styles>'
         )
     return buffer.getvalue()
+
+
+ODF_NS = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" '
+    'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" '
+    'xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.3"'
+)
+# pandoc 2.17's styles.xml for code (its .odt reference): Courier New, a fixed-pitch font-face.
+PANDOC_ODF_STYLES = (
+    '<office:font-face-decls><style:font-face style:name="Courier New" svg:font-family="&apos;Courier New&apos;" '
+    'style:font-family-generic="modern" style:font-pitch="fixed" /></office:font-face-decls><office:styles>'
+    '<style:style style:name="Standard" style:family="paragraph" style:class="text" />'
+    '<style:style style:name="Preformatted_20_Text" style:display-name="Preformatted Text" style:family="paragraph" '
+    'style:parent-style-name="Standard" style:class="html"><style:text-properties style:font-name="Courier New" '
+    'fo:font-size="10pt" /></style:style>'
+    '<style:style style:name="Source_Text" style:family="text"><style:text-properties style:font-name="Courier New" '
+    'fo:font-size="10pt" /></style:style></office:styles>'
+)
+PANDOC_ODF_AUTOMATIC = (
+    '<style:style style:name="T1" style:family="text"><style:text-properties fo:font-weight="bold" /></style:style>'
+    '<style:style style:name="T2" style:family="text"><style:text-properties fo:font-style="italic" /></style:style>'
+    '<style:style style:name="P1" style:family="paragraph" style:parent-style-name="Preformatted_20_Text" />'
+)
+
+
+def make_odt(body: str, automatic: str = PANDOC_ODF_AUTOMATIC, styles: str = PANDOC_ODF_STYLES) -> bytes:
+    """An .odt whose office:text holds `body`, with `automatic` styles in content.xml and `styles` in styles.xml."""
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ODF_NS}><office:automatic-styles>'
+        f"{automatic}</office:automatic-styles><office:body><office:text>{body}</office:text></office:body>"
+        "</office:document-content>"
+    )
+    styles_xml = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-styles {ODF_NS}>{styles}</office:document-styles>'
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.text")
+        out.writestr("content.xml", content)
+        out.writestr("styles.xml", styles_xml)
+        out.writestr(
+            "META-INF/manifest.xml",
+            '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
+            'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">'
+            '<manifest:file-entry manifest:full-path="/" '
+            'manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+            '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+            '<manifest:file-entry manifest:full-path="styles.xml" manifest:media-type="text/xml"/>'
+            "</manifest:manifest>",
+        )
+    return buffer.getvalue()
