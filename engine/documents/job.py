@@ -323,6 +323,8 @@ class _Run:
         fingerprint_sha = hashlib.sha256(data).hexdigest()
         extracted = _extract(fmt, source, data)
         del data  # the format keeps what it needs to render; the job keeps no second copy
+        # What the format kept without translating (a stray line between subtitle cues): said, never silent.
+        self.warnings.extend(str(w) for w in getattr(extracted, "warnings", ()))
         self.units = extracted.units
         self.translations = [None] * len(self.units)
         translatable = [i for i, unit in enumerate(self.units) if unit.translatable]

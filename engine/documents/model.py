@@ -87,7 +87,9 @@ class Unit:
 
 
 class Extracted(Protocol):
-    """A read document: its units, and how to write it back with new run texts."""
+    """A read document: its units, and how to write it back with new run texts. A format that kept some text
+    verbatim because it could not parse it (a stray line between subtitle cues) may also have `warnings`, a
+    sequence of sentences the job passes on to the person (DocumentResult.warnings, the CLI's stderr)."""
 
     @property
     def units(self) -> Sequence[Unit]: ...

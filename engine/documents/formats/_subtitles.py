@@ -11,8 +11,12 @@ around its new text; tags inside a cue's text are fixed runs, except a tag close
 on the next (`<i>one</i>` / `<i>two</i>`), which the translator does not see. WebVTT's character references are
 decoded for the translator (it reads "Tom & Jerry") and `&`, `<`, `>` are escaped again in what is written.
 
-A cue's new text is re-wrapped into at most two lines of about MAX_COLUMNS display columns (a CJK character is two:
-16 per line for Chinese), broken after punctuation or a space where both lines still fit. A cue whose text comes
+A cue of several lines gets back as many lines, broken at the most even widths after punctuation or a space (or
+between CJK characters), each at least MIN_LINE columns. Dialogue (a cue whose later lines start with a dash, one
+line per speaker) is not one text: each speaker's line is a unit of its own, never grouped with other cues, and
+comes back on its own line after its own dash; a dash at a cue's start is kept as markup is, never translated. A
+one-line cue is re-wrapped into at most two lines of about MAX_COLUMNS display columns (a CJK character is two: 16
+per line for Chinese), broken after punctuation or a space where both lines still fit. A cue whose text comes
 back unchanged is written exactly as it was, so an identity translation gives back the same bytes. No cue is left
 empty: when a share comes back blank, the group's text is shared out again by the cues' source lengths (a cue that
 still gets none keeps its own text).
@@ -20,6 +24,7 @@ still gets none keeps its own text).
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import unicodedata
@@ -27,23 +32,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.documents.formats import _textcodec
-from engine.documents.formats._textdoc import SplicedText
+from engine.documents.formats._textdoc import SplicedText, split_lines
 from engine.documents.model import Run, Unit
 
 MAX_GROUP = 6
 MAX_GAP_S = 2.0
+MIN_LINE = 4  # display columns: a multi-line cue is not re-broken into lines narrower than this
 MAX_COLUMNS = {"zh": 32}  # display columns per line, by target language
 DEFAULT_COLUMNS = 42
 
 _MARKUP = r"<[^<>\r\n]*>|\{\\[^{}\r\n]*\}"
 _TAG = re.compile(_MARKUP)
 _LEAD = re.compile(rf"(?:\s*(?:{_MARKUP}))*\s*")
+# A speaker's dash (not a minus before a number, not "--"), and the markup and blanks after it
+_DASH = re.compile(rf"[-\u2010\u2013\u2014](?![-\u2010\u2013\u2014\d.,])[ \t]*(?:(?:{_MARKUP})[ \t]*)*")
+_SPEAKER_LINE = re.compile(rf"[ \t]*(?:(?:{_MARKUP})[ \t]*)*{_DASH.pattern}")
 _EMPTY_PAIR = re.compile(r"<([A-Za-z][\w-]*)(?:[ .][^<>\r\n]*)?>(\s*)</\1>|</([A-Za-z][\w-]*)>(\s*)<\3>")
 # `<i>one</i>` / `<i>two</i>`: the same tag closed at a line's end and opened again on the next says nothing
 _REOPENED = re.compile(r"</([A-Za-z][\w-]*)>(\s*(?:\r\n|\r|\n)\s*)<\1>")
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _SENTENCE_END = re.compile(r"[.!?…。！？♪][\"'”’»)\]」』）】]*\Z")
 _NEWLINES = re.compile(r"\s*(?:\r\n|\r|\n)\s*")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 _BREAK_AFTER = frozenset("，。、！？；：,.!?;:…)）」』】”’")
 
 
@@ -57,6 +67,29 @@ class Cue:
     eol: str
     begin_s: float
     end_s: float
+    closes: bool = False  # a sentence stops here (text the reader could not place follows it)
+    dialogue: bool = False  # one speaker's line of a dialogue cue: a unit of its own, kept on its own line(s)
+
+
+def replace_cue(cue: Cue, **changes: object) -> Cue:
+    """`cue` with some fields changed."""
+    return dataclasses.replace(cue, **changes)  # type: ignore[arg-type]
+
+
+def dialogue_cues(text: str, cues: Sequence[Cue]) -> list[Cue]:
+    """`cues` with each dialogue cue (a later line starts with a speaker's dash) split into one cue per speaker:
+    the lines from one dash to the next, with the cue's timing."""
+    out: list[Cue] = []
+    for cue in cues:
+        lines = split_lines(text[cue.start : cue.end])
+        starts = [k for k, line in enumerate(lines) if k == 0 or _SPEAKER_LINE.match(line.content)]
+        if len(starts) < 2:
+            out.append(cue)
+            continue
+        for a, b in zip(starts, [*starts[1:], len(lines)]):
+            first, last = lines[a], lines[b - 1]
+            out.append(replace_cue(cue, start=cue.start + first.start, end=cue.start + last.end, dialogue=True))
+    return out
 
 
 @dataclass(frozen=True)
@@ -69,6 +102,7 @@ class _Part:
     core: str  # the text between the markup, as written (line breaks and all)
     first_run: int
     run_count: int
+    lines: int = 1  # how many lines the cue's text had: it gets as many back
 
 
 @dataclass(frozen=True)
@@ -85,10 +119,17 @@ class SubtitleDocument(SplicedText):
         units: list[Unit],
         groups: list[Group],
         escape: bool = False,
+        warnings: Sequence[str] = (),
     ) -> None:
         super().__init__(decoded, units)
         self._groups = groups
         self._escape = escape
+        self._warnings = tuple(warnings)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the reader kept without translating (a stray line between cues), for the job to report."""
+        return self._warnings
 
     def replacements(self, translations: Sequence[Sequence[str] | None], target: str) -> list[tuple[int, int, str]]:
         """Each translated sentence's cues rewritten (see the module docstring)."""
@@ -115,7 +156,8 @@ def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple
             pieces = _core_runs(_joined(_REOPENED.sub(r"\2", core)), entities)
             if k + 1 < len(pending):
                 pieces = _with_separator(pieces, _separator(core, pending[k + 1][2]))
-            parts.append(_Part(cue, lead, trail, core, len(runs), len(pieces)))
+            lines = len(_NEWLINE.findall(core)) + 1
+            parts.append(_Part(cue, lead, trail, core, len(runs), len(pieces), lines))
             runs.extend(pieces)
         units.append(Unit(tuple(runs), split="length"))
         groups.append(Group(tuple(parts)))
@@ -124,6 +166,9 @@ def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple
     for index, cue in enumerate(cues):
         payload = text[cue.start : cue.end]
         lead = _LEAD.match(payload).group()
+        dash = _DASH.match(payload, len(lead))
+        if dash is not None:
+            lead = payload[: dash.end()]
         rest = payload[len(lead) :]
         trail = _trail(rest)
         core = rest[: len(rest) - len(trail)]
@@ -131,10 +176,15 @@ def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple
         if not any(ch.isalnum() for ch in plain):
             flush()  # nothing to translate (music notes, an empty cue): kept as it is, and it ends a sentence
             continue
+        if cue.dialogue:
+            flush()  # a speaker's line is a text of its own
         pending.append((cue, lead, core, trail))
         following = cues[index + 1] if index + 1 < len(cues) else None
         if (
-            _SENTENCE_END.search(plain.rstrip())
+            cue.dialogue
+            or cue.closes
+            or (following is not None and following.dialogue)
+            or _SENTENCE_END.search(plain.rstrip())
             or following is None
             or following.begin_s - cue.end_s > MAX_GAP_S
             or len(pending) >= MAX_GROUP
@@ -164,7 +214,7 @@ def render_group(
         text = _tidy("".join(cue_new)).strip()
         if not _TAG.sub("", text).strip():
             continue  # never an empty cue: one left without text keeps its own
-        body = part.cue.eol.join(_wrap(text, columns))
+        body = part.cue.eol.join(_wrap(text, columns, part.lines, fixed=part.cue.dialogue))
         out.append((part.cue.start, part.cue.end, part.lead + body + part.trail))
     return out
 
@@ -296,16 +346,66 @@ def _width(text: str) -> int:
     return sum(2 if _wide(ch) else 1 for ch in text)
 
 
-def _wrap(text: str, columns: int) -> list[str]:
-    """At most two lines, each of about `columns` display columns where the text allows."""
+def _wrap(text: str, columns: int, lines: int = 1, fixed: bool = False) -> list[str]:
+    """The cue's new text as lines: `lines` of them at the most even widths when the cue had several; one line for
+    `fixed` (a speaker's line) or when it fits `columns`, else at most two lines of about `columns` columns."""
     text = _NEWLINES.sub(lambda m: _separator_between(text, m.start(), m.end()), text)
-    if _width(text) <= columns:
+    if lines > 1 and not fixed:
+        return _even_lines(text, lines)
+    if fixed or _width(text) <= columns:
         return [text]
     cut = _best_cut(text, columns)
     if cut is None:
         return [text]
     first, second = text[:cut].rstrip(), text[cut:].lstrip()
     return [first, second] if first and second else [text]
+
+
+def _even_lines(text: str, lines: int) -> list[str]:
+    """`text` in `lines` lines (fewer when it is too short for each to have MIN_LINE columns), cut at allowed
+    breaks (see _best_cut) nearest the even widths."""
+    total = _width(text)
+    lines = max(1, min(lines, total // MIN_LINE))
+    breaks = _breaks(text)
+    out = []
+    start = 0
+    for k in range(1, lines):
+        ideal = total * k / lines
+        choices = [(abs(width - ideal), i) for i, width in breaks if i > start]
+        if not choices:
+            break
+        _, cut = min(choices)
+        piece = text[start:cut].strip()
+        if piece:
+            out.append(piece)
+        start = cut
+    last = text[start:].strip()
+    if last:
+        out.append(last)
+    return out or [text]
+
+
+def _breaks(text: str) -> list[tuple[int, int]]:
+    """(index, display columns before it) of the places a line may break: after a space or a punctuation mark,
+    or between two CJK characters; never inside markup or a word."""
+    inside = _tag_positions(text)
+    references = {match.end() - 1 for match in _ENTITY.finditer(text)}
+    found = []
+    width = 0
+    for i in range(1, len(text)):
+        ch = text[i - 1]
+        if (i - 1) in references:
+            width += 1
+        elif (i - 1) not in inside:
+            width += 2 if _wide(ch) else 1
+        if (i - 1) in inside and i in inside and text[i - 1] != ">":
+            continue
+        before, after = text[i - 1], text[i]
+        if after in _BREAK_AFTER or (before.isspace() and after.isspace()):
+            continue
+        if before.isspace() or before in _BREAK_AFTER or (_wide(before) and _wide(after)):
+            found.append((i, width))
+    return found
 
 
 def _best_cut(text: str, columns: int) -> int | None:

@@ -29,17 +29,28 @@ def read(data: bytes) -> _subtitles.SubtitleDocument:
     if not lines or not re.fullmatch(r"WEBVTT(?:[ \t].*)?", lines[0].content):
         raise DocumentError("this is not a WebVTT subtitle file: its first line must be WEBVTT")
     fallback = dominant_eol(lines)
-    cues = []
+    cues: list[_subtitles.Cue] = []
+    warnings: list[str] = []
+    numbers = {line.start: n for n, line in enumerate(lines, start=1)}
     for block in _blocks(lines):
         cue = _cue(block, fallback)
         if cue is not None:
             cues.append(cue)
-    units, groups = _subtitles.group_units(text, cues, entities=True)
-    return _subtitles.SubtitleDocument(decoded, units, groups, escape=True)
+            continue
+        problem = _not_a_cue(block)
+        if problem is not None:
+            if cues:
+                cues[-1] = _subtitles.replace_cue(cues[-1], closes=True)  # no sentence runs over it
+            warnings.append(f"line {numbers[block[0].start]}: {problem} was kept as it was, not translated")
+    if len(warnings) > 10:
+        warnings[10:] = [f"… and {len(warnings) - 10} more blocks that are not cues were kept as they were"]
+    units, groups = _subtitles.group_units(text, _subtitles.dialogue_cues(text, cues), entities=True)
+    return _subtitles.SubtitleDocument(decoded, units, groups, escape=True, warnings=warnings)
 
 
 def _blocks(lines: list[Line]) -> list[list[Line]]:
-    """The blocks after the header: runs of non-blank lines."""
+    """The blocks after the header: runs of non-blank lines; a line with "-->" after a block's timing line starts
+    another block (a cue without a blank line before it: the spec ends the cue text there)."""
     blocks: list[list[Line]] = []
     current: list[Line] = []
     in_header = True
@@ -53,7 +64,31 @@ def _blocks(lines: list[Line]) -> list[list[Line]]:
         in_header = False
     if current and not in_header:
         blocks.append(current)
-    return blocks
+    return [piece for block in blocks for piece in _split_at_timings(block)]
+
+
+def _split_at_timings(block: list[Line]) -> list[list[Line]]:
+    if _SKIPPED_BLOCK.fullmatch(block[0].content):
+        return [block]
+    timing = 0 if "-->" in block[0].content else 1
+    for k in range(timing + 1, len(block)):
+        if "-->" in block[k].content:
+            return [block[:k], *_split_at_timings(block[k:])]
+    return [block]
+
+
+def _not_a_cue(block: list[Line]) -> str | None:
+    """What a block that gives no cue is, when it is something a person would miss; None for NOTE, STYLE and
+    REGION blocks and cues without text (nothing of them was meant to be shown)."""
+    if _SKIPPED_BLOCK.fullmatch(block[0].content):
+        return None
+    timing = next((line for line in block[:2] if "-->" in line.content), None)
+    if timing is None:
+        words = " ".join(" ".join(line.content.split()) for line in block)
+        return f"text outside any cue ({(words if len(words) <= 60 else words[:59] + '…')!r})"
+    if _TIMING.fullmatch(timing.content) is None:
+        return f"a cue whose timing cannot be read ({timing.content.strip()[:60]!r})"
+    return None
 
 
 def _cue(block: list[Line], fallback: str) -> _subtitles.Cue | None:
@@ -70,11 +105,6 @@ def _cue(block: list[Line], fallback: str) -> _subtitles.Cue | None:
     match = _TIMING.fullmatch(timing.content)
     if match is None:
         return None
-    # A line with "-->" starts another cue (one without a blank line before it): the text stops there.
-    for k, line in enumerate(payload):
-        if "-->" in line.content:
-            payload = payload[:k]
-            break
     if not payload:
         return None
     inner = next((line.eol for line in payload[:-1] if line.eol), payload[-1].eol or fallback)

@@ -108,7 +108,7 @@ def test_render_changes_only_cue_text():
         ("Beijing", "BEIJING"),
         ("next week.", "NEXT WEEK."),
         # rewritten cues are re-wrapped: this one fits on one line, in one pair of italics
-        ("<i>This coffee costs</i>\n<i>5 dollars.</i>", "<i>THIS COFFEE COSTS 5 DOLLARS.</i>"),
+        ("<i>This coffee costs</i>\n<i>5 dollars.</i>", "<i>THIS COFFEE\nCOSTS 5 DOLLARS.</i>"),
         ("{\\an8}The museum is closed on Mondays.", "{\\an8}THE MUSEUM IS CLOSED ON MONDAYS."),
         ("The children are playing", "THE CHILDREN ARE PLAYING"),
         ("in the park.", "IN THE PARK."),
@@ -125,7 +125,7 @@ def test_a_sentence_over_three_cues_is_shared_among_them():
     texts = cue_texts(out)
     assert texts[1:4] == ["我们下周", "去北", "京。"]
     assert texts[0] == "大家早上好！"
-    assert texts[4] == "<i>这杯咖啡要5美元。</i>"
+    assert texts[4] == "<i>这杯咖啡\n要5美元。</i>"  # two lines in, two lines out
     assert texts[5] == "{\\an8}博物馆周一闭馆。"
     assert texts[6] == "♪ ♪"
     assert "".join(texts[7:9]) == "孩子们在公园里玩。" and all(texts[7:9])
@@ -191,13 +191,148 @@ def test_a_long_pause_ends_a_sentence():
     [
         b"Just some text, not subtitles.\n",
         b"1\n00:00:01,000 -> 00:00:02,000\nBroken arrow\n",
-        TEN.encode()[:-200] + b"\n\ngarbage between cues\n\n" + TEN.encode()[-200:],
         b"\x00\x01\x02\x03",
     ],
 )
 def test_what_is_not_srt_is_refused(data):
     with pytest.raises(DocumentError):
         srt.read(data)
+
+
+STRAY = """\
+1
+00:00:01,000 --> 00:00:02,000
+Good morning, everyone!
+
+This line is not in any cue.
+
+2
+00:00:03,000 --> 00:00:04,000
+Thank you very much.
+"""
+
+
+def test_a_stray_line_is_kept_in_place_reported_and_never_given_to_a_cue():
+    """Issue 27: the srt library put the stray line into cue 1 (it ends at a blank line), so it was joined, shared out
+    by length into cue 2 and deleted from its place, with exit 0."""
+    doc = srt.read(STRAY.encode())
+    assert [unit.source for unit in doc.units] == ["Good morning, everyone!", "Thank you very much."]
+    assert doc.warnings == (
+        "line 5: text outside any cue ('This line is not in any cue.') was kept as it was, not translated",
+    )
+    out = doc.render([["大家早上好！"], ["非常感谢。"]], target="zh").decode()
+    assert out == STRAY.replace("Good morning, everyone!", "大家早上好！").replace("Thank you very much.", "非常感谢。")
+    assert cue_texts(out.encode())[1] == "非常感谢。"
+
+
+def test_a_stray_line_stops_a_sentence_from_running_on():
+    data = STRAY.replace("Good morning, everyone!", "We are going to").encode()
+    assert [unit.source for unit in srt.read(data).units] == ["We are going to", "Thank you very much."]
+
+
+def test_a_damaged_timing_is_kept_verbatim_with_its_text():
+    damaged = TEN[:-200] + "\n\ngarbage between cues\n\n" + TEN[-200:]  # cuts cue 7's timing in two
+    doc = srt.read(damaged.encode())
+    assert len(doc.units) == 6 and doc.warnings
+    assert all("kept as it was" in w for w in doc.warnings)
+    assert "garbage between cues" in doc.warnings[0]
+    out = doc.render(upper(doc), target="en").decode()
+    assert "7\n00:00:15\n\ngarbage between cues\n\n,000 --> 00:00:16,000\n♪ ♪" in out  # byte for byte
+    assert "THE CHILDREN ARE PLAYING" in out and "garbage between cues" in out
+
+
+def test_many_stray_places_are_counted_not_listed():
+    data = "".join(f"{i}\n00:00:{i:02d},000 --> 00:00:{i:02d},500\nCue {i}.\n\nstray {i}\n\n" for i in range(1, 16))
+    warnings = srt.read(data.encode()).warnings
+    assert len(warnings) == 11 and "5 more" in warnings[-1]
+
+
+def test_multi_line_cues_keep_their_line_count():
+    """Issue 27: a cue's lines were joined into one."""
+    data = (
+        b"1\n00:00:01,000 --> 00:00:04,000\nI do not know\nwhat you mean.\n\n"
+        b"2\n00:00:05,000 --> 00:00:09,000\nThree lines of text\nin this one cue\nfor a test.\n\n"
+        b"3\n00:00:10,000 --> 00:00:11,000\nOne line.\n"
+    )
+    doc = srt.read(data)
+    assert [unit.source for unit in doc.units] == [
+        "I do not know what you mean.",  # translated as one text
+        "Three lines of text in this one cue for a test.",
+        "One line.",
+    ]
+    out = doc.render([["我不知道你的意思。"], ["这个字幕里有三行文字用于测试。"], ["一行。"]], target="zh")
+    texts = cue_texts(out)
+    assert texts[0].split("\n") == ["我不知道", "你的意思。"]
+    assert len(texts[1].split("\n")) == 3 and texts[1].replace("\n", "") == "这个字幕里有三行文字用于测试。"
+    assert texts[2] == "一行。"
+    english = cue_texts(srt.read(out).render([["I do not know what you mean."], None, None], target="en"))
+    assert english[0] == "I do not know\nwhat you mean."
+
+
+def test_a_short_translation_is_not_broken_into_tiny_lines():
+    data = b"1\n00:00:01,000 --> 00:00:02,000\nYes, I\nthink so.\n"
+    assert cue_texts(srt.read(data).render([["是的。"]], target="zh")) == ["是的。"]
+
+
+DIALOGUE = """\
+1
+00:00:01,000 --> 00:00:03,000
+- Where is the train station?
+- Thank you very much.
+
+2
+00:00:04,000 --> 00:00:06,000
+<i>-Good morning, everyone!</i>
+<i>-See you tomorrow.</i>
+
+3
+00:00:07,000 --> 00:00:08,000
+-5 degrees outside
+"""
+
+
+def test_dialogue_lines_are_separate_texts_each_on_its_own_line_after_its_dash():
+    """Issue 27: '- A' / '- B' was one line '- A - B' and one text for the model."""
+    doc = srt.read(DIALOGUE.encode())
+    assert [unit.source for unit in doc.units] == [
+        "Where is the train station?",
+        "Thank you very much.",
+        "Good morning, everyone!",
+        "See you tomorrow.",
+        "-5 degrees outside",  # a minus, not a speaker's dash
+    ]
+    new = [[CORPUS[unit.source]] if unit.source in CORPUS else None for unit in doc.units]
+    texts = cue_texts(doc.render(new, target="zh"))
+    assert texts[0] == f"- {CORPUS['Where is the train station?']}\n- {CORPUS['Thank you very much.']}"
+    assert texts[1] == f"<i>-{CORPUS['Good morning, everyone!']}</i>\n<i>-{CORPUS['See you tomorrow.']}</i>"
+    assert doc.render(identity(doc), target="zh") == DIALOGUE.encode()
+
+
+def test_a_dialogue_cue_is_not_grouped_with_its_neighbours():
+    data = (
+        b"1\n00:00:01,000 --> 00:00:02,000\nI was going to\n\n"
+        b"2\n00:00:02,000 --> 00:00:03,000\n- the station\n- and you\n\n"
+        b"3\n00:00:03,000 --> 00:00:04,000\nwere not there\n"
+    )
+    assert [unit.source for unit in srt.read(data).units] == [
+        "I was going to",
+        "the station",
+        "and you",
+        "were not there",
+    ]
+
+
+def test_the_job_reports_what_it_kept_and_writes_it_back(tmp_path):
+    from engine.documents.job import DocumentJob, DocumentOptions
+    from engine.options import TranslationOptions
+    from tests.engine.documents.fakes import SpyTranslator
+
+    source = tmp_path / "film.srt"
+    source.write_text(STRAY, encoding="utf-8")
+    result = DocumentJob(source, DocumentOptions(), TranslationOptions(), target_lang="zh").run(SpyTranslator())
+    assert result.error is None and not result.partial
+    assert result.warnings == srt.read(STRAY.encode()).warnings
+    assert "This line is not in any cue." in result.output.read_text(encoding="utf-8")
 
 
 def test_an_empty_file_has_no_units():
@@ -233,3 +368,10 @@ def test_end_to_end_with_the_tiny_model(en_zh):
     assert texts[3] == f"<i>{CORPUS['See you tomorrow.']}</i>"
     assert timings(out) == timings(data)
     assert out.count(b"\r\n") == data.count(b"\r\n")
+
+
+def test_dialogue_end_to_end_with_the_tiny_model(en_zh):
+    data = b"1\n00:00:01,000 --> 00:00:03,000\n- Good morning, everyone!\n- See you tomorrow.\n"
+    doc = srt.read(data)
+    texts = cue_texts(doc.render(translated(doc, en_zh), target="zh"))
+    assert texts == [f"- {CORPUS['Good morning, everyone!']}\n- {CORPUS['See you tomorrow.']}"]

@@ -130,11 +130,39 @@ def test_what_is_not_webvtt_is_refused(data):
         vtt.read(data)
 
 
-def test_malformed_cues_are_left_as_they_are():
+def test_malformed_cues_are_left_as_they_are_and_reported():
     data = b"WEBVTT\n\n00:01.000 --> 00:xx\nBroken timing\n\nno timing at all\n\n00:02.000 --> 00:03.000\nFine.\n"
     doc = vtt.read(data)
     assert [unit.source for unit in doc.units] == ["Fine."]
     assert doc.render([["好。"]], target="zh") == data.replace(b"Fine.", "好。".encode())
+    assert doc.warnings == (
+        "line 3: a cue whose timing cannot be read ('00:01.000 --> 00:xx') was kept as it was, not translated",
+        "line 6: text outside any cue ('no timing at all') was kept as it was, not translated",
+    )
+
+
+def test_a_cue_right_after_another_is_a_cue_of_its_own():
+    """A timing line inside a cue's block starts the next cue (the spec's parser): it was silently left untranslated."""
+    data = b"WEBVTT\n\n00:01.000 --> 00:02.000\nThank you very much.\n00:02.000 --> 00:03.000\nSee you tomorrow.\n"
+    doc = vtt.read(data)
+    assert [unit.source for unit in doc.units] == ["Thank you very much.", "See you tomorrow."]
+    assert doc.warnings == ()
+
+
+def test_multi_line_and_dialogue_cues_keep_their_lines():
+    data = (
+        b"WEBVTT\n\n00:01.000 --> 00:04.000\nI do not know\nwhat you mean.\n\n"
+        b"00:05.000 --> 00:06.000\n- Where is the train station?\n- Thank you very much.\n"
+    )
+    doc = vtt.read(data)
+    assert [unit.source for unit in doc.units] == [
+        "I do not know what you mean.",
+        "Where is the train station?",
+        "Thank you very much.",
+    ]
+    out = doc.render([["我不知道你的意思。"], ["火车站在哪里？"], ["非常感谢。"]], target="zh").decode()
+    assert "\n我不知道\n你的意思。\n" in out
+    assert out.endswith("\n- 火车站在哪里？\n- 非常感谢。\n")
 
 
 def test_the_registry_finds_it():
