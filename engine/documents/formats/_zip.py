@@ -1,9 +1,15 @@
 """Reading a zip container safely and writing it back with only some members changed (Office, ODF, EPUB).
 
 Reading refuses what a document never is and what would hurt us: not a zip, truncated, password-protected members,
-absolute or `..` names, duplicate names, too many members, and decompression bombs (by the sizes the archive
-declares: zipfile never inflates a member past its declared size and checks its CRC, so the declared sizes bound
-memory). A format may set its own member and size caps and its own message for encrypted members (EPUB: DRM).
+absolute or `..` names, duplicate names, too many members, and decompression bombs. Bombs are judged twice: by the
+sizes the archive declares, before anything is inflated, and while a member is inflated (`read`, a megabyte at a
+time, never a whole member first): a member that passes RATIO_FLOOR at more than BOMB_RATIO times its compressed
+size, or members read that pass READ_LIMIT together, stop the inflating there and then. That bounds memory for any
+accepted document: the members a format reads (its XML and HTML parts) hold at most READ_LIMIT (64 MB) inflated,
+and the parsed text costs about 11 times the bytes parsed (20 MB of Word paragraphs: 215 MB peak), so reading a zip
+document peaks under about 1 GB beside the file's own bytes; members a format does not read (images, fonts) are
+copied compressed, never inflated (EPUB's `verify` streams them a megabyte at a time). A format may set its own
+member and size caps and its own message for encrypted members (EPUB: DRM).
 Writing copies every untouched member byte for byte (local header, data, data descriptor: its compression,
 timestamps and extra fields as they were), in the original order; changed and added members are deflated anew, and
 the members a container format wants stored (ODF's and EPUB's mimetype) are written uncompressed with no extra field.
@@ -24,9 +30,14 @@ from engine.documents.model import DocumentError
 MAX_MEMBERS = 20_000
 MAX_TOTAL_BYTES = 1 << 30  # the sum of the members' declared uncompressed sizes
 # A member inflating past BOMB_MIN_BYTES at more than BOMB_RATIO times its compressed size is a bomb, not a document
-# (XML compresses about 5-20:1, and rarely past 100:1).
+# (XML compresses about 5-20:1, and rarely past 100:1); judged from the declared sizes for every member.
 BOMB_MIN_BYTES = 64 << 20
 BOMB_RATIO = 200
+# The same ratio for a member being read, judged while it inflates once it passes RATIO_FLOOR (1 MB of repeated XML
+# is no document's text part; a 60 MB part of one repeated paragraph deflates to about 60 kB, 1000:1).
+RATIO_FLOOR = 1 << 20
+READ_LIMIT = 64 << 20  # the members one document's format reads (inflated, each counted once), together
+_CHUNK = 1 << 20
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _LOCAL = struct.Struct("<IHHHHHIIIHH")  # local file header, 30 bytes
@@ -82,6 +93,7 @@ class ZipArchive:
             ) from exc
         self._members = self._check(infos, start_dir)
         self._by_name = {member.info.filename: member for member in self._members}
+        self._read_sizes: dict[str, int] = {}  # inflated size of each member read so far (READ_LIMIT)
 
     def _check(self, infos: list[zipfile.ZipInfo], start_dir: int) -> list[_Member]:
         kind, max_members, max_total = self.kind, self._max_members, self._max_total
@@ -161,13 +173,34 @@ class ZipArchive:
         return self._by_name[name].info
 
     def read(self, name: str) -> bytes:
-        """A member's bytes, inflated and CRC-checked; DocumentError when it is missing or damaged."""
+        """A member's bytes, inflated and CRC-checked; DocumentError when it is missing or damaged, or as soon as
+        inflating it passes the bomb ratio or READ_LIMIT for all members read (see the module docstring)."""
         if name not in self._by_name:
             raise DocumentError(f"this {self.kind} is incomplete: {name} is missing")
+        info = self._by_name[name].info
+        room = READ_LIMIT - (sum(self._read_sizes.values()) - self._read_sizes.get(name, 0))
+        bomb_at = max(RATIO_FLOOR, BOMB_RATIO * max(info.compress_size, 1))
+        data = bytearray()
         try:
-            return self._zip.read(name)
+            with self._zip.open(info) as stream:
+                while chunk := stream.read(_CHUNK):
+                    data += chunk
+                    if len(data) > bomb_at:
+                        raise DocumentError(
+                            f"this {self.kind} is a zip bomb ({name} unpacks more than {BOMB_RATIO} times its "
+                            f"{info.compress_size:,} bytes); Qiao does not open it"
+                        )
+                    if len(data) > room:
+                        raise DocumentError(
+                            f"this {self.kind} holds more than {READ_LIMIT >> 20} MB of text and markup (unpacked); "
+                            "Qiao translates documents up to that size: split it into smaller files"
+                        )
+        except DocumentError:
+            raise
         except Exception as exc:  # BadZipFile (CRC), zlib.error, EOFError, NotImplementedError (method), …
             raise DocumentError(f"this {self.kind} is damaged: {name} cannot be unpacked ({exc})") from exc
+        self._read_sizes[name] = len(data)
+        return bytes(data)
 
     def verify(self) -> None:
         """Unpack every member once, a megabyte at a time, checking its CRC: a damaged member the format does not
