@@ -2,7 +2,9 @@
 
 A hard-wrapped paragraph is ONE unit with its line breaks inside (the engine decides which breaks are wraps and
 joins them); only a very long block — a file without blank lines — is cut, after lines that end a sentence or
-before indented ones. Outside the units nothing changes: indentation before a paragraph, trailing whitespace after
+before indented ones, and a paragraph still over MAX_UNIT_CHARS (a whole book on one line) is cut after its
+sentences, the blanks between the pieces kept as they were (else the engine refused it whole and nothing was
+translated). Outside the units nothing changes: indentation before a paragraph, trailing whitespace after
 it, blank lines, and every line ending (\\n, \\r\\n, \\r, mixed). Line breaks in a translation are written with the
 paragraph's own line ending. The encoding is detected and kept (engine.documents.formats._textcodec): a BOM stays, a
 GB18030 or UTF-16 file comes back in GB18030 or UTF-16; a translation that the file's encoding cannot hold (Chinese
@@ -23,6 +25,8 @@ from engine.documents.model import DocumentFormat, Run, Unit
 MAX_UNIT_LINES = 40
 MAX_UNIT_CHARS = 4000
 _SENTENCE_END = re.compile(r"[.!?…。！？:：][\"'”’»)\]」』）】]*\Z")
+# Inside a long paragraph: after a sentence's end (and its closing quotes), with the blanks that follow it
+_INNER_END = re.compile(r"(?:[.!?…][\"'”’»)\]]*\s+|[。！？][”’」』）】]*\s*)")
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,8 @@ def read(data: bytes) -> TextDocument:
             block.append(line)
             continue
         if block:
-            paragraphs.extend(_paragraph(chunk, fallback_eol) for chunk in _chunks(block))
+            for chunk in _chunks(block):
+                paragraphs.extend(_pieces(decoded.text, _paragraph(chunk, fallback_eol)))
             block = []
     return TextDocument(decoded, paragraphs)
 
@@ -82,6 +87,28 @@ def _chunks(block: list[Line]) -> list[list[Line]]:
         if following is not None and (_SENTENCE_END.search(line.content.rstrip()) or following.content[:1].isspace()):
             chunks.append([])
     return [chunk for chunk in chunks if chunk]
+
+
+def _pieces(text: str, paragraph: _Paragraph) -> list[_Paragraph]:
+    """`paragraph`, or when it is over MAX_UNIT_CHARS, pieces of it cut after a sentence in the last three quarters
+    of each MAX_UNIT_CHARS window (else after a blank, else at the window's end); what lies between two pieces
+    (the blanks after a sentence) stays outside both."""
+    pieces = []
+    start, end = paragraph.start, paragraph.end
+    while end - start > MAX_UNIT_CHARS:
+        limit = start + MAX_UNIT_CHARS
+        cut = None
+        for match in _INNER_END.finditer(text, start + MAX_UNIT_CHARS // 4, limit):
+            cut = match  # the last sentence end in the window
+        if cut is not None:
+            stop, after = cut.start() + len(cut.group().rstrip()), cut.end()
+        else:
+            blank = text.rfind(" ", start + MAX_UNIT_CHARS // 4, limit)
+            stop, after = (blank, blank + 1) if blank > start else (limit, limit)
+        pieces.append(_Paragraph(start, stop, paragraph.eol))
+        start = after
+    pieces.append(_Paragraph(start, end, paragraph.eol))
+    return pieces
 
 
 def _paragraph(block: list[Line], fallback_eol: str) -> _Paragraph:

@@ -76,6 +76,25 @@ def test_a_file_without_blank_lines_is_cut_where_paragraphs_may_end():
     assert [unit.source for unit in txt.read(short.encode()).units] == [short.strip()]
 
 
+def test_a_book_on_one_line_is_cut_after_its_sentences():
+    """Issue 27: a 5 MB one-paragraph .txt was one unit over the engine's 1,000,000-character limit, refused whole
+    (the result was a copy of the English). It is cut into units of at most MAX_UNIT_CHARS after sentences, the
+    blanks between them kept as they were."""
+    text = ("The quick brown fox jumps over the lazy dog. " * 120_000).strip()  # 5.4 MB, one line
+    doc = txt.read(text.encode())
+    assert len(doc.units) > 1000 and all(len(unit.source) <= txt.MAX_UNIT_CHARS for unit in doc.units)
+    assert all(unit.source.endswith("dog.") and unit.source.startswith("The") for unit in doc.units)
+    assert doc.render(identity(doc), target="zh") == text.encode()
+    assert doc.render(upper(doc), target="en") == text.upper().encode()
+    chinese = "我们下周去北京。" * 2000  # no blanks between sentences: none is added or lost
+    doc = txt.read(chinese.encode())
+    assert len(doc.units) == 4 and "".join(unit.source for unit in doc.units) == chinese
+    for text in ("word " * 5000, "x" * 9000):  # no sentence end: after a blank, else at the limit
+        doc = txt.read(text.encode())
+        assert all(len(unit.source) <= txt.MAX_UNIT_CHARS for unit in doc.units)
+        assert doc.render(identity(doc), target="zh") == text.encode()
+
+
 def test_line_endings_of_every_kind_are_kept():
     source = "First line\r\nwraps on.\r\n\r\nOld Mac\rparagraph.\r\rUnix one.\n\nLast, no newline"
     doc = txt.read(source.encode())
