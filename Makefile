@@ -38,6 +38,7 @@ run: $(BIN)/.installed
 # the frozen app (freeze with the fixture model, offline self-test without Python, GUI under Xvfb, budgets; Linux).
 test: $(BIN)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest -m packaging
 
@@ -69,7 +70,7 @@ smoke: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check engine tests/engine qiao tests/qiao
+	$(BIN)/ruff format --check .
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -75,32 +75,49 @@ def run_ours(root: Path, bundle: Path, texts: list[str], threads: int, extra: li
     }
 
 
-def run_ct2(ct2_dir: Path, bundle: Path, sources: list[list[str]], lengths: list[list[int]], threads: int) -> dict:
-    """CTranslate2 int8 on ours' source ids, one batch per paragraph, ours' mean length per batch (load excluded)."""
-    import ctranslate2
-
+def ct2_batches(bundle: Path, ct2_dir: Path, sources: list[list[str]]) -> list[list[list[str]]]:
+    """Ours' source ids of every sentence (language token and eos included) as CTranslate2 tokens, per paragraph."""
     from engine.translator import Translator
 
     tr = Translator(bundle, precision="int8", threads=1)
     lang = tr.language_token(None)
     lang_ids = [tr.tokenizer.token_to_id(lang)] if lang else []
     vocab: list[str] = json.loads((ct2_dir / "shared_vocabulary.json").read_text(encoding="utf-8"))
-    batches = [
-        [[vocab[i] for i in [*lang_ids, *tr.tokenizer.encode(s, add_eos=False), tr.tokenizer.eos_id]] for s in para]
-        for para in sources
-    ]
-    del tr
-    model = ctranslate2.Translator(str(ct2_dir), device="cpu", compute_type="int8", intra_threads=threads)
+    eos = tr.tokenizer.eos_id
+    ids = [[[*lang_ids, *tr.tokenizer.encode(s, add_eos=False), eos] for s in para] for para in sources]
+    return [[[vocab[i] for i in row] for row in para] for para in ids]
+
+
+def run_ct2(ct2_dir: Path, batches: list[list[list[str]]], lengths: list[list[int]], threads: int) -> dict:
+    """CTranslate2 int8 in a process of its own (beside onnxruntime's thread pools in one process it ran 2× slower
+    here), one batch per paragraph at ours' mean length (min = max); load excluded."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
+        json.dump({"batches": batches, "lengths": lengths, "threads": threads, "model": str(ct2_dir)}, f)
+        path = f.name
+    try:
+        out = subprocess.run(
+            [sys.executable, __file__, "--ct2-child", path], capture_output=True, text=True, check=True
+        ).stdout
+    finally:
+        os.unlink(path)
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _ct2_child(path: Path) -> None:
+    import ctranslate2
+
+    job = json.loads(path.read_text(encoding="utf-8"))
+    model = ctranslate2.Translator(
+        job["model"], device="cpu", compute_type="int8", intra_threads=job["threads"], inter_threads=1
+    )
     tokens = 0
     start = time.perf_counter()
-    for batch, lens in zip(batches, lengths):
+    for batch, lens in zip(job["batches"], job["lengths"]):
         n = peer_decoding_length(lens)
-        out = model.translate_batch(
-            batch, beam_size=BEAMS, min_decoding_length=n, max_decoding_length=n, return_end_token=False
-        )
+        out = model.translate_batch(batch, beam_size=BEAMS, min_decoding_length=n, max_decoding_length=n)
         tokens += sum(len(r.hypotheses[0]) for r in out)
     took = time.perf_counter() - start
-    return {"translate_s": took, "tokens": tokens, "ms_per_token": 1000 * took / max(tokens, 1)}
+    print(json.dumps({"translate_s": took, "tokens": tokens, "ms_per_token": 1000 * took / max(tokens, 1)}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", default="1,2")
     p.add_argument("--baseline-root", type=Path, help="another checkout whose engine runs the same paragraphs")
     p.add_argument("--json-out", type=Path)
+    p.add_argument("--ct2-child", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.ct2_child:
+        _ct2_child(args.ct2_child)
+        return 0
     bundle, ct2_dir = args.cache_dir / "bundle", args.cache_dir / "ct2-int8"
     texts = paragraphs(args.paragraphs)
     cpu = read_cpu()
@@ -121,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         rows["ours --no-guards"] = run_ours(ROOT, bundle, texts, threads, ["--no-guards"])
         if args.baseline_root:
             rows["baseline"] = run_ours(args.baseline_root, bundle, texts, threads, [])
-        ct2 = run_ct2(ct2_dir, bundle, rows["ours"]["sources"], rows["ours"]["lengths"], threads)
+        batches = ct2_batches(bundle, ct2_dir, rows["ours"]["sources"])
+        ct2 = run_ct2(ct2_dir, batches, rows["ours"]["lengths"], threads)
         print(f"\n{threads} thread(s): CTranslate2 int8 {ct2['translate_s']:.2f} s for {ct2['tokens']} tokens, "
               f"{ct2['ms_per_token']:.2f} ms/token (translate only)")  # fmt: skip
         for name, r in rows.items():

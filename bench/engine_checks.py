@@ -9,8 +9,8 @@
              VmRSS (now) after 20 %, 50 % and 100 % of them: peak memory, and whether it stays flat.
 
 The process imports only the engine and the standard library, so its memory is the engine's. With the random
-benchmark model most outputs run to the engine's length limit (3 × source tokens + 10), the worst case for time and
-memory; the result records how much of that limit the outputs used.
+benchmark model most outputs run to the engine's length limit (engine.length_limits: 3 × source tokens + 12 for
+en→zh), the worst case for time and memory; the result records how much of that limit the outputs used.
 
     python bench/engine_checks.py --mode soak --bundle .cache/full-random/bundle --threads 2 --result soak.json
 """

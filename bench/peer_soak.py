@@ -3,8 +3,9 @@ app built on CTranslate2 would, in a process that imports only CTranslate2, Sent
 
 Per text: split into sentences (a simple end-punctuation rule; our engine segments on its own), SentencePiece-encode
 each with the checkpoint's source.spm, translate the sentences as one batch (odd requests beam 4, even greedy, as
-ours alternate), each row limited as our engine limits it (3 × source tokens + 9 new tokens), and decode the pieces
-with target.spm. VmHWM / VmRSS are read at the same checkpoints as ours.
+ours alternate), each row limited as our engine limits it (soak_texts.peer_decoding_limit: engine.length_limits'
+en→zh room plus the end token), and decode the pieces with target.spm. VmHWM / VmRSS are read at the same
+checkpoints as ours.
 
     python bench/peer_soak.py --model .cache/full-random-real/ct2-int8 --checkpoint .cache/full-random-real/checkpoint \
         --threads 2 --translations 500 --result soak-ct2.json

@@ -731,9 +731,9 @@ def engine_report(results: dict[str, object]) -> list[str]:
             f"{totals['source_tokens']:,} source → {totals['target_tokens']:,} target tokens"
         )
         lines.append(
-            f"  random model: outputs used {soak['length_cap_used']:.0%} of the engine's length limit (3 × source + 10"
-            " tokens per sentence), so each request decodes about as long as the engine ever lets it — real output"
-            " would stop at eos much earlier"
+            f"  random model: outputs used {soak['length_cap_used']:.0%} of the engine's length limit (en→zh: 3 ×"
+            " source + 12 tokens per sentence), so each request decodes about as long as the engine ever lets it —"
+            " real output would stop at eos much earlier"
         )
     peer: dict[str, object] = (checks.get("peer_soak") or {}).get("ct2-int8") or {}  # type: ignore[union-attr]
     if peer and peer.get("status") != "ok":
@@ -752,7 +752,7 @@ def engine_report(results: dict[str, object]) -> list[str]:
             lines.append(row)
         lines.append(
             "  ct2: sentences split on . ! ?, source.spm pieces, one translate_batch per text (odd beam 4, even "
-            "greedy), each row limited to 3 × source + 9 tokens as ours, target.spm decoding; no `engine` import"
+            "greedy), each row limited to the room ours gives it, target.spm decoding; no `engine` import"
         )
     return lines
 
