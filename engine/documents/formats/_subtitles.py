@@ -7,9 +7,13 @@ or MAX_GROUP cues are gathered; a group is ONE unit, translated as one sentence,
 translator (a space between words, nothing between two CJK characters).
 
 Markup stays in place: tags and override codes at a cue's start or end (`{\\an8}<i>` … `</i>`, `<v Roger>`) are kept
-around its new text; tags inside a cue's text are fixed runs, except a tag closed at a line's end and opened again
-on the next (`<i>one</i>` / `<i>two</i>`), which the translator does not see. WebVTT's character references are
-decoded for the translator (it reads "Tom & Jerry") and `&`, `<`, `>` are escaped again in what is written.
+around its new text; tags, WebVTT timestamps and override codes inside a cue's text are markup runs
+(engine.documents.model.markup): the translator never sees them, as it never sees an HTML tag, so a sentence reads
+the same to it in every format; a tag closed at a line's end and opened again on the next (`<i>one</i>` /
+`<i>two</i>`) is taken out of the runs altogether. In a one-cue unit the tags are placed by meaning ("align", as in
+HTML: the bold word's own translation is found in the sentence's); over several cues by length. WebVTT's character
+references are decoded for the translator (it reads "Tom & Jerry") and `&`, `<`, `>` are escaped again in what is
+written.
 
 A cue of several lines gets back as many lines, broken at the most even widths after punctuation or a space (or
 between CJK characters), each at least MIN_LINE columns. Dialogue (a cue whose later lines start with a dash, one
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 
 from engine.documents.formats import _textcodec
 from engine.documents.formats._textdoc import SplicedText, split_lines
-from engine.documents.model import Run, Unit
+from engine.documents.model import Run, Unit, markup
 
 MAX_GROUP = 6
 MAX_GAP_S = 2.0
@@ -43,6 +47,9 @@ DEFAULT_COLUMNS = 42
 
 _MARKUP = r"<[^<>\r\n]*>|\{\\[^{}\r\n]*\}"
 _TAG = re.compile(_MARKUP)
+# What in _TAG is syntax: a tag (<i>, </b>, <font color="red">, <c.yellow>, <v Roger>), a WebVTT timestamp
+# (<00:00:13.000>) or an override code ({\\an8})
+_SYNTAX = re.compile(r"</?[A-Za-z][^<>\r\n]*>|<(?:\d+:)?\d{2}:\d{2}\.\d{3}>|\{\\[^{}\r\n]*\}")
 _LEAD = re.compile(rf"(?:\s*(?:{_MARKUP}))*\s*")
 # A speaker's dash (not a minus before a number, not "--"), and the markup and blanks after it
 _DASH = re.compile(rf"[-\u2010\u2013\u2014](?![-\u2010\u2013\u2014\d.,])[ \t]*(?:(?:{_MARKUP})[ \t]*)*")
@@ -159,7 +166,9 @@ def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple
             lines = len(_NEWLINE.findall(core)) + 1
             parts.append(_Part(cue, lead, trail, core, len(runs), len(pieces), lines))
             runs.extend(pieces)
-        units.append(Unit(tuple(runs), split="length"))
+        # One cue: its inline tags are placed by meaning, as HTML's are (<b> stays on the bold word); over several
+        # cues each cue gets its share by length, so it keeps about its part of the sentence at its timing.
+        units.append(Unit(tuple(runs), split="align" if len(parts) == 1 else "length"))
         groups.append(Group(tuple(parts)))
         pending.clear()
 
@@ -259,13 +268,15 @@ def _separator(core: str, following: str) -> str:
 
 
 def _core_runs(text: str, entities: bool) -> list[Run]:
-    """A cue's text: its inner tags as fixed runs; character references decoded where the format has them."""
+    """A cue's text: its inner tags and override codes as markup the translator never sees (anything else in angle
+    brackets, "a <3 b >", as a fixed run it sees); character references decoded where the format has them."""
     runs = []
     pos = 0
     for match in _TAG.finditer(text):
         if match.start() > pos:
             runs.append(_prose(text[pos : match.start()], entities))
-        runs.append(Run(match.group(), fixed=True))
+        tag = match.group()
+        runs.append(markup(tag) if _SYNTAX.fullmatch(tag) else Run(tag, fixed=True))
         pos = match.end()
     if pos < len(text):
         runs.append(_prose(text[pos:], entities))

@@ -1,6 +1,6 @@
 """The same sentence, in each format's own emphasis syntax, reads the same to the model and comes back as the same
 translated text (issue 27: Markdown sent `**` and `*` to the model, which gave 电脑在五楼 where .docx and .html gave
-电脑在桌子上)."""
+电脑在桌子上; .srt and .vtt cue tags reached it too)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ DOCUMENTS = {
             + pandoc_run(".")
         )
     ),
+    "t.srt": b"1\n00:00:01,000 --> 00:00:03,000\nThe <b>computer</b> is on the <i>desk</i>.\n",
+    "font.srt": b'1\n00:00:01,000 --> 00:00:03,000\n{\\an8}The <font color="#ffff00">computer</font> is on the '
+    b'<font face="Arial">desk</font>.\n',
+    "t.vtt": b"WEBVTT\n\n00:01.000 --> 00:03.000\n<v Li>The <b>computer</b> is on the <i>desk</i>.\n",
+    "c.vtt": b"WEBVTT\n\n00:01.000 --> 00:03.000\nThe <c.yellow>computer</c> is <00:00:02.000>on the <u>desk</u>.\n",
     "t.odt": make_odt(
         '<text:p text:style-name="First_20_paragraph">The <text:span text:style-name="T1">computer</text:span> is '
         'on the <text:span text:style-name="T2">desk</text:span>.</text:p>'

@@ -84,7 +84,8 @@ def width(text: str) -> int:
 def test_cues_are_grouped_into_sentences():
     doc = srt.read(TEN.encode())
     assert [unit.source for unit in doc.units] == list(ZH)
-    assert all(unit.split == "length" for unit in doc.units)
+    # a sentence over several cues is shared by length (each cue keeps its part); a one-cue sentence by meaning
+    assert [unit.split for unit in doc.units] == ["align", "length", "align", "align", "length", "align"]
     # one run per cue (inner markup aside): the three cues of the second sentence
     assert [run.text for run in doc.units[1].runs] == ["We are going to ", "Beijing ", "next week."]
     # italics closed and opened again at the line break: the translator sees one clean line
@@ -320,6 +321,45 @@ def test_a_dialogue_cue_is_not_grouped_with_its_neighbours():
         "and you",
         "were not there",
     ]
+
+
+TAGS = (
+    "1\n00:00:01,000 --> 00:00:02,000\nThe <b>computer</b> is on the <i>desk</i>.\n\n"
+    '2\n00:00:03,000 --> 00:00:04,000\nWe are going to <font color="#ffff00">Beijing</font>\n\n'
+    "3\n00:00:04,000 --> 00:00:05,000\nnext week.\n\n"
+    "4\n00:00:06,000 --> 00:00:07,000\nI <3 green tea > coffee.\n"
+)
+
+
+def test_tags_inside_a_cue_are_markup_the_model_never_sees():
+    """Issue 27 item 3: `<b>`, `<i>` and `<font>` reached the model as text (a fixed run it read as context)."""
+    doc = srt.read(TAGS.encode())
+    assert [unit.source for unit in doc.units] == [
+        "The computer is on the desk.",
+        "We are going to Beijing next week.",
+        "I <3 green tea > coffee.",  # not a tag: text the model reads, kept verbatim
+    ]
+    assert [run.text for run in doc.units[0].runs if run.markup] == ["<b>", "</b>", "<i>", "</i>"]
+    assert [run.text for run in doc.units[1].runs if run.markup] == ['<font color="#ffff00">']  # </font>: the cue's end
+    assert [(run.text, run.markup) for run in doc.units[2].runs if run.fixed] == [("<3 green tea >", False)]
+    assert doc.render(identity(doc), target="zh") == TAGS.encode()
+    texts = cue_texts(doc.render(mapped(doc, {"We are going to Beijing next week.": "我们下周去北京。"}), target="zh"))
+    assert texts[1].replace('<font color="#ffff00">', "").replace("</font>", "") + texts[2] == "我们下周去北京。"
+    assert texts[1].startswith("我们") and texts[1].endswith("</font>") and texts[2]
+
+
+def test_bold_lands_on_the_word_it_was_on_in_a_one_cue_sentence():
+    """A one-cue sentence is shared by meaning, as HTML is: each tagged word's own translation is found in the
+    sentence's (by length the bold took 保 and left 存 outside)."""
+    from engine.documents.inline import distribute, runs_alone
+
+    doc = srt.read(b"1\n00:00:01,000 --> 00:00:02,000\nClick <b>Save</b> to keep the file.\n")
+    unit = doc.units[0]
+    own = {"Click ": "点击", "Save": "保存", " to keep the file.": "保留文件。"}
+    assert unit.split == "align" and [unit.runs[i].text for i in runs_alone(unit)] == list(own)
+    hints = [own.get(run.text) if not run.fixed else None for run in unit.runs]
+    out = doc.render([distribute(unit, "点击保存以保留文件。", hints)], target="zh")
+    assert cue_texts(out) == ["点击<b>保存</b>以保留文件。"]
 
 
 def test_the_job_reports_what_it_kept_and_writes_it_back(tmp_path):

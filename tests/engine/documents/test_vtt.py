@@ -51,21 +51,23 @@ Tom &amp; Jerry like green tea.
 
 ZH = {
     "Good morning, everyone!": "大家早上好！",
-    "We are going to Beijing</c> next week.": "我们下周去北京。",
+    "We are going to Beijing next week.": "我们下周去北京。",
     "Tom & Jerry like green tea.": "Tom & Jerry <喜欢> 绿茶。",
-    "The museum <00:00:13.000>is closed on Mondays.": "博物馆周一闭馆。",
+    "The museum is closed on Mondays.": "博物馆周一闭馆。",
 }
 
 
 def test_only_cue_text_becomes_units():
+    """Cue tags and timestamps are markup: kept in place, never seen by the model (it read `Beijing</c> next`)."""
     doc = vtt.read(SAMPLE.encode())
     assert [unit.source for unit in doc.units] == list(ZH)
-    assert [(run.text, run.fixed) for run in doc.units[1].runs] == [
-        ("We are going to ", False),
-        ("Beijing", False),
-        ("</c>", True),
-        (" next week.", False),
+    assert [(run.text, run.fixed, run.markup) for run in doc.units[1].runs] == [
+        ("We are going to ", False, False),
+        ("Beijing", False, False),
+        ("</c>", True, True),
+        (" next week.", False, False),
     ]
+    assert [(run.text, run.markup) for run in doc.units[3].runs if run.fixed] == [("<00:00:13.000>", True)]
     assert [(run.text, run.fixed) for run in doc.units[2].runs] == [("Tom & Jerry like green tea.", False)]
 
 
@@ -163,6 +165,23 @@ def test_multi_line_and_dialogue_cues_keep_their_lines():
     out = doc.render([["我不知道你的意思。"], ["火车站在哪里？"], ["非常感谢。"]], target="zh").decode()
     assert "\n我不知道\n你的意思。\n" in out
     assert out.endswith("\n- 火车站在哪里？\n- 非常感谢。\n")
+
+
+def test_cue_tags_are_placed_by_meaning_in_a_one_cue_sentence():
+    """<c.key>, <u> and a timestamp inside one cue: markup the model never sees, put back around the words they
+    marked (each run's own translation found in the sentence's, as HTML does)."""
+    from engine.documents.inline import distribute, runs_alone
+
+    data = b"WEBVTT\n\n00:01.000 --> 00:02.000\n<v Li>Click <c.key>Save</c> to <00:01.500>keep <u>the file</u>.\n"
+    doc = vtt.read(data)
+    unit = doc.units[0]
+    assert unit.source == "Click Save to keep the file."
+    assert [run.text for run in unit.runs if run.markup] == ["<c.key>", "</c>", "<00:01.500>", "<u>", "</u>"]
+    own = {"Click ": "点击", "Save": "保存", " to ": "以", "keep ": "保留", "the file": "文件"}
+    assert unit.split == "align" and [unit.runs[i].text for i in runs_alone(unit)] == list(own)
+    hints = [own.get(run.text) if not run.fixed else None for run in unit.runs]
+    out = doc.render([distribute(unit, "点击保存以保留文件。", hints)], target="zh").decode()
+    assert out.endswith("\n<v Li>点击<c.key>保存</c>以<00:01.500>保留<u>文件</u>。\n")
 
 
 def test_the_registry_finds_it():
