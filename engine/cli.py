@@ -464,8 +464,8 @@ def _model_verify(args) -> int:
 
 
 def _load_tokenizer(model: str | None):
-    from engine.locate import find_bundle
     from engine.manifest import verify_bundle
+    from engine.model_store import find_bundle
     from engine.tokenizer import MarianTokenizer
 
     bundle = find_bundle(model)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from engine.config import MAX_BEAMS, EngineConfig
 from engine.errors import InputError
+from engine.languages import LanguagePair
 from engine.source_language import NAMES, Detection, DirectionChoice, choose_pair, detect_language
 
 AUTO = "auto"
@@ -111,8 +112,6 @@ class Directions:
 
     def check_first(self, options) -> None:
         """The request's own mistakes once, before any text: a forced pair's variant and options."""
-        from engine.cli_translate import _check_variant
-
         if self.forced:
             translator = self._translators[self.default]
             _check_variant(translator.manifest.pair, options.variant)
@@ -124,12 +123,19 @@ class Directions:
             raise InputError(f"unknown variant {options.variant!r}; the installed models offer {offered}")
 
     def _load(self, key: str | None):
-        from engine.locate import find_bundle
+        from engine.model_store import find_bundle
         from engine.translator import Translator
 
         args = self._args
         bundle = find_bundle(args.model, pair=key)
         return Translator(bundle, EngineConfig(precision=args.precision, threads=args.threads or None))
+
+
+def _check_variant(pair: LanguagePair, variant: str | None) -> None:
+    """An explicit --variant for a model without variants is a mistake on the command line (the window keeps one
+    saved choice for both directions instead, which TranslationOptions.validate allows)."""
+    if variant is not None and not pair.variants:
+        raise InputError(f"--variant {variant}: the {pair.key} model has no target variants")
 
 
 def refuse_if_needed(routed: Routed) -> None:

@@ -112,13 +112,6 @@ def _one_sentence(pair, text: str, options) -> str:
     return sentences[0]
 
 
-def _check_variant(pair, variant: str | None) -> None:
-    """An explicit --variant for a model without variants is a mistake on the command line (the window keeps one
-    saved choice for both directions instead, which TranslationOptions.validate allows)."""
-    if variant is not None and not pair.variants:
-        raise InputError(f"--variant {variant}: the {pair.key} model has no target variants")
-
-
 def translate_command(args: argparse.Namespace) -> int:
     """`qiao translate`: one request from an argument, a file or stdin, or (`--json`) one per input line, each in
     the installed direction that reads it (engine.cli_direction)."""

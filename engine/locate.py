@@ -3,7 +3,8 @@
 Search roots, in order: `--model` and `$QIAO_MODEL_DIR` (one bundle each, and final: when given, nothing else is
 tried), then folders of bundles (`<name>/manifest.json` each): beside the frozen program (`<exe dir>/models`,
 `_internal/models`, `_MEIPASS/models`), the source checkout's `resources/models`, the per-user models folder.
-Several bundles live side by side; `find_bundle(pair=...)` picks one by language pair (engine.model_store).
+Several bundles live side by side; engine.model_store lists them and picks one by language pair (`find_bundle`).
+This module knows only places, never manifests: the store imports it, never the other way round.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import ModelNotFoundError
-from engine.paths import MODEL_DIR, model_dir_override, models_dir, user_bundle_dir
+from engine.paths import model_dir_override, models_dir
 
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PAIR = "en-zh"  # what Qiao opens when no direction is asked for
@@ -27,16 +27,6 @@ class SearchRoot:
     path: Path
     location: str  # one of LOCATIONS
     single: bool = False
-
-
-def expected_bundle_dir(pair: str | None = None) -> Path:
-    """Where a user should put a model for `pair` ("zh-en"; None: the default en→zh) in the per-user models folder,
-    named as importing the Helsinki-NLP model for that pair would name it."""
-    if pair is None:
-        return user_bundle_dir()
-    from engine.model_store import normalise_pair
-
-    return models_dir() / f"opus-mt-{normalise_pair(pair)}"
 
 
 def search_roots(explicit: str | None = None) -> list[SearchRoot]:
@@ -96,29 +86,3 @@ def bundle_folders(root: SearchRoot) -> list[Path]:
         if is_dir and has_manifest(child):
             found.append(child)
     return found
-
-
-def find_bundle(explicit: str | None = None, pair: str | None = None) -> Path:
-    """The bundle to open: the first usable one for `pair` ("en-zh"); pair None prefers en→zh, else the first
-    usable one, else the first found (so loading it says what is wrong).
-
-    An explicit path or QIAO_MODEL_DIR is final: if it has no bundle (or, with `pair`, one of another pair), that
-    is the error (no silent fallback to another model)."""
-    from engine.model_store import find_for_pair, installed_models
-
-    if pair is not None:
-        return find_for_pair(pair, explicit)
-    roots = search_roots(explicit)
-    if explicit or model_dir_override():
-        chosen = roots[0].path
-        if has_manifest(chosen):
-            return chosen
-        how = "--model" if explicit else MODEL_DIR.name
-        raise ModelNotFoundError(f"no model bundle at {chosen} (given by {how})", [str(chosen)])
-    models = installed_models(explicit)
-    usable = [m for m in models if m.problem is None]
-    preferred = [m for m in usable if m.pair is not None and m.pair.key == DEFAULT_PAIR]
-    for group in (preferred, usable, models):
-        if group:
-            return group[0].path
-    raise ModelNotFoundError("no model bundle found", [str(p) for p in bundle_search_paths(explicit)])

@@ -1,6 +1,7 @@
 """The installed model bundles: list them by pair, pick one for a direction, verify, import and remove.
 
-Bundles live side by side (engine.locate's search roots); only the per-user models folder (engine.paths.models_dir)
+Bundles live side by side in engine.locate's search roots (places only: the manifests are read here, and
+`find_bundle` lives here so that the import goes one way). Only the per-user models folder (engine.paths.models_dir)
 is Qiao's to change. Every change there is atomic: an import unpacks and verifies in a `.import-<pid>-*` folder
 inside models_dir() (same file system), then renames it into place; a replaced bundle is first renamed aside
 (`.old-<pid>-*-<name>`) and restored if the new one cannot take its place; a removed one is renamed to
@@ -26,10 +27,10 @@ from engine.bundle_paths import inside
 from engine.config import PRECISIONS
 from engine.errors import BundleError, ModelNotFoundError, QiaoError
 from engine.languages import LanguagePair, code_of
-from engine.locate import MODEL_DIR, bundle_folders, bundle_search_paths, has_manifest, search_roots
+from engine.locate import DEFAULT_PAIR, bundle_folders, bundle_search_paths, has_manifest, search_roots
 from engine.manifest import MANIFEST, Manifest, load_manifest, verify_files
 from engine.model_archive import ArchiveError, extract, kind_of
-from engine.paths import model_dir_override, models_dir
+from engine.paths import MODEL_DIR, model_dir_override, models_dir, user_bundle_dir
 
 Progress = Callable[[int, int], None]
 _CHUNK = 1 << 20
@@ -169,6 +170,38 @@ def find_for_pair(pair_key: str, explicit: str | None = None) -> Path:
         [str(p) for p in bundle_search_paths()],
         pair=key,
     )
+
+
+def find_bundle(explicit: str | None = None, pair: str | None = None) -> Path:
+    """The bundle to open: the first usable one for `pair` ("en-zh"); pair None prefers en→zh, else the first
+    usable one, else the first found (so loading it says what is wrong).
+
+    An explicit path or QIAO_MODEL_DIR is final: if it has no bundle (or, with `pair`, one of another pair), that
+    is the error (no silent fallback to another model)."""
+    if pair is not None:
+        return find_for_pair(pair, explicit)
+    roots = search_roots(explicit)
+    if explicit or model_dir_override():
+        chosen = roots[0].path
+        if has_manifest(chosen):
+            return chosen
+        how = "--model" if explicit else MODEL_DIR.name
+        raise ModelNotFoundError(f"no model bundle at {chosen} (given by {how})", [str(chosen)])
+    models = installed_models(explicit)
+    usable = [m for m in models if m.problem is None]
+    preferred = [m for m in usable if m.pair is not None and m.pair.key == DEFAULT_PAIR]
+    for group in (preferred, usable, models):
+        if group:
+            return group[0].path
+    raise ModelNotFoundError("no model bundle found", [str(p) for p in bundle_search_paths(explicit)])
+
+
+def expected_bundle_dir(pair: str | None = None) -> Path:
+    """Where a user should put a model for `pair` ("zh-en"; None: the default en→zh) in the per-user models folder,
+    named as importing the Helsinki-NLP model for that pair would name it."""
+    if pair is None:
+        return user_bundle_dir()
+    return models_dir() / f"opus-mt-{normalise_pair(pair)}"
 
 
 # -- verification -------------------------------------------------------------------------------------------------

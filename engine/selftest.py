@@ -116,7 +116,7 @@ def installed_bundles() -> list[Path]:
 def _bundles_to_test(model: str | None) -> list[Path]:
     """`--model` or QIAO_MODEL_DIR: that bundle only (final, as everywhere). Otherwise every installed bundle, or
     the locate error that lists where it looked when there is none."""
-    from engine.locate import find_bundle
+    from engine.model_store import find_bundle
     from engine.paths import model_dir_override
 
     if model or model_dir_override():

@@ -120,7 +120,7 @@ def default_factory(bundle_dir: Path, precision: str, threads: int | None) -> Tr
 
 
 def default_locator(explicit: str | None, pair: str | None) -> Path:
-    from engine.locate import find_bundle
+    from engine.model_store import find_bundle
 
     return find_bundle(explicit, pair=pair)
 
@@ -134,7 +134,7 @@ def default_pair_lister(explicit: str | None) -> tuple[str, ...]:
 
 def default_expected_dir(pair: str | None = None) -> Path:
     """Where a user should put a bundle for `pair` (None: the default direction's)."""
-    from engine.locate import expected_bundle_dir
+    from engine.model_store import expected_bundle_dir
 
     return expected_bundle_dir(pair=pair)
 

@@ -297,7 +297,7 @@ class EngineService:
         return translator
 
     def _load(self, pair: str) -> Any:
-        from engine.locate import find_bundle
+        from engine.model_store import find_bundle
         from engine.translator import Translator
 
         log.info("loading the %s model", pair)

@@ -226,7 +226,7 @@ def test_a_folder_that_cannot_be_read_is_a_clear_error(monkeypatch, tmp_path, ca
     """Run as a user without read access, stat() of the folder's contents fails (simulated: tests run as root)."""
     from pathlib import Path
 
-    from engine.locate import find_bundle
+    from engine.model_store import find_bundle
 
     locked = tmp_path / "locked"
     locked.mkdir()

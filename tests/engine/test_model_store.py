@@ -15,13 +15,13 @@ import pytest
 
 from engine import model_store
 from engine.errors import ModelNotFoundError
-from engine.locate import find_bundle
 from engine.manifest import dumps
 from engine.model_store import (
     ModelStoreCancelled,
     ModelStoreError,
     bundle_name,
     clean_leftovers,
+    find_bundle,
     find_for_pair,
     import_bundle,
     installed_models,
@@ -152,7 +152,7 @@ def test_explicit_and_env_bundles_are_final(store, tmp_path, monkeypatch):
 
 
 def test_expected_folder_per_pair(store):
-    from engine.locate import expected_bundle_dir
+    from engine.model_store import expected_bundle_dir
 
     assert expected_bundle_dir() == store.models / "opus-mt-en-zh"
     assert expected_bundle_dir("zh-en") == store.models / "opus-mt-zh-en"

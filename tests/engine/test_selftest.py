@@ -198,7 +198,6 @@ def roots(monkeypatch, tmp_path) -> list[Path]:
     monkeypatch.delenv("QIAO_MODEL_DIR", raising=False)
     roots = [SearchRoot(folders[0], "program"), SearchRoot(folders[1], "user")]
     monkeypatch.setattr("engine.model_store.search_roots", lambda explicit=None: roots)
-    monkeypatch.setattr("engine.locate.search_roots", lambda explicit=None: roots)
     return folders
 
 
@@ -256,7 +255,7 @@ def test_the_same_folder_found_twice_is_tested_once(roots, bundle_dir):
 
 
 def test_nothing_installed_says_where_it_looked(roots, monkeypatch):
-    monkeypatch.setattr("engine.locate.bundle_search_paths", lambda explicit=None: [roots[0] / "opus-mt-en-zh"])
+    monkeypatch.setattr("engine.model_store.bundle_search_paths", lambda explicit=None: [roots[0] / "opus-mt-en-zh"])
     code, out = report(None)
     assert code == 1
     assert f"searched: {roots[0] / 'opus-mt-en-zh'}" in out and "self-test FAILED: no model bundle found" in out
@@ -270,15 +269,13 @@ def test_model_dir_override_is_final(roots, bundle_dir, monkeypatch):
 
 
 def test_model_store_is_used_when_it_exists(roots, bundle_dir, monkeypatch, tmp_path):
-    """engine.model_store (another branch) lists the installed bundles; the self-test takes its list as it is."""
+    """engine.model_store lists the installed bundles; the self-test takes its list as it is."""
     import types
 
     listed = shutil.copytree(bundle_dir, tmp_path / "elsewhere" / "opus-mt-en-zh")
     shutil.copytree(bundle_dir, roots[0] / "not-listed")
-    store = types.ModuleType("engine.model_store")
     entries = [types.SimpleNamespace(path=listed), listed, types.SimpleNamespace(manifest=load_manifest(listed))]
-    store.installed_models = lambda: entries  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "engine.model_store", store)
+    monkeypatch.setattr("engine.model_store.installed_models", lambda: entries)
     code, out = report(None)
     assert code == 0, out
     assert f"model:     {listed}" in out and "not-listed" not in out and out.count("model:     ") == 1
