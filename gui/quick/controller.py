@@ -18,11 +18,12 @@ from PySide6.QtGui import QClipboard, QGuiApplication
 from engine.options import TranslationOptions
 from engine.source_language import choose_pair, detect_language
 from gui import pair_text
+from gui.quick.backends import backend_for_platform
 from gui.quick.clipboard_text import MAX_CHARS, check_text, read_for_popup
 from gui.quick.clipboard_watch import ClipboardWatcher
 from gui.quick.copy_twice import CopyTwice
 from gui.quick.popup import QuickPopup
-from gui.quick.shortcut import DEFAULT_SHORTCUT, ShortcutBackend, ShortcutResult, backend_for_platform
+from gui.quick.shortcut import DEFAULT_SHORTCUT, ShortcutBackend, ShortcutResult
 
 CHANNEL = "popup"
 Directions = Callable[[], tuple[str, tuple[str, ...]]]  # (the window's direction "en-zh", the installed pair keys)

@@ -2,16 +2,16 @@
 
 `register(sequence)` answers with a `ShortcutResult` (ok, conflict with the reason, unsupported with the reason,
 invalid); `activated` fires when the user presses the keys anywhere on the desktop; `unregister()` frees them.
-`backend_for_platform()` picks the backend for the running Qt platform.
+gui.quick.backends.backend_for_platform() picks the backend for the running Qt platform; the backends import this
+module, never the other way round.
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtGui import QKeySequence
 
 DEFAULT_SHORTCUT = "Ctrl+Alt+T"
 
@@ -141,26 +141,3 @@ def wayland_hint() -> str:
         "This desktop does not let applications grab keys: bind `qiao popup` as a custom shortcut in GNOME/KDE "
         "settings.",
     )
-
-
-def backend_for_platform(parent: QObject | None = None) -> ShortcutBackend:
-    """X11 → XGrabKey; Windows → RegisterHotKey; macOS → Carbon hot keys; Wayland → the desktop portal, else
-    the unsupported backend that says how to bind `qiao popup` instead."""
-    platform = QGuiApplication.platformName()
-    if sys.platform == "win32":
-        from gui.quick.shortcut_windows import WindowsShortcut
-
-        return WindowsShortcut(parent)
-    if sys.platform == "darwin":
-        from gui.quick.shortcut_macos import MacShortcut
-
-        return MacShortcut(parent)
-    if platform == "xcb":
-        from gui.quick.shortcut_x11 import X11Shortcut
-
-        return X11Shortcut(parent=parent)
-    if platform.startswith("wayland"):
-        from gui.quick.shortcut_portal import PortalShortcut
-
-        return PortalShortcut(parent)
-    return ShortcutBackend(wayland_hint(), parent)

@@ -10,7 +10,8 @@ import pytest
 from PySide6.QtCore import QObject
 
 from gui.quick import shortcut_macos, shortcut_windows
-from gui.quick.shortcut import Keys, ShortcutBackend, ShortcutResult, backend_for_platform, parse_keys
+from gui.quick.backends import backend_for_platform
+from gui.quick.shortcut import Keys, ShortcutBackend, ShortcutResult, parse_keys
 from gui.quick.shortcut_x11 import X11Shortcut, libx11
 
 
