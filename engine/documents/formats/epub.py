@@ -1,6 +1,7 @@
 """EPUB books: the XHTML content documents the package lists are translated with the HTML logic, and so are the
 book's title and the labels of an EPUB 2 table of contents (toc.ncx); every other member (images, styles, fonts,
-other metadata) is copied unchanged.
+other metadata) is copied unchanged. Code stays code: besides <code> and <pre>, the classes the book's stylesheets
+set in a monospace font (LibreOffice's EPUB marks code only so: `.span4 { font-family: 'Courier New' }`).
 
 An EPUB is a zip whose first member is an uncompressed `mimetype`; META-INF/container.xml names the package (OPF)
 file, whose manifest lists the content documents. Books with DRM (encrypted members, an encryption.xml that
@@ -20,7 +21,7 @@ from typing import Protocol
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
-from engine.documents.formats import html
+from engine.documents.formats import _code, html
 from engine.documents.formats._zip import ZipArchive
 from engine.documents.model import DocumentError, DocumentFormat, Run, Unit
 
@@ -124,9 +125,11 @@ def read(data: bytes) -> EpubDocument:
         raise DocumentError("this zip file is not an EPUB book (its mimetype member says otherwise)")
     opf = _package_path(archive)
     package = archive.read(opf)
+    manifest = _manifest(package, opf)
+    code = _code_classes(archive, manifest)
     parts: list[tuple[str, _Part]] = []
-    for name, kind in [(opf, "package"), *_manifest(package, opf)]:
-        if name not in archive:
+    for name, kind in [(opf, "package"), *manifest]:
+        if name not in archive or kind == "css":
             continue  # a manifest entry without its file: nothing to translate, readers skip it too
         member = archive.read(name)
         try:
@@ -135,7 +138,7 @@ def read(data: bytes) -> EpubDocument:
             elif kind == "ncx":
                 parts.append((name, _Labels(member, _NCX_TEXT)))
             else:
-                parts.append((name, html.read(member)))
+                parts.append((name, html.read(member, code)))
         except DocumentError as exc:
             raise DocumentError(f"{name} in this book: {exc}") from exc
     return EpubDocument(archive, parts, opf)
@@ -169,14 +172,14 @@ def _package_path(archive: ZipArchive) -> str:
 
 
 def _manifest(package: bytes, opf: str) -> list[tuple[str, str]]:
-    """(archive name, "xhtml" or "ncx") of the manifest's content documents (the navigation document included) and
-    EPUB 2 tables of contents, in manifest order."""
+    """(archive name, "xhtml", "ncx" or "css") of the manifest's content documents (the navigation document
+    included), EPUB 2 tables of contents and stylesheets, in manifest order."""
     root = _xml(package, opf)
     base = posixpath.dirname(opf)
     found: list[tuple[str, str]] = []
     for element in root.iter():
         media_type = element.get("media-type", "").lower()
-        kind = "xhtml" if media_type in CONTENT_TYPES else "ncx" if media_type == NCX_TYPE else None
+        kind = {NCX_TYPE: "ncx", "text/css": "css"}.get(media_type, "xhtml" if media_type in CONTENT_TYPES else None)
         if _local(element.tag) != "item" or kind is None:
             continue
         href = unquote(element.get("href", "").split("#", 1)[0])
@@ -185,6 +188,15 @@ def _manifest(package: bytes, opf: str) -> list[tuple[str, str]]:
             if name not in (seen for seen, _ in found):
                 found.append((name, kind))
     return found
+
+
+def _code_classes(archive: ZipArchive, manifest: list[tuple[str, str]]) -> frozenset[str]:
+    """The classes the book's stylesheets set in a monospace font (engine.documents.formats._code)."""
+    found: set[str] = set()
+    for name, kind in manifest:
+        if kind == "css" and name in archive:
+            found |= _code.code_classes(archive.read(name).decode("utf-8", "replace"))
+    return frozenset(found)
 
 
 def _refuse_drm(archive: ZipArchive) -> None:

@@ -3,8 +3,9 @@
 READ finds the text with the standard library's tolerant parser (html.parser copes with any tag soup) and remembers
 where each piece sits in the decoded page. A unit is the text of one block (a paragraph, heading, list item, table
 cell, title, button…); the inline elements inside it (links, bold, spans…) cut it into runs, so a sentence with a
-link in the middle is translated as one sentence and the link's tags stay around the right words. Inline code and
-anything marked translate="no" / class="notranslate" are fixed runs (kept, seen by the model as context); script,
+link in the middle is translated as one sentence and the link's tags stay around the right words. Inline code
+(<code>…, and in an EPUB the classes its stylesheets set in a monospace font) and anything marked translate="no" /
+class="notranslate" are fixed runs (kept, seen by the model as context); script,
 style, pre, textarea, template, comments and declarations are never touched. The attributes people read (alt,
 title, placeholder, aria-label, a button's value, the page description) are units of their own.
 
@@ -47,6 +48,8 @@ SKIP_SILENT = _tags("script style svg")
 # Kept verbatim inside a sentence: fixed runs.
 FIXED_INLINE = _tags("code kbd samp var tt math")
 TEXT_ATTRS = frozenset(("alt", "title", "placeholder", "aria-label"))
+# Never code by their class alone (see read's code_classes)
+_PAGE = _tags("html body main article section")
 META_NAMES = frozenset(("description", "og:title", "og:description", "twitter:title", "twitter:description"))
 BUTTON_INPUTS = frozenset(("submit", "button", "reset"))
 
@@ -158,12 +161,13 @@ def splice(data: bytes, decoded: Decoded, edits: list[tuple[int, int, str]]) -> 
     return b"".join(out)
 
 
-def read(data: bytes) -> HtmlDocument:
-    """The page's units (DocumentError when it is not a readable web page)."""
+def read(data: bytes, code_classes: frozenset[str] = frozenset()) -> HtmlDocument:
+    """The page's units (DocumentError when it is not a readable web page). Elements of a class in `code_classes`
+    are code, as <code> and <pre> are (an EPUB whose stylesheet marks code only by a monospace font)."""
     if len(data) > MAX_BYTES:
         raise DocumentError(f"this page is {len(data) // (1024 * 1024)} MB; Qiao reads web pages up to 256 MB")
     decoded = decode(data)
-    builder = _Builder(decoded.text)
+    builder = _Builder(decoded.text, code_classes)
     try:
         for chunk in _chunks(decoded.text):
             builder.feed(chunk)
@@ -266,9 +270,10 @@ class _Open:
 class _Builder(HTMLParser):
     """Walks the parser's events, cutting text into units (at block elements) and runs (at any other markup)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, code_classes: frozenset[str] = frozenset()) -> None:
         super().__init__(convert_charrefs=False)
         self.text = text
+        self.code_classes = code_classes
         self.line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
         self.stack: list[_Open] = []
         self.open: Counter[str] = Counter()  # tag -> how many are open (end tags of tags not open are ignored in O(1))
@@ -354,19 +359,22 @@ class _Builder(HTMLParser):
                 self._push(_Open(tag))
             return
         values = {name: value or "" for name, value in attrs}
-        off = values.get("translate", "").strip().lower() == "no" or "notranslate" in values.get("class", "").split()
+        classes = values.get("class", "").split()
+        off = values.get("translate", "").strip().lower() == "no" or "notranslate" in classes
+        # A class set in a monospace font is code (a whole page or section in one is a design, not code)
+        code = tag not in _PAGE and not self.code_classes.isdisjoint(classes)
         if not off:
             self._attributes(tag, values)
         if empty:
             if tag in BLOCK:
                 self._flush()
             return
-        if tag in SKIP_BLOCK or (off and tag in BLOCK):
+        if tag in SKIP_BLOCK or ((off or code) and tag in BLOCK):
             self._flush()
             self._push(_Open(tag, quiet=True))
         elif tag in SKIP_SILENT:
             self._push(_Open(tag, quiet=True))
-        elif tag in FIXED_INLINE or off:
+        elif tag in FIXED_INLINE or off or code:
             self.fixed_text = []
             self._push(_Open(tag, quiet=True, fixed=True))
         else:

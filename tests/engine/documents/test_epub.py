@@ -319,6 +319,72 @@ def test_fuzz_garbage_chapter():
     assert "Hello" in [unit.source for unit in book.units]
 
 
+# -- code marked only by a stylesheet's monospace class (LibreOffice 7.4's EPUB) ---------------------------------
+
+LO_CSS = b"""/* LibreOffice 7.4 (libepubgen) writes one class per automatic style */
+.span2 {
+}
+
+.span4 {
+  font-family: 'Courier New';
+  font-size: 10.0000pt;
+}
+
+.span5 { font-weight: bold; }
+@media screen { p.listing, .other { font: 10pt "Menlo", monospace } }
+.serif, .note span { font-family: Georgia, serif }
+"""
+LO_CHAPTER = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
+    b'<link href="../style.css" rel="stylesheet" type="text/css"/></head><body class="body0">'
+    b'<p class="para2"><span class="span2">Run </span><span class="span4">make test</span><span class="span2"> '
+    b'before you come, and </span><span class="span5">read</span><span class="span2"> the guide.</span></p>'
+    b'<p class="para3"><span class="span4">print(&quot;Good morning, everyone!&quot;)</span></p>'
+    b'<p class="listing">The printer is not working.</p>'
+    b'<p class="serif">The weather is very nice.</p></body></html>'
+)
+
+
+def test_code_classes_are_the_stylesheets_monospace_classes():
+    from engine.documents.formats._code import code_classes
+
+    assert code_classes(LO_CSS.decode()) == {"span4", "listing", "other"}
+    assert code_classes("/* .a { font-family: Menlo } */ .b { font-family: 'Liberation Mono' !important }") == {"b"}
+    assert (
+        code_classes(".a { color: red } .b:hover { font-family: Courier } div > .c { font-family: Courier }") == set()
+    )
+
+
+@pytest.mark.parametrize("css", ["{" * 2_000_000, "}" * 2_000_000, "/*" * 1_000_000, "a" * 5_000_000, ".a{" * 500_000])
+def test_a_hostile_stylesheet_is_read_in_bounded_time(css):
+    import time
+
+    from engine.documents.formats._code import code_classes
+
+    start = time.perf_counter()
+    assert code_classes(css) == set()
+    assert time.perf_counter() - start < 2
+
+
+def test_code_marked_by_a_monospace_class_stays_code():
+    """Issue 27 item 1: LibreOffice's EPUB marks code only by a class its CSS sets in Courier New; its code block
+    came back translated (打印机坏了。) and its inline code was lost."""
+    data = build(members({"OEBPS/style.css": LO_CSS, "OEBPS/text/chapter2.xhtml": LO_CHAPTER}))
+    book = epub.read(data)
+    units = [unit for unit in book.units if "guide" in unit.source or "weather" in unit.source]
+    assert [unit.source for unit in book.units if "print(" in unit.source or "printer" in unit.source] == []
+    assert [(run.text, run.fixed) for run in units[0].runs if run.fixed] == [("make test", True)]
+    assert units[1].source == "The weather is very nice."  # a serif class is not code
+    out = unpack(book.render(made_up(book), target="zh"))["OEBPS/text/chapter2.xhtml"]
+    for kept in (b'<span class="span4">make test</span>', b"print(&quot;Good morning, everyone!&quot;)",
+                 b'<p class="listing">The printer is not working.</p>'):  # fmt: skip
+        assert kept in out
+    assert b"The weather is very nice." not in out and b"before you come" not in out
+    # without the stylesheet the same chapter's code is text to translate, as it was before
+    plain = epub.read(build(members({"OEBPS/text/chapter2.xhtml": LO_CHAPTER})))
+    assert any("print(" in unit.source for unit in plain.units)
+
+
 # -- end to end with the tiny en→zh model -----------------------------------------------------------------------
 
 

@@ -143,23 +143,7 @@ def test_the_sources_have_what_is_checked(made):
 
 
 @needs_both
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 27 item 1: LibreOffice's EPUB marks code by CSS class only, and its code block comes "
-                "back translated ('打印机坏了。'), its inline code lost",
-            ),
-        )
-        if name == "lo.epub"
-        else name
-        for name, reader in DOCUMENTS.items()
-        if reader is not None
-    ],
-)
+@pytest.mark.parametrize("name", [name for name, reader in DOCUMENTS.items() if reader is not None])
 def test_pandoc_reads_the_same_structure_back_and_the_code_unchanged(made, translated, name):
     reader = DOCUMENTS[name]
     before, after = structure(made / name, reader), structure(translated[name], reader)
