@@ -51,7 +51,7 @@ from gui.notice_bar import NoticeBar
 from gui.quick.clipboard_text import copy_as_qiao
 from gui.request_controller import RequestController
 from gui.review_kept import attach_kept_review
-from gui.session_store import SessionStore
+from gui.session_store import SessionParts, SessionRequests, SessionStore
 from gui.settings import Key, Settings
 from gui.settings_dialog import SettingsDialog
 from gui.source_pane import SourcePane
@@ -115,7 +115,9 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
 
-        self.store = SessionStore(self, autosave_path)  # the source's autosave and the last translation's file
+        # The source's autosave and the last translation's file
+        parts = SessionParts(self.source_pane, self.target_pane, settings, self.notice)
+        self.store = SessionStore(parts, autosave_path, self)
         self.autosave = self.store.autosave
         self.store.restore_source()
         self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier, pair_lister, document_job)
@@ -155,7 +157,8 @@ class MainWindow(QMainWindow):
         worker.model_ready.connect(self._model_ready)
         worker.model_failed.connect(self._model_failed)
         worker.error.connect(self._worker_error)
-        self.store.start()  # brings back the last translation; after the window's own slots are connected
+        # Brings back the last translation; after the window's own slots are connected
+        self.store.start(SessionRequests(self.requests, worker.model_ready, self.translate, self.append_status))
         self.load_model()
         self.source.setFocus()
 

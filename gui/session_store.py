@@ -6,14 +6,15 @@ decides what is written, what comes back at start, and tells the user once when 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from itertools import chain, compress
 from operator import and_, attrgetter, eq, not_, sub
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, Qt, QTimer, Signal, SignalInstance, Slot
 from PySide6.QtGui import QTextCursor
 
 from engine.results import ORIGIN_MEMORY, ORIGIN_MODEL, SentenceResult, Translation
@@ -23,7 +24,10 @@ from gui.sentence_view import spans_fit
 from gui.settings import Key, Settings
 
 if TYPE_CHECKING:
-    from gui.main_window import MainWindow
+    from gui.notice_bar import NoticeBar
+    from gui.request_controller import RequestController
+    from gui.source_pane import SourcePane
+    from gui.target_pane import TargetPane
 
 TRANSLATION_FILE = "translation.json"
 EDIT_SAVE_DELAY_MS = 800  # an edited translation is kept once typing in it pauses this long
@@ -36,15 +40,38 @@ def translation_options(settings: Settings) -> dict[str, object]:
     return {key.name.lower(): settings.get(key) for key in OPTION_KEYS}
 
 
+@dataclass(frozen=True)
+class SessionParts:
+    """What the store reads and writes of the window: its panes, settings and notice bar (not the window itself,
+    which imports this module)."""
+
+    source_pane: SourcePane
+    target_pane: TargetPane
+    settings: Settings
+    notice: NoticeBar
+
+
+@dataclass(frozen=True)
+class SessionRequests:
+    """The translation side, which exists only once the window has its worker: the request controller, the
+    worker's first `model_ready`, and the window's translate and status calls."""
+
+    requests: RequestController
+    model_ready: SignalInstance
+    translate: Callable[[], None]
+    append_status: Callable[[Callable[[], str]], None]
+
+
 class SessionStore(QObject):
     """Autosave of the source, the last translation's file, and their restore at start."""
 
     _written = Signal(object)  # a background translation save's Future, delivered on the UI thread
 
-    def __init__(self, window: MainWindow, autosave_path: str | Path) -> None:
-        super().__init__(window)
-        self.window = window
-        self.text = window.source_pane.text  # the copy shared with the word count and the request controller
+    def __init__(self, parts: SessionParts, autosave_path: str | Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.parts = parts
+        self._requests: SessionRequests | None = None  # given by start()
+        self.text = parts.source_pane.text  # the copy shared with the word count and the request controller
         self.translation = LastTranslation(Path(autosave_path).with_name(TRANSLATION_FILE))
         # One writer thread for both files, so their writes and removals happen in the order they were asked for.
         # A finished 72 000-sentence translation is 4.7 MB of JSON: encoding it is ~45 ms here, and the fsync after it
@@ -79,20 +106,27 @@ class SessionStore(QObject):
         restored = self.autosave.load()
         if not restored:
             return
-        editor = self.window.source
+        editor = self.parts.source_pane.editor
         editor.setUndoRedoEnabled(False)
         editor.setPlainText(restored)
         editor.setUndoRedoEnabled(True)
         editor.moveCursor(QTextCursor.MoveOperation.End)
 
-    def start(self) -> None:
+    @property
+    def requests(self) -> RequestController:
+        if self._requests is None:
+            raise RuntimeError("SessionStore.start() has not been called")
+        return self._requests.requests
+
+    def start(self, side: SessionRequests) -> None:
         """Once the window's slots are wired: follow translations and bring back the last one."""
-        requests = self.window.requests
-        requests.finished.connect(self._translation_finished)  # after the window's own slot
-        requests.started.connect(self._forget_restored)
-        self.window.engine.worker.model_ready.connect(self._model_ready)
-        self.window.target.textChanged.connect(self._target_changed)
-        self.window.target_pane.text_edited.connect(self._edit_timer.start)
+        self._requests = side
+        side.requests.finished.connect(self._translation_finished)  # after the window's own slot
+        side.requests.started.connect(self._forget_restored)
+        side.model_ready.connect(self._model_ready)
+        target_pane = self.parts.target_pane
+        target_pane.editor.textChanged.connect(self._target_changed)
+        target_pane.text_edited.connect(self._edit_timer.start)
         self._restore_translation()
 
     def _restore_translation(self) -> None:
@@ -100,25 +134,25 @@ class SessionStore(QObject):
         saved = self.translation.load() if source.strip() else None
         if saved is None or not saved.target:
             return
-        window = self.window
+        parts = self.parts
         self.restored = saved
-        self.restored_current = saved.matches(source, translation_options(window.settings))
-        window.target.setPlainText(saved.target)
+        self.restored_current = saved.matches(source, translation_options(parts.settings))
+        parts.target_pane.editor.setPlainText(saved.target)
         for start, end, key, text in saved.edits:  # the user's sentences, by their English, for translating again
             english = key if key is not None else source[start:end]
             if english.strip():
-                window.target_pane.edits.remember(english, text)
+                parts.target_pane.edits.remember(english, text)
         self._carried_edits = saved.edits
         if self.restored_current:
             self._restore_sentences(saved, source)
         if self.restored_current:
             # As if it had just finished: a settings change now re-translates it, as it would a fresh result.
-            window.requests.adopt(source, saved.target)
+            self.requests.adopt(source, saved.target)
         else:
             # The source (or a setting) changed after this was translated. Show it marked as out of date rather
             # than re-translate unasked: a long document takes minutes and its old translation may be all the
             # user needs now. With translate-as-you-type on, the user asked for exactly that: do it once ready.
-            self._retranslate_when_ready = bool(window.settings.get(Key.LIVE_TRANSLATE))
+            self._retranslate_when_ready = bool(parts.settings.get(Key.LIVE_TRANSLATE))
         self._show_mark()
 
     def _restore_sentences(self, saved: SavedTranslation, source: str) -> None:
@@ -137,9 +171,9 @@ class SessionStore(QObject):
         ]
         if not spans_fit([r.source_span for r in results], len(source)):
             return
-        window = self.window
-        window.target_pane.set_result(Translation(text=saved.target, sentences=results), source)
-        window.source_pane.set_sentences(results if len(window.target_pane.ranges) else [], source)
+        parts = self.parts
+        parts.target_pane.set_result(Translation(text=saved.target, sentences=results), source)
+        parts.source_pane.set_sentences(results if len(parts.target_pane.ranges) else [], source)
 
     def restored_label(self) -> str:
         """The note beside the translation's heading: one word, so it never widens the pane."""
@@ -173,28 +207,30 @@ class SessionStore(QObject):
         return text.format(when=when)
 
     def _show_mark(self) -> None:
-        self.window.target_pane.set_note(self.restored_label(), self.restored_message())
+        self.parts.target_pane.set_note(self.restored_label(), self.restored_message())
 
     @Slot()
     def _model_ready(self) -> None:
-        self.window.engine.worker.model_ready.disconnect(self._model_ready)  # only the first load matters here
+        side = self._requests
+        assert side is not None
+        side.model_ready.disconnect(self._model_ready)  # only the first load matters here
         if self.restored is None:
             return
         if self._retranslate_when_ready:
-            self.window.translate()
+            side.translate()
             return
-        self.window.append_status(self.restored_message)
+        side.append_status(self.restored_message)
 
     @Slot()
     def _forget_restored(self) -> None:
         if self.restored is not None:
             self.restored = None
             self._retranslate_when_ready = False
-            self.window.target_pane.set_note("")
+            self.parts.target_pane.set_note("")
 
     @Slot()
     def _target_changed(self) -> None:
-        if self.restored is not None and self.window.target.toPlainText() != self.restored.target:
+        if self.restored is not None and self.parts.target_pane.editor.toPlainText() != self.restored.target:
             self._forget_restored()  # cleared, or replaced by a new translation
 
     # ---- saving --------------------------------------------------------------------------------------------
@@ -202,8 +238,7 @@ class SessionStore(QObject):
     @Slot(int, object)
     def _translation_finished(self, request_id: int, result: Translation) -> None:
         """Keep a finished translation with its source; a cancelled one's partial text is not kept."""
-        window = self.window
-        source = window.requests.translated_source  # the controller reports only its current request
+        source = self.requests.translated_source  # the controller reports only its current request
         if result.cancelled or source is None or not result.text:
             return
         # Saved on the next turn of the event loop: for a huge text the window's own finishing work and this
@@ -219,8 +254,8 @@ class SessionStore(QObject):
         if pending is None:
             return
         result, source = pending
-        requests = self.window.requests
-        if requests.last_result is not result or requests.translated_source != source or self.window.translating:
+        requests = self.requests
+        if requests.last_result is not result or requests.translated_source != source or requests.translating:
             return
         self._save(source, result.text)
 
@@ -228,12 +263,14 @@ class SessionStore(QObject):
     def save_shown(self) -> None:
         """Keep the translation as shown now, with the user's edits (after typing in it pauses, and at close)."""
         self._edit_timer.stop()
-        window = self.window
-        source = window.requests.translated_source
-        text = window.target.toPlainText()
-        if window.translating or source is None or window.requests.last_result is None or not text:
+        if self._requests is None:
+            return  # not started: nothing was translated yet
+        requests = self.requests
+        source = requests.translated_source
+        text = self.parts.target_pane.editor.toPlainText()
+        if requests.translating or source is None or requests.last_result is None or not text:
             return
-        if window.requests.last_result.cancelled:
+        if requests.last_result.cancelled:
             return  # a cancelled request's partial text would come back looking complete
         self._save(source, text)
 
@@ -246,7 +283,7 @@ class SessionStore(QObject):
             self._collect(self._saving.pop(0))
 
     def _save(self, source: str, text: str) -> None:
-        ranges = self.window.target_pane.ranges
+        ranges = self.parts.target_pane.ranges
         results = ranges.results
         flat = list(chain.from_iterable(r.source_span for r in results))
         # The English only where the model read it differently from the source text (wrapped lines joined);
@@ -261,7 +298,7 @@ class SessionStore(QObject):
             edits = list(self._carried_edits)
         # Everything handed over is immutable or a fresh copy: the UI may change the panes while it is written.
         future = self._writer.submit(
-            self._write_translation, source, text, translation_options(self.window.settings), edits, places
+            self._write_translation, source, text, translation_options(self.parts.settings), edits, places
         )
         self._saving.append(future)
         future.add_done_callback(self._written.emit)
@@ -303,7 +340,7 @@ class SessionStore(QObject):
             "Your text is not being saved: Qiao cannot write to {folder} ({reason}). It keeps trying; "
             "until then, keep a copy of your text elsewhere.",
         )
-        self.window.notice.show_message(message.format(folder=str(self.autosave.path.parent), reason=reason))
+        self.parts.notice.show_message(message.format(folder=str(self.autosave.path.parent), reason=reason))
 
     @Slot()
     def _save_recovered(self) -> None:

@@ -212,3 +212,29 @@ def test_closing_right_after_a_translation_finishes_keeps_it(qtbot, make_window,
     window.shutdown()  # the deferred save has not run yet, or is being written
     record = json.loads((tmp_path / "state" / "translation.json").read_text(encoding="utf-8"))
     assert record["target"] == fake_translate_text(SOURCE)
+
+
+def test_the_store_needs_the_window_parts_not_the_window(qtbot, tmp_path, settings):
+    """SessionStore takes the panes, the settings and the notice bar (issue 28: it took the MainWindow, which
+    imports it, a circle); it restores the source and reports a failed save with no window at all."""
+    from PySide6.QtWidgets import QWidget
+
+    from gui.notice_bar import NoticeBar
+    from gui.session_store import SessionParts, SessionStore
+    from gui.source_pane import SourcePane
+    from gui.target_pane import TargetPane
+
+    host = QWidget()
+    qtbot.addWidget(host)
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "source.txt").write_text(SOURCE, encoding="utf-8")
+    parts = SessionParts(SourcePane(host), TargetPane(host), settings, NoticeBar(host))
+    store = SessionStore(parts, state / "source.txt", host)
+    store.restore_source()
+    assert parts.source_pane.editor.toPlainText() == SOURCE
+    assert not parts.source_pane.editor.document().isUndoAvailable()  # no 20 MB undo copy of the restored text
+    store._save_failed("disk full")
+    assert any("disk full" in m for m in parts.notice.messages())
+    store.flush()  # not started: nothing translated, nothing to write
+    assert not (state / "translation.json").exists()
