@@ -137,3 +137,61 @@ def test_end_to_end_with_the_tiny_model(bundle_dir, original):
     assert title == translator.translate("Good morning, everyone!").text
     assert any("\u4e00" <= ch <= "\u9fff" for ch in title)
     assert after.slides[1].notes_slide.notes_text_frame.text == translator.translate("Please speak more slowly.").text
+
+
+# -- code (issue 27 item 1): pandoc writes it as Courier runs, LibreOffice as Courier New ------------------------
+
+
+def _code_presentation() -> bytes:
+    """Slides shaped as pandoc 2.17 and LibreOffice 7.4 write code, and a code shape whose list style sets the font."""
+    from lxml import etree
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    a = "http://schemas.openxmlformats.org/drawingml/2006/main"
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    frame = slide.shapes.add_textbox(Inches(1), Inches(1), Inches(6), Inches(2)).text_frame
+    paragraph = frame.paragraphs[0]
+    for text, font in (("Run ", None), ("make test", "Courier"), (" before you come.", None)):
+        run = paragraph.add_run()
+        run.text = text
+        if font:
+            run.font.name = font
+    block = frame.add_paragraph()  # a code block: every run in Courier New (LibreOffice) with syntax colours
+    for text in ("print", "(", '"Good morning, everyone!"', ")"):
+        run = block.add_run()
+        run.text = text
+        run.font.name = "Courier New"
+    shape = slide.shapes.add_textbox(Inches(1), Inches(4), Inches(6), Inches(2)).text_frame
+    shape.text = "The printer is not working."  # in the shape's monospace list style: code
+    prose = shape.add_paragraph()
+    prose.add_run().text = "Thank you very much."
+    prose.runs[0].font.name = "Calibri"  # its own font wins over the shape's
+    defaults = shape.add_paragraph()  # the paragraph's own default font: prose again
+    defaults.add_run().text = "See you tomorrow."
+    body = shape._txBody
+    style = body.find(f"{{{a}}}lstStyle")
+    level = etree.SubElement(etree.SubElement(style, f"{{{a}}}lvl1pPr"), f"{{{a}}}defRPr")
+    etree.SubElement(level, f"{{{a}}}latin", typeface="Consolas")
+    ppr = defaults._p.get_or_add_pPr()
+    etree.SubElement(etree.SubElement(ppr, f"{{{a}}}defRPr"), f"{{{a}}}latin", typeface="Georgia")
+    out = io.BytesIO()
+    prs.save(out)
+    return out.getvalue()
+
+
+def test_code_in_a_monospace_font_stays_code():
+    """pandoc's .pptx code block came back translated (打印机坏了。) and its inline code `make test` was lost."""
+    data = _code_presentation()
+    extracted = pptx.read(data)
+    assert sources(extracted) == ["Run make test before you come.", "Thank you very much.", "See you tomorrow."]
+    assert [(run.text, run.fixed) for run in extracted.units[0].runs] == [
+        ("Run ", False),
+        ("make test", True),
+        (" before you come.", False),
+    ]
+    out = extracted.render(fake_translations(extracted), target="zh")
+    texts = [p.text for p in _paragraphs(pptx_lib.Presentation(io.BytesIO(out)))]
+    assert texts[1] == 'print("Good morning, everyone!")' and texts[2] == "The printer is not working."
+    assert "make test" in texts[0] and "Run" not in texts[0]

@@ -173,11 +173,6 @@ def test_presentations_keep_slides_shapes_and_paragraphs(made, translated, name)
 
 
 @needs_both
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 27 item 1 in .pptx: pandoc's code (Courier runs) comes back translated ('打印机坏了。') and the "
-    "inline code 'make test' is lost",
-)
 @pytest.mark.parametrize("name", ["pandoc.pptx", "lo.pptx"])
 def test_presentations_keep_their_code(translated, name):
     from pptx import Presentation
