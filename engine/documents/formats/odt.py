@@ -4,9 +4,10 @@ A unit is one paragraph or heading (text:p, text:h). Its runs are the stretches 
 inline elements (text:span, text:a, fields, …), so a word in a span keeps its span; spaces (text:s), tabs and line
 breaks are fixed runs, as are a note's citation and a heading's cached number, and code: the text of a paragraph
 or span in a code style ("Preformatted Text", "Source Text", or a monospace font: engine.documents.formats.
-_odf_styles). A note's body paragraphs are units of
-their own, as are those of text boxes. Comments (office:annotation) and the deleted text of tracked changes are left
-alone. The mimetype member stays first and stored, as the specification requires.
+_odf_styles). A note's body paragraphs are units of their own, as are those of text boxes, and so is an image's (any
+drawing's) alt text: its svg:title and svg:desc, as LibreOffice writes them. Comments (office:annotation) and the
+deleted text of tracked changes are left alone. The mimetype member stays first and stored, as the specification
+requires.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ _IGNORED = {f"{OFFICE}{_S}annotation", f"{TEXT}{_S}tracked-changes", f"{OFFICE}{
 # Inside a paragraph, these hold no text of it (their own paragraphs, if any, are units of their own).
 _BLOCKING_NAMESPACES = (f"{DRAW}{_S}", f"{SVG}{_S}")
 _NOTE_BODY = f"{TEXT}{_S}note-body"
+_ALT_TEXTS = {f"{SVG}{_S}title", f"{SVG}{_S}desc"}  # in a draw: element: its alt text, a unit of its own
+_DRAWING = f"{DRAW}{_S}"
 _HEADERS_FOOTERS = {
     f"{ns}{_S}{side}{variant}"
     for ns in (STYLE, LOEXT)
@@ -58,6 +61,8 @@ class _Collector(_xml.Handler):
         self._depth = 0
         self._ignoring = 0
         self._contexts: list[tuple[int, int]] = []  # (depth, unit index or -1 for a blocking element)
+        self._names: list[str] = []  # the open elements
+        self._alt_units: set[int] = set()  # units that are alt texts: never code, whatever span holds the image
         self._stretch: tuple[int, list[str]] | None = None  # (start offset, texts) of the character data being read
         self._fixed: tuple[int, list[str]] | None = None  # (depth, texts) of a citation or number
         self.units: list[tuple[list[Run], list[_package.Slot | None]] | None] = []
@@ -75,7 +80,8 @@ class _Collector(_xml.Handler):
         entry = self._paragraph()
         if entry is not None:
             text = _WHITESPACE.sub(" ", "".join(stretch[1]))
-            if self._code_depths or self._contexts[-1][1] in self._code_units:
+            index = self._contexts[-1][1]
+            if (self._code_depths and index not in self._alt_units) or index in self._code_units:
                 entry[0].append(Run(text, fixed=True))  # code: kept as it is
                 entry[1].append(None)
                 return
@@ -86,6 +92,8 @@ class _Collector(_xml.Handler):
         if self._stretch is not None:
             self._close()
         self._depth += 1
+        parent = self._names[-1] if self._names else ""
+        self._names.append(name)
         if self._ignoring:
             self._ignoring += 1
             return
@@ -95,6 +103,11 @@ class _Collector(_xml.Handler):
         if name in _HEADERS_FOOTERS:
             self._in_headers += 1
         if self._fixed is not None:
+            return
+        if name in _ALT_TEXTS and parent.startswith(_DRAWING) and (self._in_headers or not self._headers_only):
+            self._alt_units.add(len(self.units))
+            self._contexts.append((self._depth, len(self.units)))
+            self.units.append(([], []))
             return
         if name in _PARAGRAPHS and (self._in_headers or not self._headers_only):
             if attrs.get(_STYLE_NAME, "") in self._code_styles:
@@ -124,6 +137,8 @@ class _Collector(_xml.Handler):
             self._close()
         depth = self._depth
         self._depth -= 1
+        if self._names:
+            self._names.pop()
         if self._code_depths and self._code_depths[-1] == depth:
             self._code_depths.pop()
         if self._ignoring:

@@ -76,3 +76,35 @@ def test_a_text_in_a_monospace_standard_style_is_still_translated():
     )
     doc = odt.read(make_odt('<text:p text:style-name="Standard">I like green tea.</text:p>', "", styles))
     assert runs(doc.units[0]) == [("I like green tea.", False)]
+
+
+# LibreOffice 7.4 (its .odt of pandoc's .docx): an image's alt text as the frame's svg:title and svg:desc.
+DRAW_NS = 'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"'
+IMAGE_BODY = (
+    '<text:p text:style-name="Text_20_body">Text with '
+    f'<draw:frame {DRAW_NS} draw:name="Image2" text:anchor-type="as-char" svg:width="0.1in" svg:height="0.1in">'
+    '<draw:image xlink:href="Pictures/1.png" xlink:type="simple"/><svg:title>I like green tea.</svg:title>'
+    "<svg:desc>The computer is on the desk.</svg:desc></draw:frame> inline.</text:p>"
+    '<text:p text:style-name="P2"><text:span text:style-name="Source_20_Text">make test '
+    f'<draw:frame {DRAW_NS} draw:name="Image3"><draw:image xlink:href="Pictures/1.png"/>'
+    "<svg:desc>See you tomorrow.</svg:desc></draw:frame></text:span></text:p>"
+)
+
+
+def test_image_alt_text_is_translated():
+    """Issue 27 item 7 in .odt: svg:title and svg:desc stayed English while HTML's alt and Word's descr were
+    translated. Each is a unit of its own, also where the image sits in code."""
+    doc = odt.read(make_odt(IMAGE_BODY, LIBREOFFICE_AUTOMATIC, LIBREOFFICE_STYLES))
+    assert [unit.source for unit in doc.units if unit.translatable] == [
+        "Text with  inline.",  # the frame sat between the spaces
+        "I like green tea.",
+        "The computer is on the desk.",
+        "See you tomorrow.",
+    ]
+    new = {"I like green tea.": "我喜欢<绿茶>&。", "The computer is on the desk.": "电脑在桌子上。",
+           "See you tomorrow.": "明天见。"}  # fmt: skip
+    translations = [[new[unit.source]] if unit.source in new else None for unit in doc.units]
+    content = zipfile.ZipFile(io.BytesIO(doc.render(translations, target="zh"))).read("content.xml").decode()
+    assert "<svg:title>我喜欢&lt;绿茶&gt;&amp;。</svg:title><svg:desc>电脑在桌子上。</svg:desc>" in content
+    assert "<svg:desc>明天见。</svg:desc>" in content and "make test " in content
+    assert 'draw:name="Image2"' in content and 'xlink:href="Pictures/1.png"' in content
