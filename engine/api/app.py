@@ -9,7 +9,8 @@
     POST /detect             q → [{"language", "confidence"}] (Chinese is "zh-Hans", as LibreTranslate says it)
     GET  /frontend/settings  what LibreTranslate's clients read first (limits, key required, file formats)
     POST /translate_file     multipart `file` + source, target → {"translatedFileUrl"}, fetched once from
-    GET  /download_file/NAME (kept in memory for DOWNLOAD_TTL_S; a name in any script, percent-encoded)
+    GET  /download_file/NAME (kept in memory for DOWNLOAD_TTL_S; a name in any script, percent-encoded); Qiao adds
+                             "warnings" (sentences) when the reader kept text verbatim that it could not place
     POST /suggest            403 "Suggestions are disabled on this server." (LibreTranslate's answer with them off)
     GET  /health             {"status": "ok"} (LibreTranslate's)
     POST /qiao/stream        q, source, target → server-sent events: `data: {"delta": …}` per chunk, then
@@ -337,7 +338,11 @@ class ApiApp:
         token_name = self._downloads.put(f"{stem}.{lang}{suffix}", data)
         scheme = environ.get("wsgi.url_scheme", "http")
         url = f"{scheme}://{environ['HTTP_HOST']}/download_file/{quote(token_name)}"
-        response = _json({"translatedFileUrl": url})
+        answer: dict[str, object] = {"translatedFileUrl": url}
+        kept = documents.warnings(extracted)
+        if kept:
+            answer["warnings"] = kept  # Qiao's own: LibreTranslate's clients read translatedFileUrl only
+        response = _json(answer)
         response.chars = sum(len(s) for s in sample)
         return response
 

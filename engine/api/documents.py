@@ -29,6 +29,12 @@ def read(fmt: DocumentFormat, data: bytes) -> Extracted:
         raise DocumentError(f"cannot read this {fmt.label} ({type(exc).__name__})") from exc
 
 
+def warnings(extracted: Extracted) -> list[str]:
+    """What the reader kept verbatim without translating (a stray line between subtitle cues), for the person;
+    the same sentences the document job reports (DocumentResult.warnings)."""
+    return [str(warning) for warning in getattr(extracted, "warnings", ())]
+
+
 def render(extracted: Extracted, units: Sequence[Unit], translate: TranslateTexts, target: str) -> bytes:
     """The document with every translatable unit of `units` (its `extracted.units`) translated."""
     translations = translate_units(units, translate)

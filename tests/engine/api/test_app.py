@@ -403,6 +403,27 @@ def test_translate_file_then_download_once_by_its_url(app):
     assert call(app, "GET", path.rsplit(".", 3)[0] + ".other.zh.txt").status == 404
 
 
+def test_translate_file_reports_what_the_reader_kept_verbatim(app):
+    """A stray line between subtitle cues is kept untranslated and said: the job's warnings were dropped by the API.
+    An extra field LibreTranslate's clients ignore; absent when there is nothing to say (LibreTranslate's shape)."""
+    from engine.documents.formats import srt
+
+    subtitles = (
+        b"1\n00:00:01,000 --> 00:00:02,000\nHello.\n\nThis line is in no cue.\n\n"
+        b"2\n00:00:03,000 --> 00:00:04,000\nBye.\n"
+    )
+    data, ctype = multipart({"source": "en", "target": "zh"}, {"file": ("film.srt", subtitles)})
+    reply = call(app, "POST", "/translate_file", body=data, content_type=ctype)
+    assert reply.status == 200, reply.body
+    answer = reply.json()
+    assert answer["warnings"] == list(srt.read(subtitles).warnings) and len(answer["warnings"]) == 1
+    assert "This line is in no cue." in answer["warnings"][0]
+    got = call(app, "GET", answer["translatedFileUrl"].split(f":{PORT}", 1)[1])
+    assert b"\nThis line is in no cue.\n" in got.body and b"zh:Hello." in got.body
+    data, ctype = multipart({"source": "en", "target": "zh"}, {"file": ("notes.txt", b"Hello.\n")})
+    assert call(app, "POST", "/translate_file", body=data, content_type=ctype).json().keys() == {"translatedFileUrl"}
+
+
 @pytest.mark.parametrize(
     ("files", "fields", "status", "message"),
     [
