@@ -10,19 +10,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-import os
 import signal
-import stat
 import sys
 import threading
 from pathlib import Path
 
 from engine.api import guard
+from engine.api.keys import read_key
 from engine.cli_io import say
 from engine.config import EngineConfig
-from engine.errors import InputError, ModelNotFoundError
+from engine.errors import ModelNotFoundError
 
-MAX_KEY_FILE_BYTES = 4096
 REQUEST_TIMEOUT_S = 60.0  # engine.api.app.REQUEST_TIMEOUT_S (not imported: the server's modules load only to serve)
 
 
@@ -98,28 +96,6 @@ def add_serve(sub, add_model_arg, direction, thread_count, precisions, default_p
     sv.add_argument("--threads", type=thread_count, help="intra-op threads, 1 … CPUs (default or 0: automatic)")
 
 
-def read_key(path: Path) -> str:
-    """The API key a file holds (its first line, stripped). InputError for an empty, huge or unreadable one."""
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_KEY_FILE_BYTES + 1)
-            mode = os.fstat(stream.fileno()).st_mode
-    except OSError as exc:
-        raise InputError(f"cannot read the API key file {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_KEY_FILE_BYTES:
-        raise InputError(f"{path} is not an API key file (over {MAX_KEY_FILE_BYTES} bytes)")
-    try:
-        lines = data.decode("utf-8").strip().splitlines()
-    except UnicodeDecodeError:
-        raise InputError(f"the API key file {path} is not UTF-8 text") from None
-    key = lines[0].strip() if lines else ""
-    if not key:
-        raise InputError(f"the API key file {path} is empty")
-    if os.name == "posix" and mode & (stat.S_IRGRP | stat.S_IROTH):
-        say(f"qiao: warning: {path} can be read by other users (chmod 600 {path})")
-    return key
-
-
 def serve_command(args: argparse.Namespace) -> int:
     """Run the server until Ctrl+C / SIGTERM (0); 1 when it cannot start."""
     # The server's modules (waitress, the body readers' email parser: ~35 ms) load only when serving, not each
@@ -129,7 +105,11 @@ def serve_command(args: argparse.Namespace) -> int:
     from engine.api.service import EngineService
 
     host = check_bind(args.host, args.allow_remote)
-    key = read_key(args.api_key_file) if args.api_key_file is not None else None
+    key = None
+    if args.api_key_file is not None:
+        key, warning = read_key(args.api_key_file)
+        if warning:
+            say(f"qiao: warning: {warning}")
     model = getattr(args, "model", None)
     service = EngineService(model, EngineConfig(precision=args.precision, threads=args.threads or None).validate())
     try:

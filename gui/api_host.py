@@ -24,49 +24,61 @@ class ServerLike(Protocol):
     def stop(self, timeout: float = 10) -> None: ...
 
 
-# (service, port, key file or "") -> a server not yet started; raises ImportError when engine.api is missing
-ServerFactory = Callable[[Any, int, str], ServerLike]
+# (service, port, the API key or None) -> a server not yet started; raises ImportError when engine.api is missing
+ServerFactory = Callable[[Any, int, str | None], ServerLike]
+# a key file's path -> (its key, "" or why its permissions are too loose); raises ImportError like the factory
+KeyReader = Callable[[Path], tuple[str, str]]
 
 
-def default_server(service: Any, port: int, key_file: str) -> ServerLike:
-    """engine.api's WSGI app behind its background waitress server, with this user's key file if any."""
+def default_server(service: Any, port: int, key: str | None) -> ServerLike:
+    """engine.api's WSGI app behind its background waitress server, with this user's key if any."""
     from engine.api import guard
     from engine.api.app import ApiApp
     from engine.api.server import BackgroundServer
 
-    key = None
-    if key_file:
-        from engine.cli_serve import read_key
-
-        key = read_key(Path(key_file))
     app = ApiApp(service, guard.Access(host=HOST, port=port, api_key=key))
     return BackgroundServer(app, HOST, port)
+
+
+def default_key_reader(path: Path) -> tuple[str, str]:
+    """engine.api's key file reader, the one `qiao serve --api-key-file` uses."""
+    from engine.api.keys import read_key
+
+    return read_key(path)
 
 
 class ApiHost:
     """Starts and stops the server to match the settings; `problem` is why the last start failed ("" if none)."""
 
     def __init__(
-        self, settings: Settings, service_factory: Callable[[], Any], server_factory: ServerFactory | None = None
+        self,
+        settings: Settings,
+        service_factory: Callable[[], Any],
+        server_factory: ServerFactory | None = None,
+        key_reader: KeyReader | None = None,
     ) -> None:
         self.settings = settings
         self._service_factory = service_factory
         self._server_factory = server_factory or default_server
+        self._key_reader = key_reader or default_key_reader
         self.server: ServerLike | None = None
         self.service: Any = None
         self.address: tuple[str, int] | None = None
         self.problem = ""
+        self.warning = ""  # why the key file's permissions are too loose, when the last start used such a file
 
     def apply(self) -> str:
         """Serve when API_ENABLED, else stop; a changed port or key file restarts. Returns the problem ("" = fine)."""
         self.stop()
-        self.problem = ""
+        self.problem = self.warning = ""
         if not self.settings.get(Key.API_ENABLED):
             return ""
         port = int(self.settings.get(Key.API_PORT))
         try:
+            key_file = self.settings.get(Key.API_KEY_FILE)
+            key, self.warning = self._key_reader(Path(key_file)) if key_file else (None, "")
             self.service = self._service_factory()
-            self.server = self._server_factory(self.service, port, self.settings.get(Key.API_KEY_FILE))
+            self.server = self._server_factory(self.service, port, key)
             self.address = self.server.start()
         except ImportError:
             self.problem = NOT_BUILT
@@ -74,6 +86,7 @@ class ApiHost:
             self.problem = str(exc) or type(exc).__name__
         if self.problem:
             log.warning("the local API did not start: %s", self.problem)
+            self.warning = ""
             self.stop()
         else:
             log.info("local API on http://%s:%d", *self.address)  # type: ignore[str-format]

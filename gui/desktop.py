@@ -187,6 +187,12 @@ class Desktop(QObject):
             self._notice(self.tr("The local translation API is not part of this build of Qiao."))
         elif problem:
             self._notice(self.tr("The local translation API did not start: {error}").format(error=problem))
+        elif self.api.warning:  # the key file other users can read: it works, but they could use the API too
+            self._notice(
+                self.tr("The local translation API's key file is not private: {warning}").format(
+                    warning=self.api.warning
+                )
+            )
 
     def notice(self, text: str) -> None:
         """Say `text` in the window's notice bar (problems of the desktop pieces: autostart, the API, the shortcut)."""

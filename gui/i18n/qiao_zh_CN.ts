@@ -132,6 +132,10 @@
         <source>The local translation API did not start: {error}</source>
         <translation>本地翻译 API 未能启动：{error}</translation>
     </message>
+    <message>
+        <source>The local translation API&apos;s key file is not private: {warning}</source>
+        <translation>本地翻译 API 的密钥文件不是私有的：{warning}</translation>
+    </message>
 </context>
 <context>
     <name>DesktopPage</name>

@@ -3,6 +3,8 @@ one-time notice, requests from later starts, autostart and the local API followi
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from fakes import FakeFactory, fake_translate_text
 
@@ -171,9 +173,9 @@ def test_autostart_follows_its_setting_and_says_when_it_cannot(window, settings)
 
 
 class FakeServer:
-    def __init__(self, log: list, service, port: int, key_file: str, fail: str = "") -> None:
+    def __init__(self, log: list, service, port: int, key: str | None, fail: str = "") -> None:
         self.log, self.port, self.fail = log, port, fail
-        log.append(("made", port, key_file))
+        log.append(("made", port, key))
 
     def start(self):
         if self.fail:
@@ -198,9 +200,9 @@ def test_the_local_api_follows_its_settings(window, settings):
     desktop.start()
     assert log == [], "off by default: nothing listens"
     settings.set(Key.API_ENABLED, True)
-    assert log == [("made", 5454, ""), ("start", 5454)] and host.address == ("127.0.0.1", 5454)
+    assert log == [("made", 5454, None), ("start", 5454)] and host.address == ("127.0.0.1", 5454)
     settings.set(Key.API_PORT, 6000)
-    assert log[-3:] == [("stop", 5454), ("made", 6000, ""), ("start", 6000)]
+    assert log[-3:] == [("stop", 5454), ("made", 6000, None), ("start", 6000)]
     settings.set(Key.API_ENABLED, False)
     assert log[-1] == ("stop", 6000) and host.server is None
     desktop.shutdown()
@@ -223,3 +225,24 @@ def test_without_engine_api_the_setting_says_so(window, settings):
     settings.set(Key.API_ENABLED, True)
     assert host.problem == NOT_BUILT and host.server is None
     assert "The local translation API is not part of this build of Qiao." in window.notice.messages()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's")
+def test_a_key_file_other_users_can_read_is_used_and_said_in_the_window(window, settings, tmp_path):
+    """The real key reader (engine.api.keys, shared with `qiao serve`): its warning reaches the notice bar. It
+    went to stderr before (issue 28: read_key lived in engine/cli_serve.py and called the CLI's say())."""
+    key_file = tmp_path / "key"
+    key_file.write_text("k-3f9a2c\n", encoding="utf-8")
+    key_file.chmod(0o644)
+    log: list = []
+    host = ApiHost(settings, object, lambda svc, port, key: FakeServer(log, svc, port, key))
+    Desktop(window, settings, use_tray=False, api=host)
+    settings.set(Key.API_KEY_FILE, str(key_file))
+    settings.set(Key.API_ENABLED, True)
+    assert log[-2:] == [("made", 5454, "k-3f9a2c"), ("start", 5454)] and host.problem == ""
+    assert f"chmod 600 {key_file}" in host.warning
+    assert any("key file is not private" in m and str(key_file) in m for m in window.notice.messages())
+    window.notice.dismiss()
+    key_file.chmod(0o600)
+    settings.set(Key.API_PORT, 6000)  # a restart reads the file again
+    assert host.warning == "" and not any("not private" in m for m in window.notice.messages())
