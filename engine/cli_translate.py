@@ -216,8 +216,6 @@ def _notes(sentences) -> None:
 def _translate_prefixed(translator, text: str, options, prefix: str, as_json: bool, out: Output, routed=None) -> int:
     """--prefix: the one sentence of `text` decoded with its translation forced to start with `prefix`."""
     source = _one_sentence(translator.manifest.pair, text, options)
-    if not hasattr(translator, "translate_sentence"):
-        raise QiaoError("--prefix: this build of Qiao cannot force a prefix (Translator.translate_sentence)")
     result = translator.translate_sentence(source, options, prefix=prefix)
     if not result.text and result.tokens:  # a result without its text: decode it as the pipeline shows it
         from engine import punctuation

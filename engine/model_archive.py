@@ -78,12 +78,6 @@ def plain_name(name: str) -> tuple[str | None, str | None]:
     return "/".join(parts), None
 
 
-def archive_size(path: Path, kind: str) -> int:
-    """The bytes `extract` will write, from the members' declared sizes (for a space check before unpacking)."""
-    with _Members(path, kind) as members:
-        return members.total
-
-
 def extract(
     path: Path,
     kind: str,

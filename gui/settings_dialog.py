@@ -34,8 +34,6 @@ from gui.review_settings import ReviewPage
 from gui.settings import MAX_THREADS, SPECS, Key, Settings
 from gui.worker import ModelInfo
 
-LEGACY_VARIANTS = ("hans", "hant")  # offered while no pair is known (no model loaded, unknown direction)
-
 
 class SettingsDialog(QDialog):
     """Edits a copy of the settings; `accept()` stores what changed."""

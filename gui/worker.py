@@ -531,11 +531,6 @@ class TranslationWorker(QObject):
         if waiting is not None:
             self.document_finished.emit(doc_id, _nothing_done(waiting, cancelled=True))
 
-    def documents_pending(self) -> int:
-        """How many documents wait or run."""
-        with self._lock:
-            return len(self._documents) + (self._document is not None)
-
     def stop(self) -> None:
         """Before the thread quits: cancel everything and refuse new work."""
         with self._lock:

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 import numpy as np
 
 OPSET = 18
-LN_EPSILON = 1e-5
 LM_HEAD = "lm_head"
 
 

@@ -118,12 +118,6 @@ def test_bad_prefixes_are_clear_errors(monkeypatch, capsys, bundle_dir, review, 
     assert "Traceback" not in err
 
 
-def test_prefix_without_translate_sentence_says_so(monkeypatch, capsys, bundle_dir):
-    install(monkeypatch, EchoTranslator)
-    code, _, err = translate(monkeypatch, capsys, bundle_dir, "--prefix", "我", "Hello.")
-    assert code != 0 and "cannot force a prefix" in err
-
-
 def glossary_module(monkeypatch, read):
     module = types.ModuleType("engine.glossary_io")
     module.read_glossary = read
