@@ -14,7 +14,7 @@ from engine.cli import main
 from engine.errors import InputError
 from engine.glossary import Glossary, GlossaryEntry
 from engine.translator import Translator
-from tests.engine.cli_fakes import EchoTranslator, ReviewTranslator, install
+from tests.engine.cli_fakes import ReviewTranslator, install
 
 
 def run(monkeypatch, capsys, argv, stdin=""):
