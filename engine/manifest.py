@@ -25,6 +25,8 @@ from engine.verified_cache import VerifiedFiles
 __all__ = [
     "FORMAT_VERSION",
     "MANIFEST",
+    "READABLE_FORMATS",
+    "SEPARATE_VOCABULARIES_FORMAT",
     "Manifest",
     "dumps",
     "load_manifest",
@@ -37,7 +39,12 @@ __all__ = [
 # 2: compact source tokenizer (tokenizer.json + source_ids.json)
 # 3: manifest_sha256 seals the manifest; every file the engine opens is listed in `files`
 # 4: `languages` (engine.languages) replaces `scripts` and `sentence_joiner`: the pair is data
+# 5: separate source/target vocabularies (config.source_vocab_size, tokenizer.source_vocab_size and
+#    source_pieces_file, precisions.*.source_embedding): an older Qiao would look source ids up in the target table,
+#    so such a bundle must carry a format it refuses. Every other bundle is still written as format 4.
 FORMAT_VERSION = 4
+SEPARATE_VOCABULARIES_FORMAT = 5
+READABLE_FORMATS = (4, 5)
 MAX_MANIFEST_BYTES = 16 << 20  # the real model's manifest is ~10 kB
 _CHUNK = 1 << 20
 
@@ -174,9 +181,10 @@ def _read_json(bundle: Path) -> dict:
 
 
 def _format_problem(version: object) -> FileProblem:
-    message = f"{MANIFEST} has format version {version!r}; this Qiao reads {FORMAT_VERSION}"
+    readable = " and ".join(map(str, READABLE_FORMATS))
+    message = f"{MANIFEST} has format version {version!r}; this Qiao reads {readable}"
     if isinstance(version, int) and not isinstance(version, bool):
-        older = version < FORMAT_VERSION
+        older = version < min(READABLE_FORMATS)
         message += (
             " (the bundle was made by an older Qiao: build or download the model again)"
             if older
@@ -201,7 +209,7 @@ def load_manifest(bundle_dir: str | Path) -> Manifest:
         raise ModelNotFoundError(f"{bundle} is not a Qiao model bundle (no {MANIFEST})", [str(bundle)])
     raw = _read_json(bundle)
     version = raw.get("format_version")
-    if version != FORMAT_VERSION or isinstance(version, bool):
+    if version not in READABLE_FORMATS or isinstance(version, bool):
         raise BundleError(str(bundle), [_format_problem(version)])
     problems: list[FileProblem] = []
     recorded = raw.get(SEAL)

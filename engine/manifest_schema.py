@@ -172,7 +172,8 @@ def validate(raw: dict) -> list[FileProblem]:
     c.integer(cfg, "encoder_layers", "config", 1, MAX_LAYERS)
     c.integer(cfg, "encoder_attention_heads", "config", 1, MAX_DIM)
     c.integer(cfg, "ffn_dim", "config", 1, 16 * MAX_DIM)
-    vocab = c.integer(cfg, "vocab_size", "config", 2, MAX_VOCAB)
+    vocab = c.integer(cfg, "vocab_size", "config", 2, MAX_VOCAB)  # the target's: logits, decoder lookups
+    source_vocab = c.integer(cfg, "source_vocab_size", "config", 2, MAX_VOCAB, optional=True)  # separate only
     positions = c.integer(cfg, "max_position_embeddings", "config", 1, MAX_POSITIONS)
     c.text(cfg, "activation", "config", optional=True)
     c.number(cfg, "embed_scale", "config", 1e-6, 1e6, optional=True)
@@ -181,9 +182,9 @@ def validate(raw: dict) -> list[FileProblem]:
 
     files = _files(c, raw)
     _generation(c, raw, vocab, positions)
-    _tokenizer(c, raw, vocab)
+    _tokenizer(c, raw, vocab, source_vocab)
     _graphs(c, raw, layers)
-    _precisions(c, raw, vocab, d_model, files)
+    _precisions(c, raw, vocab, d_model, files, source_vocab)
     validation = c.obj(raw, "validation", optional=True)
     c.path(validation, "file", "validation", optional=True)
 
@@ -323,18 +324,31 @@ def _generation(c: _Checker, raw: dict, vocab: int | None, positions: int | None
     c.flag(gen, "renormalize_logits", "generation", optional=True)
 
 
-def _tokenizer(c: _Checker, raw: dict, vocab: int | None) -> None:
+def _tokenizer(c: _Checker, raw: dict, vocab: int | None, source_vocab: int | None = None) -> None:
+    """Source-side ids (special tokens, language tokens) index the source vocabulary when it is separate; unk, eos
+    and pad are one id on both sides."""
     tok = c.obj(raw, "tokenizer")
-    hi, is_id = _token_id(vocab)
+    separate = source_vocab is not None
+    source = source_vocab if separate else vocab
+    hi, is_id = _token_id(source)
     ids = f"a token id from 0 to {hi}"
+    both_hi, is_both = _token_id(min(vocab, source_vocab) if vocab and source_vocab else vocab)
     c.path(tok, "file", "tokenizer")
     c.path(tok, "pieces_file", "tokenizer")
     c.path(tok, "source_ids_file", "tokenizer")
     size = c.integer(tok, "vocab_size", "tokenizer", 2, MAX_VOCAB)
     if size is not None and vocab is not None and size != vocab:
         c.fail("tokenizer.vocab_size", f"config.vocab_size ({vocab})", size)
+    if separate:
+        c.path(tok, "source_pieces_file", "tokenizer")
+        got = c.integer(tok, "source_vocab_size", "tokenizer", 2, MAX_VOCAB)
+        if got is not None and got != source_vocab:
+            c.fail("tokenizer.source_vocab_size", f"config.source_vocab_size ({source_vocab})", got)
+    else:
+        for key in ("source_pieces_file", "source_vocab_size"):
+            c.field(tok, key, "tokenizer", "nothing (config has no source_vocab_size)", lambda v: False, optional=True)
     for key in ("unk_id", "eos_id", "pad_id"):
-        c.field(tok, key, "tokenizer", ids, is_id)
+        c.field(tok, key, "tokenizer", f"a token id from 0 to {both_hi}", is_both)
     specials = c.field(tok, "special_tokens", "tokenizer", "a list of objects", lambda v: isinstance(v, list))
     for i, spec in enumerate(specials or []):
         where = f"tokenizer.special_tokens[{i}]"
@@ -379,7 +393,9 @@ def _graphs(c: _Checker, raw: dict, layers: int | None) -> None:
     c.flag(scorer, "renormalize", "graphs.scorer", optional=True)
 
 
-def _precisions(c: _Checker, raw: dict, vocab: int | None, d_model: int | None, files: dict | None) -> None:
+def _precisions(
+    c: _Checker, raw: dict, vocab: int | None, d_model: int | None, files: dict | None, source_vocab: int | None = None
+) -> None:
     precisions = c.field(
         raw,
         "precisions",
@@ -400,10 +416,21 @@ def _precisions(c: _Checker, raw: dict, vocab: int | None, d_model: int | None, 
         c.text(spec, "quantization", where, optional=True)
         c.path(spec, "head", where, optional=True)  # the decoder's own output projection file, when not the table
         _embedding(c, c.obj(spec, "embedding", where), f"{where}.embedding", vocab, d_model, files)
+        if source_vocab is not None:  # the encoder's own table (separate vocabularies)
+            table = c.obj(spec, "source_embedding", where)
+            _embedding(c, table, f"{where}.source_embedding", source_vocab, d_model, files, "config.source_vocab_size")
+        else:
+            c.field(spec, "source_embedding", where, "nothing (config has no source_vocab_size)", lambda v: False, True)
 
 
 def _embedding(
-    c: _Checker, emb: dict | None, where: str, vocab: int | None, d_model: int | None, files: dict | None
+    c: _Checker,
+    emb: dict | None,
+    where: str,
+    vocab: int | None,
+    d_model: int | None,
+    files: dict | None,
+    rows_name: str = "config.vocab_size",
 ) -> None:
     if emb is None:
         return
@@ -416,7 +443,7 @@ def _embedding(
         emb,
         "shape",
         where,
-        f"[config.vocab_size, config.d_model] = [{vocab}, {d_model}]",
+        f"[{rows_name}, config.d_model] = [{vocab}, {d_model}]",
         lambda v: v == [vocab, d_model] and all(_is_int(x) for x in v),
     )
     if dtype is None or shape is None or offset is None:
@@ -466,6 +493,8 @@ def named_loads(raw: dict, precision: str | None = None) -> list[tuple[str, str]
         ("tokenizer.pieces_file", tok["pieces_file"]),
         ("tokenizer.source_ids_file", tok["source_ids_file"]),
     ]
+    if "source_pieces_file" in tok:
+        out.append(("tokenizer.source_pieces_file", tok["source_pieces_file"]))
     scorer = raw["graphs"].get("scorer")
     if scorer is not None:
         out.append(("graphs.scorer.file", scorer["file"]))
@@ -476,4 +505,6 @@ def named_loads(raw: dict, precision: str | None = None) -> list[tuple[str, str]
                 (f"precisions.{name}.decoder", spec["decoder"]),
                 (f"precisions.{name}.embedding.file", spec["embedding"]["file"]),
             ]
+            if "source_embedding" in spec:
+                out.append((f"precisions.{name}.source_embedding.file", spec["source_embedding"]["file"]))
     return out

@@ -1,4 +1,5 @@
-"""One precision of a bundle loaded into ONNX Runtime: encoder, decoder step, and the shared embedding table."""
+"""One precision of a bundle loaded into ONNX Runtime: encoder, decoder step, and the embedding tables (one shared
+table, or with separate vocabularies the encoder's own `source_embedding` beside the decoder's `embedding`)."""
 
 from __future__ import annotations
 
@@ -82,7 +83,12 @@ class OnnxMarian:
         self.beams_share_cross = bool(graphs["decoder"].get("beams_share_cross"))
         with opening(emb["file"]):
             self._table = EmbeddingTable(manifest.path(emb["file"]), emb)
-        self.vocab_size = self._table.vocab
+        self._source_table = self._table  # one table for both sides unless the vocabularies are separate
+        source = spec.get("source_embedding")
+        if source is not None:
+            with opening(source["file"]):
+                self._source_table = EmbeddingTable(manifest.path(source["file"]), source)
+        self.vocab_size = self._table.vocab  # the target's: logits and the scorer
         self.positions = sinusoidal_positions(self.max_positions, self.d_model)
         self._scorers: dict[tuple, TopKScorer] = {}
         self._scorer_spec = graphs.get("scorer")
@@ -104,16 +110,17 @@ class OnnxMarian:
         return self._scorers[banned]
 
     # -- embeddings -------------------------------------------------------------------------------------------
-    def embed(self, ids: np.ndarray, start: int = 0) -> np.ndarray:
-        """Token embeddings × embed_scale + positions [start, start+T), like Marian's embedding layers."""
-        rows = self._table.rows(ids.reshape(-1))
+    def embed(self, ids: np.ndarray, start: int = 0, source: bool = False) -> np.ndarray:
+        """Token embeddings × embed_scale + positions [start, start+T), like Marian's embedding layers; `source`:
+        the encoder's table (a different one only with separate vocabularies)."""
+        rows = (self._source_table if source else self._table).rows(ids.reshape(-1))
         emb = rows.reshape(*ids.shape, self.d_model) * np.float32(self.embed_scale)
         t = ids.shape[-1]
         return emb + self.positions[start : start + t]
 
     # -- graphs -----------------------------------------------------------------------------------------------
     def encode(self, ids: np.ndarray, mask: np.ndarray) -> EncoderState:
-        feeds = {"inputs_embeds": self.embed(ids), "attention_mask": mask}
+        feeds = {"inputs_embeds": self.embed(ids, source=True), "attention_mask": mask}
         # activations scale with batch × length: the arena shrinks after every batch's encoder run
         outputs = self.encoder.run(self._enc_out, feeds, SHRINK_ARENA)
         return EncoderState(cross=outputs, mask=mask)

@@ -9,6 +9,10 @@ indices into vocab.json ids. This wrapper adds the three things MarianTokenizer 
 * SentencePiece fuses a run of unknown characters into one piece, which MarianTokenizer then looks up by its surface
   string in the joint vocabulary (so Chinese inside English input keeps its real ids);
 * decoding follows the target side: control pieces vanish, `▁` becomes a space, the result is stripped.
+
+With separate vocabularies (manifest `source_vocab_size`, `source_pieces_file`) `pieces.json` is the target
+vocabulary (decoding, `id_to_piece`, `token_to_id`) and the source ids, unknown runs included, come from the source
+one, as MarianTokenizer's `separate_vocabs` does.
 """
 
 from __future__ import annotations
@@ -36,14 +40,19 @@ class MarianTokenizer:
         folder = Path(base) if base is not None else Path(tokenizer_json).parent
         self._pieces_path = folder / info["pieces_file"]
         ids_file = folder / info["source_ids_file"]
-        self.vocab_size: int = int(info["vocab_size"])
+        self.vocab_size: int = int(info["vocab_size"])  # the target's (decoding)
+        self.source_vocab_size: int = int(info.get("source_vocab_size", self.vocab_size))
+        source_pieces = info.get("source_pieces_file")
+        self._source_pieces_path = folder / source_pieces if source_pieces else None
+        self._source_label = source_pieces
+        self._source_index: dict[str, int] | None = None  # source piece → id, read at the first unknown run
         with opening(info["source_ids_file"]):
             self._source_ids = np.asarray(json.loads(ids_file.read_text(encoding="utf-8")), dtype=np.int64)
             if self._source_ids.shape != (self._segmenter.size,):
                 raise ValueError(f"{ids_file.name} does not match the tokenizer's vocabulary")
             ids = self._source_ids
-            if ids.size and not (ids.min() >= -1 and ids.max() < self.vocab_size):
-                raise ValueError(f"{ids_file.name} has ids outside the vocabulary of {self.vocab_size}")
+            if ids.size and not (ids.min() >= -1 and ids.max() < self.source_vocab_size):
+                raise ValueError(f"{ids_file.name} has ids outside the vocabulary of {self.source_vocab_size}")
         self._pieces_label = info["pieces_file"]
         self.unk_id: int = int(info["unk_id"])
         self.eos_id: int = int(info["eos_id"])
@@ -67,8 +76,16 @@ class MarianTokenizer:
         return cls(manifest.path(info["file"]), info, base=manifest.bundle_dir)
 
     def load_vocabulary(self) -> None:
-        """Read pieces.json now rather than at the first decode, so a damaged file fails while loading."""
+        """Read pieces.json (and source_pieces.json) now rather than at first use, so a damaged file fails while
+        loading."""
         self._pieces_blob()
+        if self._source_pieces_path is not None:
+            self._source_ids_by_piece()
+
+    @property
+    def separate_vocabularies(self) -> bool:
+        """Whether source ids number another vocabulary than target ids (then `encode` ids are no target ids)."""
+        return self._source_pieces_path is not None
 
     @property
     def cleans_up(self) -> bool:
@@ -109,6 +126,30 @@ class MarianTokenizer:
             self._ids = {blob[a:b]: i for i, (a, b) in enumerate(pairwise(bounds))}
         return self._ids.get(piece, self.unk_id)
 
+    def _source_ids_by_piece(self) -> dict[str, int]:
+        """source_pieces.json as piece → id (the source side's vocab.json again)."""
+        if self._source_index is None:
+            assert self._source_pieces_path is not None
+            with opening(self._source_label):
+                pieces = json.loads(self._source_pieces_path.read_text(encoding="utf-8"))
+                if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
+                    raise ValueError(f"{self._source_pieces_path.name} is not a list of strings")
+                if len(pieces) != self.source_vocab_size:
+                    raise ValueError(
+                        f"{self._source_pieces_path.name} has {len(pieces)} pieces, "
+                        f"the manifest says {self.source_vocab_size}"
+                    )
+            self._source_index = {piece: i for i, piece in enumerate(pieces)}
+        return self._source_index
+
+    def source_token_to_id(self, piece: str) -> int:
+        """The source vocabulary's id of `piece` (vocab.json), or `<unk>`'s: what an unknown run is encoded as."""
+        if self._source_pieces_path is None:
+            return self.token_to_id(piece)
+        if piece in self._language_ids:
+            return self._language_ids[piece]
+        return self._source_ids_by_piece().get(piece, self.unk_id)
+
     def language_id(self, token: str) -> int:
         """Id of a target-language token such as `>>cmn_Hans<<`; raises KeyError if the model lacks it."""
         if token not in self._language_ids:
@@ -145,7 +186,7 @@ class MarianTokenizer:
                 if chunk.startswith(">>"):
                     end = chunk.find("<<")
                     if end != -1:
-                        plan.append(("id", self.token_to_id(chunk[: end + 2])))
+                        plan.append(("id", self.source_token_to_id(chunk[: end + 2])))
                         chunk = chunk[end + 2 :]
                 plan.append(("spm", len(pending)))
                 pending.append(chunk)
@@ -176,7 +217,7 @@ class MarianTokenizer:
         mapped = self._source_ids[[index for _, index in pieces]]
         if mapped.size and mapped.min() < 0:
             for j in np.flatnonzero(mapped < 0).tolist():
-                mapped[j] = self.token_to_id(pieces[j][0])
+                mapped[j] = self.source_token_to_id(pieces[j][0])
         return mapped.tolist()
 
     # -- decoding ---------------------------------------------------------------------------------------------

@@ -1,4 +1,7 @@
-"""Find a Marian checkpoint: a local directory (no network at all) or a Hugging Face model id (downloaded)."""
+"""Find a Marian checkpoint: a local directory (no network at all) or a Hugging Face model id (downloaded).
+
+The checkpoint is checked against the Marian allow-list (engine.convert.marian_checks) before any weights are
+loaded, and its licence comes from its own model card: only Helsinki-NLP's opus-mt models are credited to OPUS."""
 
 from __future__ import annotations
 
@@ -6,15 +9,25 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.convert.marian_checks import MarianConfigFacts, check_checkpoint, check_config, read_config
 from engine.errors import CheckpointError
 from engine.languages import FACTS, code_of
 
 REQUIRED = ("config.json", "source.spm", "target.spm", "vocab.json")
+TARGET_VOCAB = "target_vocab.json"  # separate vocabularies: the decoder's (MarianTokenizer's target_vocab_file)
 WEIGHTS = ("model.safetensors", "pytorch_model.bin")
-OPTIONAL = ("generation_config.json", "tokenizer_config.json", "special_tokens_map.json", "README.md", "LICENSE")
+OPTIONAL = (
+    "generation_config.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "README.md",
+    "LICENSE",
+    TARGET_VOCAB,
+)
 # What we know about opus-mt models: CC-BY-4.0, by the Language Technology Research Group at the University of
-# Helsinki. Used when the checkpoint's model card does not say otherwise.
+# Helsinki. Used for Helsinki-NLP's opus-mt ids only, when their model card does not say otherwise.
 OPUS_LICENSE = "CC-BY-4.0"
+UNKNOWN_LICENSE = "unknown licence: check the model card"
 OPUS_ATTRIBUTION = (
     "Translation model: {model} by Helsinki-NLP (Language Technology Research Group, University of Helsinki), "
     "trained on OPUS data, licensed under CC-BY-4.0 (https://creativecommons.org/licenses/by/4.0/). "
@@ -29,6 +42,25 @@ def opus_attribution(model_id: str) -> str:
     return OPUS_ATTRIBUTION.format(model=name if owner.lower() == "helsinki-nlp" else model_id)
 
 
+def is_opus_mt(model_id: str) -> bool:
+    """Helsinki-NLP's own opus-mt models (opus-mt-XX-YY, opus-mt-tc-big-…): the only ids credited to OPUS."""
+    owner, _, name = model_id.rpartition("/")
+    return owner.lower() == "helsinki-nlp" and name.lower().startswith("opus-mt")
+
+
+def checkpoint_attribution(model_id: str, license_: str | None) -> tuple[str, str]:
+    """(licence, attribution) of a build. Helsinki-NLP opus-mt ids: the OPUS CC-BY credit (CC-BY-4.0 unless their
+    card says otherwise). Any other checkpoint: its card's licence, or UNKNOWN_LICENSE; it is built either way,
+    and the bundle says which it is rather than crediting someone who did not make it."""
+    if is_opus_mt(model_id):
+        return license_ or OPUS_LICENSE, opus_attribution(model_id)
+    terms = f"licensed under {license_}" if license_ else "licence unknown: check the model card"
+    return (
+        license_ or UNKNOWN_LICENSE,
+        f"Translation model: {model_id}, {terms}. Converted to ONNX and quantized by Qiao.",
+    )
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     path: Path
@@ -38,16 +70,19 @@ class Checkpoint:
     attribution: str
     source_lang: str = "en"  # engine.languages codes, from checkpoint_languages()
     target_lang: str = "zh"
+    marian: MarianConfigFacts | None = None  # what the allow-list read from config.json
 
 
-def _check_dir(path: Path) -> None:
-    missing = [name for name in REQUIRED if not (path / name).is_file()]
+def _check_dir(path: Path, facts: MarianConfigFacts | None = None) -> None:
+    required = [*REQUIRED, TARGET_VOCAB] if facts is not None and facts.separate_vocabularies else REQUIRED
+    missing = [name for name in required if not (path / name).is_file()]
     if not any((path / w).is_file() for w in WEIGHTS):
         missing.append(" or ".join(WEIGHTS))
     if missing:
         raise CheckpointError(
             f"{path} is not a complete Marian checkpoint: missing {', '.join(missing)}. "
-            "A checkpoint directory needs config.json, the weights, source.spm, target.spm and vocab.json."
+            "A checkpoint directory needs config.json, the weights, source.spm, target.spm and vocab.json "
+            f"(and {TARGET_VOCAB} with separate vocabularies)."
         )
 
 
@@ -60,14 +95,40 @@ def _local_revision(path: Path) -> str:
     return f"local-sha256:{digest.hexdigest()[:16]}"
 
 
-def _card_license(path: Path) -> str | None:
+def card_metadata(path: Path) -> dict[str, str]:
+    """The top-level `key: value` lines of README.md's front matter (the block between its first two `---` lines,
+    Hugging Face's model-card metadata); {} without a card or front matter. Lists and nested keys are left out."""
     card = path / "README.md"
-    if not card.is_file():
+    try:
+        lines = card.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return {}
+    if not lines or lines[0].strip() != "---":
+        return {}
+    meta: dict[str, str] = {}
+    for line in lines[1:400]:
+        if line.strip() == "---":
+            return meta
+        key, sep, value = line.partition(":")
+        if sep and key and not key[0].isspace() and value.strip():
+            meta[key.strip().lower()] = value.strip().strip("'\"")
+    return {}  # no closing line: not front matter
+
+
+def _card_license(path: Path) -> str | None:
+    """The card's `license:` (its `license_name:` when that is "other"), or None."""
+    meta = card_metadata(path)
+    license_ = meta.get("license")
+    if license_ and license_.lower() == "other" and meta.get("license_name"):
+        return meta["license_name"]
+    return license_ or None
+
+
+def _checked(path: Path, where: str) -> MarianConfigFacts | None:
+    """The Marian allow-list, before anything else is read (None without a config.json: _check_dir says so)."""
+    if not (path / "config.json").is_file():
         return None
-    for line in card.read_text(encoding="utf-8", errors="replace").splitlines()[:40]:
-        if line.strip().lower().startswith("license:"):
-            return line.split(":", 1)[1].strip()
-    return None
+    return check_checkpoint(path, where)
 
 
 def checkpoint_languages(path: Path, model_id: str) -> tuple[str, str]:
@@ -138,11 +199,12 @@ def resolve_checkpoint(
     if path.exists():
         if not path.is_dir():
             raise CheckpointError(f"{path} is a file; pass the checkpoint directory")
-        _check_dir(path)
-        license_ = _card_license(path) or OPUS_LICENSE
         name = model_id or path.name
+        facts = _checked(path, name)
+        _check_dir(path, facts)
+        license_, attribution = checkpoint_attribution(name, _card_license(path))
         src, tgt = pick_languages(path, name, source_lang, target_lang)
-        return Checkpoint(path.resolve(), name, _local_revision(path), license_, opus_attribution(name), src, tgt)
+        return Checkpoint(path.resolve(), name, _local_revision(path), license_, attribution, src, tgt, facts)
     if source.count("/") != 1 or source.startswith((".", "/", "~")):
         raise CheckpointError(f"{source}: no such directory, and not a Hugging Face model id (owner/name)")
     for given, what in ((source_lang, "source"), (target_lang, "target")):
@@ -159,6 +221,9 @@ def _download(repo_id: str, source_lang: str | None = None, target_lang: str | N
         raise CheckpointError("downloading needs huggingface_hub (pip install 'qiao[build]')") from exc
     patterns = [*REQUIRED, *WEIGHTS, *OPTIONAL]
     try:
+        # config.json alone first: a checkpoint of another family is refused before its weights are fetched
+        config_dir = Path(snapshot_download(repo_id, allow_patterns=["config.json"]))
+        check_config(read_config(config_dir), repo_id)
         local = Path(snapshot_download(repo_id, allow_patterns=patterns))
     except LocalEntryNotFoundError as exc:
         raise CheckpointError(
@@ -167,8 +232,9 @@ def _download(repo_id: str, source_lang: str | None = None, target_lang: str | N
         ) from exc
     except (HfHubHTTPError, OSError) as exc:
         raise CheckpointError(f"cannot download {repo_id}: {exc}") from exc
-    _check_dir(local)
+    facts = _checked(local, repo_id)
+    _check_dir(local, facts)
     revision = local.name  # snapshot folders are named by commit hash
-    license_ = _card_license(local) or OPUS_LICENSE
+    license_, attribution = checkpoint_attribution(repo_id, _card_license(local))
     src, tgt = pick_languages(local, repo_id, source_lang, target_lang)
-    return Checkpoint(local, repo_id, revision, license_, opus_attribution(repo_id), src, tgt)
+    return Checkpoint(local, repo_id, revision, license_, attribution, src, tgt, facts)

@@ -21,7 +21,10 @@ The layout:
   held four times: 18 MB for 3 long sentences). Greedy decoding (one row per sentence) computes what it did.
 * Q, K and V of self-attention are one [D,3D] matrix, so INT8 quantizes the activation once instead of three times.
 * The 65001×512 embedding is the decoder's `lm_head` [V,D] (a Gemm with transB, so each token's row is contiguous);
-  the engine gathers token embeddings from the same bytes, so the table is stored once (see quantize.py).
+  the engine gathers token embeddings from the same bytes, so the table is stored once (see quantize.py). With
+  separate vocabularies or an untied output layer the head is the target vocabulary's own [V_target, D] matrix and
+  the lookup tables are written beside it (quantize.Tables).
+* The feed-forward activation is Marian's swish, or relu (opus-mt-tc-big) or gelu, each one kernel.
 """
 
 from __future__ import annotations
@@ -119,11 +122,23 @@ class _Graph:
         q, k, v = self.op("Split", [packed], outputs=3, axis=2, num_outputs=3)
         return q, k, v, self.weight(f"{name}.qkv.bias", bias)
 
-    def feed_forward(self, x: str, layer, name: str) -> str:
+    def feed_forward(self, x: str, layer, name: str, activation: str) -> str:
         h = self.linear(x, layer.fc1, f"{name}.fc1")
-        h = self.op("QuickGelu", [h], ms=True, alpha=1.0)  # x·sigmoid(x): Marian's swish
+        h = self.activation(h, activation)
         h = self.linear(h, layer.fc2, f"{name}.fc2")
         return self.add_norm(h, x, layer.final_layer_norm, f"{name}.ffn_norm")
+
+    def activation(self, x: str, name: str) -> str:
+        """transformers' ACT2FN[name] as one kernel: swish/silu x·sigmoid(x) (QuickGelu, alpha 1; opus-mt),
+        relu (opus-mt-tc-big), gelu the exact erf form (com.microsoft.Gelu; transformers' "gelu" is not the tanh
+        approximation)."""
+        if name in ("swish", "silu"):
+            return self.op("QuickGelu", [x], ms=True, alpha=1.0)
+        if name == "relu":
+            return self.op("Relu", [x])
+        if name == "gelu":
+            return self.op("Gelu", [x], ms=True)
+        raise ValueError(f"activation {name!r} is not supported (Qiao builds {', '.join(ACTIVATIONS)})")
 
     def model(self, name: str, inputs: list, outputs: list):
         from onnx import helper
@@ -135,9 +150,24 @@ class _Graph:
         return model
 
 
-def _check_activation(config) -> None:
-    if config.activation_function not in ("swish", "silu"):
-        raise ValueError(f"activation {config.activation_function!r} is not supported (Marian uses swish)")
+ACTIVATIONS = ("swish", "silu", "relu", "gelu")
+
+
+def _activation(config) -> str:
+    """The feed-forward activation, checked before any node is written."""
+    if config.activation_function not in ACTIVATIONS:
+        raise ValueError(
+            f"activation {config.activation_function!r} is not supported (Qiao builds {', '.join(ACTIVATIONS)})"
+        )
+    return config.activation_function
+
+
+def target_vocab_size(config) -> int:
+    """Rows of the output layer: the target vocabulary (`decoder_vocab_size` when Marian keeps separate source and
+    target vocabularies, else the one shared `vocab_size`)."""
+    if getattr(config, "share_encoder_decoder_embeddings", True):
+        return int(config.vocab_size)
+    return int(config.decoder_vocab_size or config.vocab_size)
 
 
 def build_encoder(model):
@@ -145,7 +175,7 @@ def build_encoder(model):
     from onnx import TensorProto, helper
 
     cfg = model.config
-    _check_activation(cfg)
+    activation = _activation(cfg)
     d, heads, layers = cfg.d_model, cfg.encoder_attention_heads, cfg.decoder_layers
     dec_heads = cfg.decoder_attention_heads
     g = _Graph()
@@ -157,7 +187,7 @@ def build_encoder(model):
         attn = g.op("MultiHeadAttention", [q, k, v, bias, mask], ms=True, num_heads=heads)
         out = g.linear(attn, layer.self_attn.out_proj, f"{name}.out")
         h = g.add_norm(out, h, layer.self_attn_layer_norm, f"{name}.attn_norm")
-        h = g.feed_forward(h, layer, name)
+        h = g.feed_forward(h, layer, name, activation)
     cross = [layer.encoder_attn for layer in model.model.decoder.layers]
     weight = np.concatenate([np.concatenate([_np(a.k_proj.weight).T, _np(a.v_proj.weight).T], 1) for a in cross], 1)
     bias = np.concatenate([np.concatenate([_np(a.k_proj.bias), _np(a.v_proj.bias)]) for a in cross])
@@ -184,8 +214,8 @@ def build_decoder(model):
     from onnx import TensorProto, helper
 
     cfg = model.config
-    _check_activation(cfg)
-    d, heads, layers, vocab = cfg.d_model, cfg.decoder_attention_heads, cfg.decoder_layers, cfg.vocab_size
+    activation = _activation(cfg)
+    d, heads, layers, vocab = cfg.d_model, cfg.decoder_attention_heads, cfg.decoder_layers, target_vocab_size(cfg)
     dh = d // heads
     g = _Graph()
     mask = g.op("Cast", ["encoder_attention_mask"], to=TensorProto.INT32)
@@ -213,9 +243,10 @@ def build_decoder(model):
         attn = g.op("Reshape", [attn, unfold])
         out = g.linear(attn, ca.out_proj, f"{name}.cross_out")
         h = g.add_norm(out, h, layer.encoder_attn_layer_norm, f"{name}.cross_norm")
-        h = g.feed_forward(h, layer, name)
+        h = g.feed_forward(h, layer, name, activation)
     flat = g.op("Reshape", [h, g.weight("flat_shape", np.array([-1, d], dtype=np.int64))])
-    head = _np(model.get_output_embeddings().weight)  # [V, D]: one row per token, the embedding table's own layout
+    # [V, D]: one row per token, the embedding table's own layout (the decoder's table itself when tied)
+    head = _np(model.get_output_embeddings().weight)
     bias = g.weight("final_logits_bias", _np(model.final_logits_bias).reshape(-1))
     g.op("Gemm", [flat, g.weight(LM_HEAD, head), bias], outputs=["logits"], transB=1)
     past, cross, present = kv_names("past", layers), kv_names("cross", layers), kv_names("present", layers)

@@ -15,7 +15,7 @@ from engine import __version__
 from engine.convert.checkpoint import resolve_checkpoint
 from engine.errors import BuildError, CheckpointError
 from engine.languages import default_pair
-from engine.manifest import FORMAT_VERSION, MANIFEST, dumps, seal, sha256_file
+from engine.manifest import FORMAT_VERSION, MANIFEST, SEPARATE_VOCABULARIES_FORMAT, dumps, seal, sha256_file
 
 SUPPORTED_GENERATION = {
     "repetition_penalty": 1.0,
@@ -73,15 +73,70 @@ def _generation_defaults(model) -> dict:
     }
 
 
-def _check_shared_embedding(model) -> None:
-    """The bundle stores the embedding once; refuse checkpoints whose three copies actually differ."""
+def load_marian(path: Path):
+    """MarianMTModel.from_pretrained, then made to hold exactly the checkpoint's tensors.
+
+    Why: transformers 4.57 sizes the decoder's embedding by the *source* vocabulary even with
+    `share_encoder_decoder_embeddings: false` (a copy of the encoder's table: a checkpoint whose target vocabulary
+    is larger does not load, one whose table differs decodes with the wrong one), and ties a missing lm_head to it.
+    With separate vocabularies the embeddings and head are put back from model.safetensors as saved, and a tied head
+    follows the decoder's table."""
     import torch
+    from torch import nn
+    from transformers import MarianConfig, MarianMTModel
+
+    config = MarianConfig.from_pretrained(str(path))
+    if getattr(config, "share_encoder_decoder_embeddings", True):
+        return MarianMTModel.from_pretrained(str(path)).eval().float()
+    weights = Path(path) / "model.safetensors"
+    if not weights.is_file():
+        raise CheckpointError(f"{path}: separate vocabularies are built from model.safetensors only")
+    from transformers.utils import logging
+
+    level = logging.get_verbosity()
+    logging.set_verbosity_error()  # its "newly initialized … TRAIN this model" warning: put right below
+    try:
+        model = MarianMTModel.from_pretrained(str(path), ignore_mismatched_sizes=True).eval().float()
+    finally:
+        logging.set_verbosity(level)
+    from safetensors.torch import load_file
+
+    state = load_file(str(weights))
+    pad = model.config.pad_token_id
+    with torch.no_grad():
+        for side in ("encoder", "decoder"):
+            saved = state.get(f"model.{side}.embed_tokens.weight")
+            part = getattr(model.model, side)
+            if saved is not None and not torch.equal(part.embed_tokens.weight, saved.float()):
+                part.embed_tokens = nn.Embedding.from_pretrained(saved.float(), freeze=True, padding_idx=pad)
+        head = state.get("lm_head.weight")
+        if head is not None:
+            model.lm_head.weight = nn.Parameter(head.float(), requires_grad=False)
+        elif getattr(model.config, "tie_word_embeddings", True):
+            model.lm_head.weight = model.model.decoder.embed_tokens.weight
+    return model
+
+
+def _lookup_tables(model):
+    """The embedding tables the bundle must store besides the output layer's matrix (engine.convert.quantize.Tables).
+
+    A shared, tied checkpoint stores one table (encoder, decoder and head are the same matrix). With an untied
+    output layer (`tie_word_embeddings: false`) the decoder's table is stored too; with separate vocabularies
+    (`share_encoder_decoder_embeddings: false`) the encoder's as well, whenever it differs from the decoder's."""
+    import torch
+
+    from engine.convert.quantize import Tables
 
     enc = model.model.encoder.embed_tokens.weight
     dec = model.model.decoder.embed_tokens.weight
     head = model.get_output_embeddings().weight
-    if not (torch.equal(enc, dec) and torch.equal(dec, head)):
-        raise BuildError("encoder/decoder embeddings and the output projection differ; Qiao needs them shared")
+    if dec.shape != head.shape:
+        raise BuildError(f"the output layer is {list(head.shape)}, the decoder's embedding {list(dec.shape)}")
+    same_source = enc.shape == dec.shape and torch.equal(enc, dec)
+    return Tables(
+        target=None if torch.equal(dec, head) else dec.detach().float().numpy(),
+        source=None if same_source else enc.detach().float().numpy(),
+    )
 
 
 def _versions() -> dict:
@@ -129,7 +184,6 @@ def build_bundle(
     `target_lang` override it ("en", "zh", or Marian's "eng", "zho")."""
     import onnx
     import torch
-    from transformers import MarianMTModel
 
     from engine.convert import graphs, quantize, validate
     from engine.convert.tokenizer_json import build_tokenizer_json
@@ -148,13 +202,14 @@ def build_bundle(
     progress.step(f"Loading {ckpt.model_id} ({ckpt.revision})")
     torch.manual_seed(0)
     try:
-        model = MarianMTModel.from_pretrained(str(ckpt.path)).eval().float()
+        model = load_marian(ckpt.path)
     except (OSError, ValueError) as exc:
         raise CheckpointError(f"cannot load the checkpoint at {ckpt.path}: {exc}") from exc
     cfg = model.config
-    if cfg.model_type != "marian" or getattr(cfg, "normalize_before", False):
+    if cfg.model_type != "marian" or getattr(cfg, "normalize_before", False):  # checked on config.json already
         raise BuildError("only post-norm MarianMT checkpoints are supported")
-    _check_shared_embedding(model)
+    tables = _lookup_tables(model)
+    target_vocab = graphs.target_vocab_size(cfg)
     table = model.model.encoder.embed_positions.weight.detach().numpy()
     if not (table == sinusoidal_positions(*table.shape)).all():
         raise BuildError("the checkpoint's position table differs from Marian's sinusoidal formula")
@@ -166,10 +221,10 @@ def build_bundle(
         encoder, encoder_io = graphs.build_encoder(model)
         decoder, decoder_io = graphs.build_decoder(model)
         progress.step("Writing the FP32 model and quantizing INT8")
-        fp32 = quantize.write_fp32(encoder, decoder, staging / "fp32")
-        int8, head_file = quantize.write_int8(encoder, decoder, staging / "int8", head=int8_head)
+        fp32 = quantize.write_fp32(encoder, decoder, staging / "fp32", tables)
+        int8 = quantize.write_int8(encoder, decoder, staging / "int8", head=int8_head, tables=tables)
         del encoder, decoder
-        scorer, scorer_io = graphs.build_scorer(cfg.vocab_size, generation["renormalize_logits"])
+        scorer, scorer_io = graphs.build_scorer(target_vocab, generation["renormalize_logits"])
         onnx.save(scorer, str(staging / "scorer.onnx"))
         progress.step("Converting the tokenizer")
         tok_info = build_tokenizer_json(ckpt.path, staging / "tokenizer.json")
@@ -178,8 +233,11 @@ def build_bundle(
             f"{ckpt.attribution}\n\nModel: {ckpt.model_id} (revision {ckpt.revision})\nLicense: {ckpt.license}\n"
         )
         (staging / "MODEL_LICENSE.txt").write_text(license_text, encoding="utf-8")
+        separate = tables.source is not None
         manifest = {
-            "format_version": FORMAT_VERSION,
+            # a bundle with its own source table is format 5: an older Qiao would look its source ids up in the
+            # target table, so it must refuse it; every other bundle is written as format 4, as before
+            "format_version": SEPARATE_VOCABULARIES_FORMAT if separate else FORMAT_VERSION,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "model": {
                 "id": ckpt.model_id,
@@ -196,7 +254,8 @@ def build_bundle(
                 "encoder_attention_heads": cfg.encoder_attention_heads,
                 "decoder_attention_heads": cfg.decoder_attention_heads,
                 "ffn_dim": cfg.decoder_ffn_dim,
-                "vocab_size": cfg.vocab_size,
+                "vocab_size": target_vocab,  # the output layer's: logits, scorer, decoder lookups
+                **({"source_vocab_size": int(cfg.vocab_size)} if separate else {}),
                 "max_position_embeddings": cfg.max_position_embeddings,
                 "activation": cfg.activation_function,
                 "embed_scale": graphs.embed_scale(cfg),
@@ -218,13 +277,12 @@ def build_bundle(
                 "fp32": {
                     "encoder": "fp32/encoder.onnx",
                     "decoder": "fp32/decoder.onnx",
-                    "embedding": {**fp32.as_dict(), "file": "fp32/" + fp32.file},
+                    **_tables_entry("fp32", fp32),
                 },
                 "int8": {
                     "encoder": "int8/encoder.onnx",
                     "decoder": "int8/decoder.onnx",
-                    "embedding": {**int8.as_dict(), "file": "int8/" + int8.file},
-                    **({"head": "int8/" + head_file} if head_file else {}),
+                    **_tables_entry("int8", int8),
                     "quantization": "layers: dynamic u8s8, per-tensor int8 weights (DynamicQuantizeMatMul); "
                     + _HEAD_TEXT[int8_head],
                 },
@@ -258,6 +316,17 @@ def build_bundle(
             shutil.rmtree(staging, ignore_errors=True)
     progress.step(f"Bundle written to {out_dir}")
     return manifest
+
+
+def _tables_entry(precision: str, written) -> dict:
+    """A precision's `embedding` (the decoder's lookup table), `source_embedding` (separate vocabularies) and
+    `head` (the output layer's own file) entries, paths relative to the bundle."""
+    entry: dict = {"embedding": {**written.embedding.as_dict(), "file": f"{precision}/{written.embedding.file}"}}
+    if written.source is not None:
+        entry["source_embedding"] = {**written.source.as_dict(), "file": f"{precision}/{written.source.file}"}
+    if written.head:
+        entry["head"] = f"{precision}/{written.head}"
+    return entry
 
 
 def _make_readable(bundle: Path) -> None:

@@ -19,6 +19,10 @@
   Either way embedding.bin holds the 8-bit block table the engine's lookups read (engine.embedding).
 * FP32 (and INT8 "blocks"): that matrix lives in `embedding.bin` as ONNX external data, which the engine also
   reads row by row for lookups (engine.embedding): the table is stored once.
+* Separate vocabularies or an untied output layer (`Tables`): the head is a matrix of its own (kept in the decoder's
+  weights in FP32, in head.bin in INT8), embedding.bin holds the decoder's lookup table, and source_embedding.bin
+  the encoder's when the source vocabulary is not the target's. A shared, tied checkpoint (every opus-mt model
+  Qiao shipped so far) is written exactly as before.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import numpy as np
 from engine.convert.graphs import LM_HEAD
 
 EMBEDDING_FILE = "embedding.bin"
+SOURCE_EMBEDDING_FILE = "source_embedding.bin"
 HEAD_FILE = "head.bin"
 HEAD_COLUMNS = "columns"
 HEAD_BLOCKS = "blocks"
@@ -62,6 +67,23 @@ class EmbeddingLayout:
         }
 
 
+@dataclass(frozen=True)
+class Tables:
+    """Lookup tables that are not the output layer's own matrix (None: the head's matrix serves)."""
+
+    target: np.ndarray | None = None  # the decoder's embedding, when the output layer is not tied to it
+    source: np.ndarray | None = None  # the encoder's embedding, when the vocabularies are separate
+
+
+@dataclass(frozen=True)
+class Written:
+    """What one precision's files hold (recorded in the manifest)."""
+
+    embedding: EmbeddingLayout  # the decoder's lookup table (and the encoder's when `source` is None)
+    source: EmbeddingLayout | None = None  # the encoder's table, separate vocabularies only
+    head: str | None = None  # the output layer's own file, when it is not embedding.bin
+
+
 def _external(tensor, location: str, offset: int, length: int) -> None:
     """Point an initializer at bytes we wrote ourselves into `location` (ONNX external data)."""
     from onnx import TensorProto
@@ -89,19 +111,31 @@ def _lm_head_node(model):
     raise KeyError("the decoder graph has no Gemm on lm_head")
 
 
-def write_fp32(encoder, decoder, out_dir: Path) -> EmbeddingLayout:
-    """Save the FP32 graphs, moving the decoder's lm_head into embedding.bin."""
+def write_fp32(encoder, decoder, out_dir: Path, tables: Tables | None = None) -> Written:
+    """Save the FP32 graphs. Tied: the decoder's lm_head moves into embedding.bin, which lookups read too.
+    Untied: embedding.bin is `tables.target` and the head stays in the decoder's weights file."""
     from onnx import numpy_helper
 
+    tables = tables or Tables()
     out_dir.mkdir(parents=True, exist_ok=True)
     save_graph(encoder, out_dir / "encoder.onnx")
     decoder = _copy(decoder)
-    head = _find(decoder, LM_HEAD)
-    weight = numpy_helper.to_array(head).astype(np.float32, copy=False)
-    (out_dir / EMBEDDING_FILE).write_bytes(np.ascontiguousarray(weight).tobytes())
-    _external(head, EMBEDDING_FILE, 0, weight.nbytes)
+    if tables.target is None:
+        head = _find(decoder, LM_HEAD)
+        weight = numpy_helper.to_array(head).astype(np.float32, copy=False)
+        (out_dir / EMBEDDING_FILE).write_bytes(np.ascontiguousarray(weight).tobytes())
+        _external(head, EMBEDDING_FILE, 0, weight.nbytes)
+    else:
+        weight = np.ascontiguousarray(tables.target, dtype=np.float32)
+        (out_dir / EMBEDDING_FILE).write_bytes(weight.tobytes())
     save_graph(decoder, out_dir / "decoder.onnx")
-    return EmbeddingLayout(EMBEDDING_FILE, "float32", tuple(weight.shape), 0)
+    source = None
+    if tables.source is not None:
+        table = np.ascontiguousarray(tables.source, dtype=np.float32)
+        (out_dir / SOURCE_EMBEDDING_FILE).write_bytes(table.tobytes())
+        source = EmbeddingLayout(SOURCE_EMBEDDING_FILE, "float32", tuple(table.shape), 0)
+    head = None if tables.target is None else "decoder.weights"  # save_graph's external data: the head's home
+    return Written(EmbeddingLayout(EMBEDDING_FILE, "float32", tuple(weight.shape), 0), source, head)
 
 
 def save_graph(model, path: Path) -> None:
@@ -145,16 +179,17 @@ def quantize_blocks(weight: np.ndarray, block_size: int = BLOCK_SIZE) -> tuple[n
     return q.astype(np.uint8).reshape(rows, dim), scales
 
 
-def write_int8(encoder, decoder, out_dir: Path, head: str = "columns") -> tuple[EmbeddingLayout, str | None]:
+def write_int8(encoder, decoder, out_dir: Path, head: str = "columns", tables: Tables | None = None) -> Written:
     """Quantize both graphs. embedding.bin gets the 8-bit block table the engine looks tokens up in; the decoder's
-    lm_head becomes `head`: "columns" (DynamicQuantizeMatMul over head.bin, returned as the second value) or
-    "blocks" (MatMulNBits over embedding.bin itself, None)."""
+    lm_head becomes `head`: "columns" (DynamicQuantizeMatMul over head.bin) or "blocks" (MatMulNBits over
+    embedding.bin itself when the head is that table, else over head.bin)."""
     if head not in INT8_HEADS:
         raise ValueError(f"unknown INT8 head {head!r} (choose one of {', '.join(INT8_HEADS)})")
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    tables = tables or Tables()
     out_dir.mkdir(parents=True, exist_ok=True)
     # The head is swapped for a placeholder so quantize_dynamic cannot touch it (it rewrites Gemm into MatMul+Add
     # and would quantize that per tensor); the placeholder becomes MatMulNBits afterwards.
@@ -188,17 +223,18 @@ def write_int8(encoder, decoder, out_dir: Path, head: str = "columns") -> tuple[
         decoder = onnx.load(str(Path(tmp) / "decoder.onnx"))
 
     placeholder = next(n for n in decoder.graph.node if n.op_type == "LmHead")
-    vocab, dim = weight.shape
-    block = min(BLOCK_SIZE, dim)  # the tiny test model has d_model 64
-    q, scales = quantize_blocks(weight, block)
-    payload = q.tobytes()
-    scales_offset = _aligned(len(payload))  # page-aligned, so both parts can be memory-mapped
-    with open(out_dir / EMBEDDING_FILE, "wb") as fh:
-        fh.write(payload)
-        fh.write(b"\0" * (scales_offset - len(payload)))
-        fh.write(scales.tobytes())
-    if head == HEAD_BLOCKS:
-        fused, inits = _blocks_head(placeholder, q, scales, block, scales_offset)
+    block = min(BLOCK_SIZE, weight.shape[1])  # the tiny test model has d_model 64
+    lookup = weight if tables.target is None else np.asarray(tables.target, dtype=np.float32)
+    layout = _write_blocks(lookup, block, out_dir / EMBEDDING_FILE)
+    head_file: str | None = HEAD_FILE
+    if head == HEAD_BLOCKS and tables.target is None:
+        q, scales = quantize_blocks(weight, block)
+        fused, inits = _blocks_head(placeholder, q, scales, block, layout.scales_offset or 0, EMBEDDING_FILE)
+        head_file = None
+    elif head == HEAD_BLOCKS:  # an untied head: its own blocks in head.bin
+        own = _write_blocks(weight, block, out_dir / HEAD_FILE)
+        q, scales = quantize_blocks(weight, block)
+        fused, inits = _blocks_head(placeholder, q, scales, block, own.scales_offset or 0, HEAD_FILE)
     else:
         fused, inits = _columns_head(placeholder, weight, out_dir / HEAD_FILE)
     index = list(decoder.graph.node).index(placeholder)
@@ -209,16 +245,32 @@ def write_int8(encoder, decoder, out_dir: Path, head: str = "columns") -> tuple[
             decoder.opset_import.remove(opset)
     decoder.graph.initializer.extend(inits)
     save_graph(decoder, out_dir / "decoder.onnx")
-    layout = EmbeddingLayout(EMBEDDING_FILE, "uint8", (vocab, dim), 0, scales_offset, block, ZERO_POINT)
-    return layout, (HEAD_FILE if head == HEAD_COLUMNS else None)
+    source = None
+    if tables.source is not None:
+        table = np.asarray(tables.source, dtype=np.float32)
+        source = _write_blocks(table, min(BLOCK_SIZE, table.shape[1]), out_dir / SOURCE_EMBEDDING_FILE)
+    return Written(layout, source, head_file)
+
+
+def _write_blocks(table: np.ndarray, block: int, path: Path) -> EmbeddingLayout:
+    """`table` [V, D] as 8-bit blocks then their float32 scales (page-aligned, so both parts can be mapped)."""
+    q, scales = quantize_blocks(table, block)
+    payload = q.tobytes()
+    scales_offset = _aligned(len(payload))
+    with open(path, "wb") as fh:
+        fh.write(payload)
+        fh.write(b"\0" * (scales_offset - len(payload)))
+        fh.write(scales.tobytes())
+    return EmbeddingLayout(path.name, "uint8", tuple(table.shape), 0, scales_offset, block, ZERO_POINT)
 
 
 def _aligned(size: int) -> int:
     return (size + 4095) // 4096 * 4096
 
 
-def _blocks_head(placeholder, q: np.ndarray, scales: np.ndarray, block: int, scales_offset: int):
-    """MatMulNBits 8-bit over embedding.bin itself (the lookup table is the projection: stored once)."""
+def _blocks_head(placeholder, q: np.ndarray, scales: np.ndarray, block: int, scales_offset: int, location: str):
+    """MatMulNBits 8-bit over `location`'s blocks: embedding.bin itself when the lookup table is the projection
+    (stored once), else the head's own file."""
     from onnx import helper, numpy_helper
 
     vocab, dim = q.shape
@@ -236,8 +288,8 @@ def _blocks_head(placeholder, q: np.ndarray, scales: np.ndarray, block: int, sca
     )
     q_init = numpy_helper.from_array(q.reshape(vocab, dim // block, block), "lm_head_q8")
     s_init = numpy_helper.from_array(scales.reshape(-1), "lm_head_scales")
-    _external(q_init, EMBEDDING_FILE, 0, q.nbytes)
-    _external(s_init, EMBEDDING_FILE, scales_offset, scales.nbytes)
+    _external(q_init, location, 0, q.nbytes)
+    _external(s_init, location, scales_offset, scales.nbytes)
     return fused, [q_init, s_init]
 
 

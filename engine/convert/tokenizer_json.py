@@ -12,6 +12,12 @@ resident memory in `tokenizers` (measured on the full-size benchmark vocabulary)
 The target side (id → piece, for decoding) is `pieces.json`, the vocabulary in id order. Keeping the ~33k
 target-only pieces in the Unigram model instead would put them in tokenizers' byte trie, which costs ~40 MB of
 memory at run time for opus-mt-en-zh's vocabulary (measured with a synthetic vocabulary of that size).
+
+Separate vocabularies (MarianTokenizer's `separate_vocabs`, `target_vocab.json`): `pieces.json` is the target
+vocabulary (decoding, the output layer's ids), `source_pieces.json` the source one (vocab.json: what `source_ids`,
+the language tokens and the special tokens number), and the manifest gains `source_vocab_size` and
+`source_pieces_file`. Both must give `</s>`, `<unk>` and `<pad>` the same id: the engine and MarianTokenizer use
+one number for each on both sides.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ _MARKER_CANDIDATES = ("\x01", "\x02", "\x03", "\x04", "\x05", "\x06", "\x07", "\
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = 1, 2, 3, 4, 5, 6
 PIECES_FILE = "pieces.json"
 SOURCE_IDS_FILE = "source_ids.json"
+SOURCE_PIECES_FILE = "source_pieces.json"
+TARGET_VOCAB_FILE = "target_vocab.json"
 
 
 @dataclass(frozen=True)
@@ -48,11 +56,24 @@ class TokenizerInfo:
     source_ids_file: str  # Unigram id -> vocab.json id (-1: the unknown piece, looked up by its surface)
     clean_up_tokenization_spaces: bool
     source_only_pieces: int  # source pieces absent from vocab.json (encoded as <unk>, like MarianTokenizer)
+    # separate vocabularies only (absent from the manifest otherwise, so shared ones are written as before)
+    source_vocab_size: int | None = None
+    source_pieces_file: str | None = None  # the source vocabulary in id order (lookups of unknown runs)
 
     def as_dict(self) -> dict:
         from dataclasses import asdict
 
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if v is not None or k not in _SEPARATE_ONLY}
+
+
+_SEPARATE_ONLY = ("source_vocab_size", "source_pieces_file")
+
+
+def _dense(vocab: dict[str, int], name: str) -> list[str]:
+    """The pieces of `vocab` in id order; BuildError unless the ids are 0..N-1."""
+    if sorted(vocab.values()) != list(range(len(vocab))):
+        raise BuildError(f"{name} ids are not the dense range 0..N-1")
+    return sorted(vocab, key=vocab.__getitem__)
 
 
 def _load_spm(path: Path):
@@ -101,8 +122,6 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
 
     checkpoint_dir = Path(checkpoint_dir)
     hf = MarianTokenizer.from_pretrained(str(checkpoint_dir))
-    if hf.separate_vocabs:
-        raise BuildError("checkpoints with separate source/target vocabularies are not supported")
     source = _load_spm(checkpoint_dir / "source.spm")
     target = _load_spm(checkpoint_dir / "target.spm")
     for proto, side in ((source, "source"), (target, "target")):
@@ -113,10 +132,18 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
             raise BuildError(f"the {side} SentencePiece model uses user-defined or byte pieces (not supported)")
 
     vocab: dict[str, int] = json.loads((checkpoint_dir / "vocab.json").read_text(encoding="utf-8"))
-    size = len(vocab)
-    if sorted(vocab.values()) != list(range(size)):
-        raise BuildError("vocab.json ids are not the dense range 0..N-1")
-    by_id = sorted(vocab, key=vocab.__getitem__)
+    source_by_id = _dense(vocab, "vocab.json")
+    target_vocab = vocab
+    if hf.separate_vocabs:
+        target_vocab = json.loads((checkpoint_dir / TARGET_VOCAB_FILE).read_text(encoding="utf-8"))
+    by_id = _dense(target_vocab, TARGET_VOCAB_FILE) if hf.separate_vocabs else source_by_id
+    size = len(by_id)
+    for token in (hf.eos_token, hf.unk_token, hf.pad_token):
+        if target_vocab.get(str(token)) != vocab.get(str(token)):
+            raise BuildError(
+                f"{token} is id {vocab.get(str(token))} in vocab.json but {target_vocab.get(str(token))} in "
+                f"{TARGET_VOCAB_FILE}; Qiao needs one id for it on both sides"
+            )
 
     marker = _pick_marker(source.normalizer_spec.precompiled_charsmap)
     source_pieces = [(p.piece, p.score) for p in source.pieces if p.type == _NORMAL]
@@ -131,6 +158,9 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tok.save(str(out_path), pretty=False)
     (out_path.parent / PIECES_FILE).write_text(json.dumps(by_id, ensure_ascii=False), encoding="utf-8")
+    if hf.separate_vocabs:
+        text = json.dumps(source_by_id, ensure_ascii=False)
+        (out_path.parent / SOURCE_PIECES_FILE).write_text(text, encoding="utf-8")
     (out_path.parent / SOURCE_IDS_FILE).write_text(json.dumps(source_ids), encoding="utf-8")
 
     added = hf._added_tokens_decoder  # id -> AddedToken, exactly what MarianTokenizer splits on
@@ -141,8 +171,8 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
     for s in special:
         if vocab.get(s["content"]) != s["id"]:
             raise BuildError(f"added token {s['content']!r} is not at its vocab.json id")
-    control = sorted(p.piece for p in target.pieces if p.type == _CONTROL and p.piece in vocab)
-    languages = [p for p in by_id if p.startswith(">>") and p.endswith("<<")]
+    control = sorted(p.piece for p in target.pieces if p.type == _CONTROL and p.piece in target_vocab)
+    languages = [p for p in source_by_id if p.startswith(">>") and p.endswith("<<")]  # prepended to the source
     return TokenizerInfo(
         marker=marker,
         vocab_size=size,
@@ -157,4 +187,6 @@ def build_tokenizer_json(checkpoint_dir: Path, out_path: Path) -> TokenizerInfo:
         source_ids_file=SOURCE_IDS_FILE,
         clean_up_tokenization_spaces=bool(hf.clean_up_tokenization_spaces),
         source_only_pieces=len(extras),
+        source_vocab_size=len(source_by_id) if hf.separate_vocabs else None,
+        source_pieces_file=SOURCE_PIECES_FILE if hf.separate_vocabs else None,
     )
