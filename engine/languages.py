@@ -21,12 +21,31 @@ everything about itself.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # ISO 639-3 / Marian names → the two-letter codes Qiao uses (`opus-mt-en-zh`, tokenizer_config's "eng"/"zho").
 ISO3 = {"eng": "en", "zho": "zh", "cmn": "zh", "chi": "zh"}
 SCRIPTS = ("latin", "han")  # a language's writing system: fonts and segmentation follow from it
 MAX_VARIANTS = 16
+# Varieties Qiao can name, by the ISO 639-3 code of a Marian target token (`>>yue_Hant<<`), per target language,
+# and the scripts it can name. A multi-target model's tokens outside these (Chinese in Hiragana, Latin script…)
+# are not offered: Qiao could neither name nor display them sensibly.
+VARIETIES: dict[str, dict[str, str]] = {
+    "zh": {
+        "cmn": "Mandarin",
+        "zho": "Chinese",
+        "yue": "Cantonese",
+        "lzh": "Classical Chinese",
+        "wuu": "Wu",
+        "gan": "Gan",
+        "hak": "Hakka",
+        "nan": "Min Nan",
+    },
+    "en": {"eng": "English"},
+}
+SCRIPT_NAMES = {"Hans": "Simplified", "Hant": "Traditional"}
+_TOKEN = re.compile(r">>([a-z]{3})(?:_([A-Z][a-z]{3}))?<<")
 
 
 @dataclass(frozen=True)
@@ -164,15 +183,42 @@ def code_of(name: str) -> str:
     return ISO3.get(low, low)
 
 
+def _more_variants(
+    target: str, language_tokens: list[str] | tuple[str, ...], known: tuple[Variant, ...]
+) -> tuple[Variant, ...]:
+    """Every other `>>xxx<<` / `>>xxx_Scrp<<` token of a multi-target model that names a variety of `target` in a
+    script Qiao can name (VARIETIES, SCRIPT_NAMES), in vocabulary order: key the tag in lower case ("yue_hant"),
+    name "Cantonese (Traditional)"."""
+    taken = {v.token for v in known} | {v.key for v in known}
+    out: list[Variant] = []
+    for token in language_tokens:
+        match = _TOKEN.fullmatch(token)
+        if match is None or token in taken:
+            continue
+        variety = VARIETIES.get(target, {}).get(match.group(1))
+        script = match.group(2)
+        if variety is None or (script is not None and script not in SCRIPT_NAMES):
+            continue
+        key = token[2:-2].lower()
+        if key in taken:
+            continue
+        taken.add(key)
+        out.append(Variant(key, token, f"{variety} ({SCRIPT_NAMES[script]})" if script else variety))
+    return tuple(out)
+
+
 def default_pair(source: str, target: str, language_tokens: list[str] | tuple[str, ...] = ()) -> LanguagePair:
     """The pair Qiao would write for `source` → `target` (codes as code_of reads them).
 
-    Variants are the target's known ones whose token the model has (`language_tokens`, from its vocabulary); a
-    model without them (opus-mt-zh-en) gets none. KeyError for a language Qiao knows nothing about.
+    Variants are the target's known ones whose token the model has (`language_tokens`, from its vocabulary), then
+    every other token of the model that names a variety of the target Qiao can name (`_more_variants`; at most
+    MAX_VARIANTS in all); a model without them (opus-mt-zh-en) gets none. KeyError for a language Qiao knows
+    nothing about.
     """
     src, tgt = FACTS[code_of(source)], FACTS[code_of(target)]
     have = set(language_tokens)
     variants = tuple(Variant(k, tok, name) for k, tok, name in tgt.variants if tok in have)
+    variants = (variants + _more_variants(tgt.code, language_tokens, variants))[:MAX_VARIANTS]
     default = tgt.default_variant if any(v.key == tgt.default_variant for v in variants) else None
     if variants and default is None:
         default = variants[0].key

@@ -44,11 +44,19 @@ def test_pipeline_writes_a_verified_bundle(built):
 
 
 def test_languages_come_from_the_checkpoint(built):
-    """en→zh: tokenizer_config says eng→zho and the vocabulary has >>cmn_Hans<< / >>cmn_Hant<<."""
+    """en→zh: tokenizer_config says eng→zho; every target token of the vocabulary Qiao can name is a variant (the
+    two it offered before first, so settings and --variant hans/hant mean what they did)."""
     _, manifest = built
     languages = manifest["languages"]
     assert (languages["source"]["code"], languages["target"]["code"]) == ("en", "zh")
-    assert [v["token"] for v in languages["variants"]] == [">>cmn_Hans<<", ">>cmn_Hant<<"]
+    assert [(v["key"], v["token"], v["name"]) for v in languages["variants"]] == [
+        ("hans", ">>cmn_Hans<<", "Simplified"),
+        ("hant", ">>cmn_Hant<<", "Traditional"),
+        ("cmn", ">>cmn<<", "Mandarin"),
+        ("yue_hans", ">>yue_Hans<<", "Cantonese (Simplified)"),
+        ("yue_hant", ">>yue_Hant<<", "Cantonese (Traditional)"),
+        ("zho_hans", ">>zho_Hans<<", "Chinese (Simplified)"),
+    ]
     assert languages["default_variant"] == "hans" and languages["joiner"] == "" and languages["segmenter"] == "en"
     assert manifest["validation"]["bleu_tokenize"] == "zh"
     assert manifest["model"]["attribution"].startswith("Translation model: tiny, licence unknown")
@@ -99,6 +107,19 @@ def _unnamed_copy(src, dest):
     shutil.copytree(src, dest)
     (dest / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 512}), encoding="utf-8")
     return dest
+
+
+def test_every_known_target_token_is_a_variant_and_others_are_not():
+    """Before, only >>cmn_Hans<< and >>cmn_Hant<< were offered, whatever else the model could write."""
+    from engine.languages import MAX_VARIANTS, default_pair
+
+    tokens = [">>cmn_Latn<<", ">>yue_Hant<<", ">>fra<<", ">>lzh<<", ">>cmn_Hant<<", ">>cmn_Hira<<"]
+    pair = default_pair("en", "zh", tokens)
+    assert [v.key for v in pair.variants] == ["hant", "yue_hant", "lzh"] and pair.default_variant == "hant"
+    assert default_pair("zh", "en", [">>eng<<"]).variants[0].name == "English"
+    many = [f">>{c}<<" for c in ("cmn", "zho", "yue", "lzh", "wuu", "gan", "hak", "nan")]
+    many += [f">>{c}_{s}<<" for c in ("cmn", "zho", "yue", "lzh", "wuu") for s in ("Hans", "Hant")]
+    assert len(default_pair("en", "zh", many).variants) == MAX_VARIANTS
 
 
 def test_overrides_name_the_pair_of_a_checkpoint_that_names_none(tmp_path, zh_en_checkpoint_dir):
