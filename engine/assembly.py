@@ -90,28 +90,28 @@ class Assembler:
         out = []
         rules = self.rules
         while self.pos < len(self.plan):
-            kind, value = self.plan[self.pos]
-            if kind == "text":
-                out.append(value)  # type: ignore[arg-type]
-                self.length += len(value)  # type: ignore[arg-type]
+            _, value = self.plan[self.pos]
+            if isinstance(value, str):  # ("text", the text between chunks); ("chunk", its sentence index)
+                out.append(value)
+                self.length += len(value)
                 self.pos += 1
                 continue
-            final = self.final[value]  # type: ignore[index]
+            final = self.final[value]
             if final is not None:
-                if rules is not None and not self.verbatim[value]:  # type: ignore[index]
+                if rules is not None and not self.verbatim[value]:
                     final = rules.normalize(final)
                 start = self.length - len(self.emitted)  # the part already emitted is this text's start
                 rest = final[len(self.emitted) :]
                 out.append(rest)
                 self.length += len(rest)
-                self.spans[value] = (start, self.length)  # type: ignore[index]
-                self.shown[value] = final  # type: ignore[index]
+                self.spans[value] = (start, self.length)
+                self.shown[value] = final
                 self.emitted = ""
                 self.pos += 1
                 self.sentences_done += 1
                 continue
             if self.streamable:
-                safe = self._stable_text(value)  # type: ignore[arg-type]
+                safe = self._stable_text(value)
                 if len(safe) > len(self.emitted):
                     out.append(safe[len(self.emitted) :])
                     self.length += len(safe) - len(self.emitted)

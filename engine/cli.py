@@ -216,8 +216,10 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
 
     # The frozen app has no benchmark: `qiao bench` there only says where it runs, and --help does not list it
     # (a sub-parser added without help= is left out of the command list).
-    bench_help = {} if getattr(sys, "frozen", False) else {"help": _BENCH_HELP}
-    sub.add_parser("bench", add_help=False, **bench_help)
+    if getattr(sys, "frozen", False):
+        sub.add_parser("bench", add_help=False)
+    else:
+        sub.add_parser("bench", add_help=False, help=_BENCH_HELP)
     return parser
 
 
@@ -284,7 +286,7 @@ def run_guarded(body: Callable[[], int]) -> int:
     stdout = sys.stdout
     try:
         if stdout is not None:
-            sys.stdout = GuardedStdout(stdout)  # type: ignore[assignment]
+            sys.stdout = GuardedStdout(stdout)
         code = _reported(body)
         if stdout is not None:
             Output(stdout).flush()  # here, not at exit, so a full disk is reported like any other error

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.config import MAX_BEAMS, EngineConfig
 from engine.errors import InputError
 from engine.languages import LanguagePair
 from engine.source_language import NAMES, Detection, DirectionChoice, choose_pair, detect_language
+
+if TYPE_CHECKING:
+    from engine.translator import Translator  # loaded on first use: the CLI's --help stays quick
 
 AUTO = "auto"
 
@@ -66,7 +70,7 @@ class Directions:
         from engine.paths import model_dir_override
 
         self._args = args
-        self._translators: dict[str, object] = {}
+        self._translators: dict[str, Translator] = {}
         asked = args.direction
         self.forced = (asked is not None and asked != AUTO) or bool(args.model) or model_dir_override() is not None
         self._variants: set[str] = set()
@@ -102,7 +106,7 @@ class Directions:
         choice = choose_pair(found, self.installed, self.default)
         return Routed(choice.pair, found, refusal=refusal(choice))
 
-    def translator(self, key: str, options) -> object:
+    def translator(self, key: str, options) -> Translator:
         """The translator for `key`, loaded once; `options` are checked against its pair on first load."""
         if key not in self._translators:
             translator = self._load(key)
@@ -122,7 +126,7 @@ class Directions:
             offered = ", ".join(sorted(self._variants))
             raise InputError(f"unknown variant {options.variant!r}; the installed models offer {offered}")
 
-    def _load(self, key: str | None):
+    def _load(self, key: str | None) -> Translator:
         from engine.model_store import find_bundle
         from engine.translator import Translator
 

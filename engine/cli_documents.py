@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from engine.cli_io import Output, say
 from engine.documents import discover, registry
@@ -150,7 +151,7 @@ class _Bar:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._bar = None
+        self._bar: Any = None  # a tqdm bar, made on the first update
         try:
             self._enabled = sys.stderr is not None and sys.stderr.isatty()
         except (OSError, ValueError, AttributeError):

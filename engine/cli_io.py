@@ -17,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO, TextIO
+from typing import BinaryIO, TextIO, cast
 
 from engine.errors import QiaoError
 
@@ -170,7 +170,7 @@ def stdin_bytes() -> BinaryIO:
     """Standard input as bytes, or a clear error when it is closed (`qiao … <&-`)."""
     if sys.stdin is None:
         raise QiaoError("cannot read input: standard input is closed")
-    return getattr(sys.stdin, "buffer", sys.stdin)
+    return cast(BinaryIO, getattr(sys.stdin, "buffer", sys.stdin))
 
 
 def read_bounded(stream: BinaryIO, max_bytes: int) -> bytes | None:

@@ -137,8 +137,8 @@ class ByteProgress:
 
     def _write(self, text: str) -> None:
         try:
-            self._stream.write(text)  # type: ignore[union-attr]
-            self._stream.flush()  # type: ignore[union-attr]
+            self._stream.write(text)
+            self._stream.flush()
             self._shown = True
         except (OSError, ValueError):
             self.enabled = False

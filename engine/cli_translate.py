@@ -17,11 +17,14 @@ import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from engine.cli_io import LineFeed, Output, Progress, json_line, read_bounded, say, stdin_bytes
 from engine.errors import InputError, QiaoError
 from engine.results import FLAG_CUT
+
+if TYPE_CHECKING:
+    from engine.cli_direction import Routed  # imported when a command runs: `qiao --help` stays quick
 
 
 def _open_input(file: Path | None) -> BinaryIO:
@@ -129,11 +132,13 @@ def translate_command(args: argparse.Namespace) -> int:
         if prefix is not None:
             prefix = _checked_prefix(prefix)
         if text is None and (not args.json or prefix is not None):
+            assert source is not None  # no text argument: a file or stdin
             text = _read_text(source, name, MAX_CHARS)
         options = _options(args)
         directions = Directions(args)
         directions.check_first(options)  # the request's errors once, first
         if args.json and text is None:
+            assert source is not None
             return _translate_lines(directions, source, options, MAX_CHARS, out)
         routed = directions.route(text)
         if routed.refusal is not None:
@@ -295,11 +300,11 @@ def _routed_answers(directions, lines: Iterator, options, cancel: threading.Even
     through `_answers` together (batched across lines); a line clearly in the other language starts a new run; a
     line without a clear language (numbers, a link) stays in the run it is in."""
     lines = iter(lines)
-    seen: dict[int, tuple[str, str | None, object]] = {}  # line number → (text, error, Routed or None)
+    seen: dict[int, tuple[str, str | None, Routed | None]] = {}  # line number → (text, error, Routed or None)
     held = None
     current: str | None = None
 
-    def look(line, key: str | None) -> tuple[str, str | None, object]:
+    def look(line, key: str | None) -> tuple[str, str | None, Routed | None]:
         if line.number not in seen:
             text, error = _line_text(line, max_chars)
             routed = None if error is not None else directions.route(text, key)
@@ -310,7 +315,7 @@ def _routed_answers(directions, lines: Iterator, options, cancel: threading.Even
 
     def starts_run(line, key: str) -> bool:
         _, error, routed = look(line, key)
-        return error is None and routed.detected.clear and routed.pair != key
+        return error is None and routed is not None and routed.detected.clear and routed.pair != key
 
     def run(first, key: str) -> Iterator:
         nonlocal held
@@ -332,7 +337,7 @@ def _routed_answers(directions, lines: Iterator, options, cancel: threading.Even
             return
         routed = look(first, current)[2]
         usable = routed is not None and routed.refusal is None
-        current = routed.pair if usable else (current or directions.default)
+        current = routed.pair if routed is not None and usable else (current or directions.default)
         translator = directions.translator(current, options)
         for line, answer in _answers(translator, run(first, current), options, cancel, check):
             yield line, answer, seen.pop(line.number)[2]

@@ -21,7 +21,7 @@ translator would use for them (engine.decoding's greedy or beam search), so thei
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +30,7 @@ from engine.constraint_banks import ConstraintSet, Progress, allocate
 from engine.decoding import (
     GenerationParams,
     LogitsProcessor,
+    Steps,
     StepUpdate,
     _topk_desc,
     beam_search,
@@ -51,7 +52,7 @@ def beam_size(params: GenerationParams, extras: Sequence[RowExtras]) -> int:
 
 def constrained_beam_search(
     model, enc: EncoderState, params: GenerationParams, max_lengths: np.ndarray, extras: Sequence[RowExtras] | None
-) -> Iterator[StepUpdate]:
+) -> Steps:
     """Decode every row, meeting each row's `RowExtras.constraints` (see the module docstring); yields a
     `StepUpdate` after every decoder step, like engine.decoding's searches."""
     batch = enc.mask.shape[0]
@@ -64,7 +65,8 @@ def constrained_beam_search(
     )
     last: StepUpdate | None = None
     committed: list[list[int]] = [[] for _ in range(batch)]
-    done, best = [False] * batch, [[] for _ in range(batch)]
+    done = [False] * batch
+    best: list[list[int]] = [[] for _ in range(batch)]
     outputs: list[SentenceOutput | None] = [None] * batch
     try:
         while True:
@@ -95,7 +97,7 @@ def _rows(enc: EncoderState, rows: list[int]) -> EncoderState:
     return EncoderState(cross=[c[rows] for c in enc.cross], mask=enc.mask[rows])
 
 
-def _plain_search(model, enc, params, max_lengths, extras, rows) -> Iterator[StepUpdate]:
+def _plain_search(model, enc, params, max_lengths, extras, rows) -> Steps:
     """The unconstrained rows through engine.decoding's search, as Translator._search would run them alone."""
     search = greedy_search if params.num_beams == 1 else beam_search
     sub = [extras[b] for b in rows]
@@ -217,9 +219,10 @@ class _Row:
         for h in hyps:
             if len(nbest) < max(1, params.num_return) and all(h.tokens != n.tokens for n in nbest):
                 nbest.append(h)
-        unmet = tuple(sorted(unmet + self.impossible))
         self.output = SentenceOutput(
-            best=nbest[0], nbest=tuple(nbest) if params.num_return > 1 else (nbest[0],), unmet=unmet
+            best=nbest[0],
+            nbest=tuple(nbest) if params.num_return > 1 else (nbest[0],),
+            unmet=tuple(sorted(unmet + self.impossible)),
         )
         self.committed = list(nbest[0].tokens)
         self.running = [None] * self.k

@@ -21,7 +21,7 @@ bookkeeping lives in engine.search_scores.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -175,13 +175,17 @@ def _topk_desc(x: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(-x, axis=-1, kind="stable")[..., :k]
 
 
+# A search: its updates, and close() to stop it early (the caller stops a cancelled search this way).
+Steps = Generator[StepUpdate, None, None]
+
+
 def greedy_search(
     model,
     enc: EncoderState,
     params: GenerationParams,
     max_lengths: np.ndarray,
     extras: Sequence[RowExtras | None] | None = None,
-) -> Iterator[StepUpdate]:
+) -> Steps:
     """Batched greedy decoding; a row with a prefix is forced through it first (generate() with
     decoder_input_ids=[start, *prefix]). Finished rows leave the batch (their results cannot change).
 
@@ -330,7 +334,7 @@ def beam_search(
     params: GenerationParams,
     max_lengths: np.ndarray,
     extras: Sequence[RowExtras | None] | None = None,
-) -> Iterator[StepUpdate]:
+) -> Steps:
     """transformers' vectorised beam search, in numpy over the ONNX decoder.
 
     A row with a prefix runs as generate(decoder_input_ids=[start, *prefix]) does: its beams follow the prefix
@@ -455,8 +459,9 @@ def beam_search(
                 continue
             if not unsatisfied[s, 0] or cur_len >= max_lengths[s]:
                 done[b] = True  # the finished hypotheses can no longer change
-                outputs[b] = beam_output(sequences[s], seq_lp[s], finished[s], cut[s], params, fill)
-                committed[b] = list(outputs[b].best.tokens)
+                output = beam_output(sequences[s], seq_lp[s], finished[s], cut[s], params, fill)
+                outputs[b] = output
+                committed[b] = list(output.best.tokens)
                 continue
             cands = [running[s, j] for j in range(k)] + [sequences[s, j] for j in range(k) if finished[s, j]]
             n = len(committed[b])
@@ -478,8 +483,9 @@ def beam_search(
             # the finished sentences' beams leave the batch: every per-sentence array keeps the others' entries
             kept = np.array(stay, dtype=np.int64)
             alive = [alive[s] for s in stay]
+            # numpy's shape types cannot follow a row selection (each keeps its rank; the types cannot say so)
             (running, running_lp, sequences, seq_lp, running_scores, beam_scores, finished, cut, no_loops,
-             unsatisfied, max_lengths, plen, ptab) = (
+             unsatisfied, max_lengths, plen, ptab) = (  # type: ignore[assignment]
                 a[kept]
                 for a in (running, running_lp, sequences, seq_lp, running_scores, beam_scores, finished, cut,
                           no_loops, unsatisfied, max_lengths, plen, ptab)

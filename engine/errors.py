@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -43,7 +44,7 @@ class BundleError(QiaoError):
     "manifest" with no file), so the GUI can word each for a person.
     """
 
-    def __init__(self, bundle_dir: str, problems: list[str | FileProblem]) -> None:
+    def __init__(self, bundle_dir: str, problems: Sequence[str | FileProblem]) -> None:
         self.bundle_dir = bundle_dir
         self.issues = [p if isinstance(p, FileProblem) else FileProblem("manifest", "", str(p)) for p in problems]
         self.problems = [p.detail for p in self.issues]

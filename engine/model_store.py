@@ -528,6 +528,7 @@ def import_bundle(
         else:
             unpacked = work / "unpacked"
             unpacked.mkdir()
+            assert kind is not None  # not a folder, so an archive kind (checked above)
             try:
                 start = extract(
                     source,

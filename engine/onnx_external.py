@@ -58,6 +58,7 @@ def _fields(buf: memoryview):
     while pos < len(buf):
         key, pos = _varint(buf, pos)
         number, wire = key >> 3, key & 7
+        value: int | memoryview | None
         if wire == 0:
             value, pos = _varint(buf, pos)
         elif wire == 1:

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TextIO, TypeVar
 
@@ -219,7 +220,7 @@ def run_self_test(model: str | None = None, sentence: str | None = None, out: Te
         if several:
             say()
         block = _Block(say, [])
-        key = _guarded(lambda b=bundle, blk=block: _test_bundle(b, sentence, blk), block)
+        key = _guarded(partial(_test_bundle, bundle, sentence, block), block)
         name = key or bundle.name
         if several:
             say(f"result:    {name} " + ("passed" if not block.failures else "FAILED"))

@@ -14,6 +14,7 @@ import importlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from types import ModuleType
 from typing import TypeVar
 
@@ -117,10 +118,7 @@ class RowPlanner:
                 if guards is not None:
                     # The memo keeps the shared set: each source's own copy of the ~4,350 ban sequences was a
                     # 35 KB tuple per sentence, 36 MB of a 500-translation soak's growth at real scale.
-                    row.bans = self.memos.bans.get(
-                        (id(guards), source),
-                        lambda s=source: self._intern(tuple(guards.artefact_bans(s, self.tokenizer))),
-                    )
+                    row.bans = self.memos.bans.get((id(guards), source), partial(self._artefact_bans, guards, source))
                 if match is not None:
                     found = tuple(match.constraints_for(options.glossary, source, self.tokenizer))
                     constraints = tuple(c for c in found if c.options)
@@ -128,6 +126,9 @@ class RowPlanner:
                     row.extras = RowExtras(constraints=constraints) if constraints else None
             rows.append(row)
         return rows
+
+    def _artefact_bans(self, guards: ModuleType, source: str) -> Bans:
+        return self._intern(tuple(guards.artefact_bans(source, self.tokenizer)))
 
     def _intern(self, bans: Bans) -> Bans:
         if len(self._interned) > _INTERNED_MAX:
@@ -225,10 +226,10 @@ def sentence_result(
     best = output.best
     scored = is_scored(best)
 
-    def spans() -> tuple[tuple[int, int], ...]:
+    def compute_spans() -> tuple[tuple[int, int], ...]:
         return token_spans(tokenizer, tokens, rules, shown)[1]  # type: ignore[arg-type]
 
-    spans = memos.spans.get((tuple(tokens), shown), spans) if memos is not None else spans()
+    spans = memos.spans.get((tuple(tokens), shown), compute_spans) if memos is not None else compute_spans()
     constraints = row.extras.constraints if row.extras is not None else ()
     unmet = row.unspellable + tuple(constraints[k].label for k in output.unmet if 0 <= k < len(constraints))
     return SentenceResult(

@@ -25,7 +25,7 @@ SHRINK_ARENA.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0
 def physical_cores() -> int:
     """Cores this process may use, counting each physical core once where the OS tells us."""
     try:
-        usable = len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
+        usable = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count() or 1
     siblings = _threads_per_core()

@@ -58,8 +58,9 @@ def encode_target_prefix(tokenizer, text: str) -> list[int]:
             got = best[i + length]
             if got is None or here[0] + 1 < got[0]:
                 best[i + length] = (here[0] + 1, [*here[1], idx])
-    if best[n] is None:
+    found = best[n]
+    if found is None:
         reached = max(i for i, b in enumerate(best) if b is not None)
         bad = s[reached] if s[reached] != _WORD else s[reached : reached + 2]
         raise InputError(f"the prefix cannot be written with this model's vocabulary (at {bad!r})")
-    return best[n][1]
+    return found[1]

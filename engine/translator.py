@@ -182,7 +182,7 @@ class Translator:
         if extras is not None and any(e is not None and e.constraints for e in extras):
             from engine.constrained import constrained_beam_search  # only glossary requests need it
 
-            return constrained_beam_search(model, enc, params, max_lengths, list(extras))
+            return constrained_beam_search(model, enc, params, max_lengths, [e or RowExtras() for e in extras])
         search = greedy_search if params.num_beams == 1 else beam_search
         return search(model, enc, params, max_lengths, extras)
 

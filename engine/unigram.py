@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from array import array
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -102,7 +103,7 @@ class UnigramSegmenter:
         return [(text[a:b], k) for a, b, k in spans]
 
 
-def _read(path: Path) -> tuple[str, np.ndarray, np.ndarray, int, object]:
+def _read(path: Path) -> tuple[str, np.ndarray, np.ndarray, int, Any]:
     """The pieces (concatenated, and their lengths), scores, unknown piece and normaliser of a tokenizer.json."""
     spec = json.loads(path.read_bytes())
     model = spec.get("model") if isinstance(spec, dict) else None

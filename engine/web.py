@@ -52,7 +52,7 @@ def url_problem(url: str, *, allow_file: bool) -> str | None:
 class _PolicyRedirects(urllib.request.HTTPRedirectHandler):
     """Follows redirects (GitHub release assets are one) only to URLs the policy allows: no https → http."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
         problem = url_problem(newurl, allow_file=False)
         if problem is not None:
             raise PolicyError(f"redirected to a refused address: {problem}")

@@ -115,6 +115,7 @@ class HistoryStore:
             self.mode = schema.ensure_search(db)
             self._adopt(db)
             raise HistoryDamaged(self.path, moved, problem)
+        assert db is not None  # no problem: it opened
         self._adopt(db)
 
     def _adopt(self, db: sqlite3.Connection) -> None:
@@ -241,7 +242,8 @@ class HistoryStore:
                         key,
                     ),
                 )
-                entry_id = int(cur.lastrowid)
+                assert cur.lastrowid is not None  # an INSERT's row
+                entry_id = cur.lastrowid
                 db.executemany(
                     "INSERT INTO sentences (entry_id, idx, source, output, edited, chosen) VALUES (?, ?, ?, ?, ?, ?)",
                     [(entry_id, i, s.source, s.output, s.edited, s.chosen) for i, s in enumerate(entry.sentences)],
