@@ -238,3 +238,47 @@ def _download(repo_id: str, source_lang: str | None = None, target_lang: str | N
     license_, attribution = checkpoint_attribution(repo_id, _card_license(local))
     src, tgt = pick_languages(local, repo_id, source_lang, target_lang)
     return Checkpoint(local, repo_id, revision, license_, attribution, src, tgt, facts)
+
+
+def load_marian(path: Path):
+    """MarianMTModel.from_pretrained, then made to hold exactly the checkpoint's tensors.
+
+    Why: transformers 4.57 sizes the decoder's embedding by the *source* vocabulary even with
+    `share_encoder_decoder_embeddings: false` (a copy of the encoder's table: a checkpoint whose target vocabulary
+    is larger does not load, one whose table differs decodes with the wrong one), and ties a missing lm_head to it.
+    With separate vocabularies the embeddings and head are put back from model.safetensors as saved, and a tied head
+    follows the decoder's table."""
+    import torch
+    from torch import nn
+    from transformers import MarianConfig, MarianMTModel
+
+    config = MarianConfig.from_pretrained(str(path))
+    if getattr(config, "share_encoder_decoder_embeddings", True):
+        return MarianMTModel.from_pretrained(str(path)).eval().float()
+    weights = Path(path) / "model.safetensors"
+    if not weights.is_file():
+        raise CheckpointError(f"{path}: separate vocabularies are built from model.safetensors only")
+    from transformers.utils import logging
+
+    level = logging.get_verbosity()
+    logging.set_verbosity_error()  # its "newly initialized … TRAIN this model" warning: put right below
+    try:
+        model = MarianMTModel.from_pretrained(str(path), ignore_mismatched_sizes=True).eval().float()
+    finally:
+        logging.set_verbosity(level)
+    from safetensors.torch import load_file
+
+    state = load_file(str(weights))
+    pad = model.config.pad_token_id
+    with torch.no_grad():
+        for side in ("encoder", "decoder"):
+            saved = state.get(f"model.{side}.embed_tokens.weight")
+            part = getattr(model.model, side)
+            if saved is not None and not torch.equal(part.embed_tokens.weight, saved.float()):
+                part.embed_tokens = nn.Embedding.from_pretrained(saved.float(), freeze=True, padding_idx=pad)
+        head = state.get("lm_head.weight")
+        if head is not None:
+            model.lm_head.weight = nn.Parameter(head.float(), requires_grad=False)
+        elif getattr(model.config, "tie_word_embeddings", True):
+            model.lm_head.weight = model.model.decoder.embed_tokens.weight
+    return model

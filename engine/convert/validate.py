@@ -198,7 +198,7 @@ def validate(
     import torch
     from transformers import MarianTokenizer
 
-    from engine.convert.pipeline import load_marian
+    from engine.convert.checkpoint import load_marian
     from engine.translator import Translator, length_limit
 
     torch.set_num_threads(max(1, torch.get_num_threads()))

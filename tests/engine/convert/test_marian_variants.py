@@ -75,7 +75,7 @@ def _trim(rows: list[list[int]], pad: int) -> list[list[int]]:
 
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_the_variant_builds_and_matches_generate(variants, name):
-    from engine.convert.pipeline import load_marian
+    from engine.convert.checkpoint import load_marian
     from engine.translator import Translator
 
     ckpt, bundle, manifest = variants(name)
@@ -108,7 +108,7 @@ def test_separate_vocabularies_match_optimums_onnx_export(variants, name, tmp_pa
     from optimum.exporters.onnx import onnx_export_from_model
     from optimum.onnxruntime import ORTModelForSeq2SeqLM
 
-    from engine.convert.pipeline import load_marian
+    from engine.convert.checkpoint import load_marian
     from engine.translator import Translator
 
     ckpt, bundle, _ = variants(name)
