@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -85,14 +86,16 @@ def test_an_unreadable_file_is_never_overwritten_even_as_root(tmp_path, monkeypa
     """The same through a read that fails (root can read a mode-0 file, so the failure is simulated)."""
     path = tmp_path / "g.tsv"
     path.write_text("a\tb\n", encoding="utf-8")
-    real = type(path).read_bytes
+    from engine import glossary_io
 
-    def refuse(self):
-        if self == path:
+    real = glossary_io._no_wait  # the glossary is opened through it (never blocking on a FIFO)
+
+    def refuse(name, flags):
+        if Path(name) == path:
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(name, flags)
 
-    monkeypatch.setattr(type(path), "read_bytes", refuse)
+    monkeypatch.setattr(glossary_io, "_no_wait", refuse)
     store = GlossaryStore(path)
     assert "could not be read" in store.problem
     with pytest.raises(PermissionError):

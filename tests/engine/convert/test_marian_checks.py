@@ -134,6 +134,19 @@ def test_the_fixture_checkpoints_pass(checkpoint_dir, zh_en_checkpoint_dir):
         assert (facts.activation, facts.separate_vocabularies, facts.tied_head) == ("swish", False, True)
 
 
+def test_qiaos_own_notes_in_a_config_are_accepted(checkpoint_dir):
+    """bench/full_model.py records its random initialisation as `qiao_random_init`: a note, not computation (the
+    bench's and the slow tier's full-size checkpoints carry it)."""
+    import json
+
+    from engine.convert.marian_checks import check_config
+
+    raw = json.loads((checkpoint_dir / "config.json").read_text(encoding="utf-8"))
+    check_config({**raw, "qiao_random_init": {"seed": 0}}, "bench")
+    with pytest.raises(CheckpointError, match="random_init"):
+        check_config({**raw, "random_init": {"seed": 0}}, "bench")  # not ours: unknown, refused
+
+
 def test_the_cli_says_one_line_and_no_traceback(tmp_path, capsys):
     from engine import cli
 
