@@ -34,13 +34,16 @@ run: $(BIN)/.installed
 		|| echo "Could not build the zh→en model (offline?). Starting without it; see README 'Getting the model'."
 	$(BIN)/qiao
 
-# The test suite CI runs: the fast tier (everything except the full-size model, benchmarks and packaging), then
-# the frozen app (freeze with the fixture model, offline self-test without Python, GUI under Xvfb, budgets; Linux).
+# The test suite CI runs: ruff (lint, format), mypy, the fast tier (everything except the full-size model, benchmarks,
+# producers and packaging), the producers tier (documents made by pandoc and LibreOffice, translated and opened again
+# by them; ~20 s), then the frozen app (freeze with the fixture model, offline self-test without Python, GUI under
+# Xvfb, budgets; Linux).
 test: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m producers
 	$(BIN)/python -m pytest -m packaging
 
 test-slow: $(BIN)/.installed

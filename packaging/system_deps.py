@@ -36,7 +36,8 @@ class Need:
     """One thing a target needs: the Debian/Ubuntu package that provides it, and how to see that it is there."""
 
     package: str
-    kind: str  # "lib": a soname the dynamic loader finds; "cmd": a command on PATH; "font": a font file name
+    kind: str  # "lib": a soname the dynamic loader finds; "cmd": a command on PATH; "font": a font file name;
+    # "file": a file the package installs (LibreOffice's components share one command)
     name: str
 
 
@@ -77,10 +78,20 @@ SMOKE_TEST = [
     Need("iproute2", "cmd", "ip"),
     Need("strace", "cmd", "strace"),
 ]
+# The producers tier (`pytest -m producers`, make test's third step): documents made by pandoc and LibreOffice
+# (Writer, Impress, Calc), translated and opened again by them. ~126 MB to download, ~500 MB on disk; the tier
+# itself takes ~20 s.
+_LO = "/usr/lib/libreoffice/program"
+PRODUCERS = [
+    Need("pandoc", "cmd", "pandoc"),
+    Need("libreoffice-writer-nogui", "file", f"{_LO}/libswlo.so"),
+    Need("libreoffice-impress-nogui", "file", f"{_LO}/libslideshowlo.so"),
+    Need("libreoffice-calc-nogui", "file", f"{_LO}/libsclo.so"),
+]
 TARGETS: dict[str, list[Need]] = {
     "venv": [],  # python3 -m venv alone (see python_needs)
     "run": QT_RUNTIME,
-    "test": QT_RUNTIME + SMOKE_TEST,
+    "test": QT_RUNTIME + SMOKE_TEST + PRODUCERS,
     "make": [Need("make", "cmd", "make")],  # .ci/run: the one thing `make test` cannot install for itself
 }
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts")
@@ -134,6 +145,8 @@ def is_present(need: Need) -> bool:
         return False
     if need.kind == "module":
         return importlib.util.find_spec(need.name) is not None
+    if need.kind == "file":
+        return Path(need.name).is_file()
     raise ValueError(f"unknown kind of need: {need.kind}")
 
 

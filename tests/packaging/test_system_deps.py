@@ -222,3 +222,17 @@ def test_package_managers_are_found_by_their_process_name(tmp_path, monkeypatch)
     (tmp_path / "self").mkdir()
     monkeypatch.setattr(system_deps.os, "geteuid", lambda: 1000)  # no fuser without root
     assert system_deps.busy_processes(tmp_path) == [(9, "dpkg"), (123, "apt-get"), (4242, "unattended-upgr")]
+
+
+def test_a_file_need_is_proved_by_the_file(tmp_path):
+    """LibreOffice's components share one command (soffice): each is seen by a library only it installs."""
+    there = tmp_path / "libswlo.so"
+    there.write_bytes(b"")
+    assert is_present(Need("libreoffice-writer-nogui", "file", str(there)))
+    assert not is_present(Need("libreoffice-calc-nogui", "file", str(tmp_path / "libsclo.so")))
+
+
+def test_make_test_gets_the_producers_tier_packages():
+    wanted = {n.package for n in needs("test")}
+    assert {"pandoc", "libreoffice-writer-nogui", "libreoffice-impress-nogui", "libreoffice-calc-nogui"} <= wanted
+    assert not {"pandoc"} & {n.package for n in needs("run")}  # the app itself never needs them
