@@ -80,13 +80,21 @@ class TranslationService(Protocol):
 
 
 def installed_pairs(model: str | None = None) -> list[PairInfo]:
-    """Every usable installed direction, once each, in search order (engine.model_store), or just `model`'s."""
-    from engine.model_store import installed_models
+    """Every usable installed direction, once each, in search order (engine.model_store), or just `model`'s.
+
+    `model` (--model) or QIAO_MODEL_DIR is final (engine.locate): only that bundle, and no bundle there, or an
+    unusable one, is the error (ModelNotFoundError / ModelStoreError), never another installed model."""
+    from engine.model_store import ModelStoreError, describe, find_bundle, installed_models
+    from engine.paths import model_dir_override
 
     found: dict[str, PairInfo] = {}
-    models = installed_models(model)
-    if model:  # --model is final (engine.locate): only that bundle
-        models = models[:1]
+    if model or model_dir_override():
+        chosen = describe(find_bundle(model), "explicit" if model else "env")
+        if chosen.problem is not None or chosen.pair is None:
+            raise ModelStoreError(f"model bundle {chosen.path} cannot be used: {chosen.problem}")
+        models = [chosen]
+    else:
+        models = installed_models()
     for m in models:
         if m.problem is None and m.pair is not None and m.pair.key not in found:
             p = m.pair
