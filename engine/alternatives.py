@@ -31,7 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine import punctuation
+from engine import guards, punctuation
 from engine.decoding import GenerationParams, StepUpdate, beam_search, greedy_search, log_softmax
 from engine.errors import InputError, QiaoError
 from engine.length_limits import length_limit, length_rule, reached_limit
@@ -48,15 +48,6 @@ CANDIDATE_POOL = 64  # candidates looked at to find k distinct words at a positi
 
 class SearchCancelled(QiaoError):
     """The caller's cancel event stopped a sentence request (the review window asked for something newer)."""
-
-
-def _guards():
-    """engine.guards (subtitle-artefact bans, flags), when this build has it."""
-    try:
-        from engine import guards
-    except ImportError:  # the guards module is added separately; without it only the loop guard runs
-        return None
-    return guards
 
 
 class SentenceRun:
@@ -93,8 +84,7 @@ class SentenceRun:
         beams = self.options.beams or self.tr.defaults.num_beams
         beams = max(beams, num_return)
         params = self.tr.params(beams, num_return=num_return, stop_repeats=self.options.guards)
-        guards = _guards()
-        if self.options.guards and guards is not None and hasattr(guards, "artefact_bans"):
+        if self.options.guards:
             params = params.replace(bad_words=params.bad_words + tuple(guards.artefact_bans(source, self.tok)))
         return params
 
@@ -192,8 +182,7 @@ class SentenceRun:
         )
 
     def flags(self, source: str, text: str, tokens, repeated: bool, unmet: tuple[str, ...]) -> tuple[Flag, ...]:
-        guards = _guards()
-        if not self.options.guards or guards is None or not hasattr(guards, "check_sentence"):
+        if not self.options.guards:
             return ()
         n_source = len(self.tok.encode(source))
         return tuple(

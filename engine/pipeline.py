@@ -22,7 +22,6 @@ import threading
 import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
-from types import ModuleType
 
 from engine import punctuation
 from engine.assembly import Assembler
@@ -45,7 +44,7 @@ from engine.results import (
 from engine.search_types import SentenceOutput
 from engine.segment import Segmentation, segment_text
 from engine.sentence_cache import SentenceCache
-from engine.sentence_results import Memos, Row, RowPlanner, cache_extra, guards_module, request_params, results_of
+from engine.sentence_results import Memos, Row, RowPlanner, cache_extra, request_params, results_of
 from engine.tokenizer import MarianTokenizer
 
 MAX_CHARS = 1_000_000  # one request; larger pastes get a clear error instead of an hours-long job
@@ -79,7 +78,6 @@ class Job:
     first_token_ms: float | None = None
     options: TranslationOptions = field(default_factory=TranslationOptions)
     rows: list[Row] = field(default_factory=list)  # per sentence: what its search needs, what it gave
-    guards: ModuleType | None = None  # engine.guards when the options have guards on (and the build has it)
 
 
 class Pipeline:
@@ -107,10 +105,9 @@ class Pipeline:
         )
         rules = punctuation.rules_for(self.pair.target.script) if options.normalize_punctuation else None
         out = Assembler(self.tokenizer, segments, sentences, self.joiner, rules)
-        guards = guards_module() if options.guards else None
-        rows = self.planner.rows(segments, sentences, options, lang_id, guards)
+        rows = self.planner.rows(segments, sentences, options, lang_id, options.guards)
         tokens: list[list[int]] = [[] for _ in sentences]
-        return Job(sentences, out, start, tokens, len(sentences), options=options, rows=rows, guards=guards)
+        return Job(sentences, out, start, tokens, len(sentences), options=options, rows=rows)
 
     def read_window(
         self, texts: Iterator[object], options: TranslationOptions, lang_id: int | None
@@ -227,7 +224,7 @@ class Pipeline:
 
     def results(self, job: Job) -> list[SentenceResult]:
         """The SentenceResult of every sentence whose text is in the output so far (all, unless cancelled)."""
-        return results_of(job.rows, job.tokens, job.out, self.tokenizer, job.options, job.guards, self.memos)
+        return results_of(job.rows, job.tokens, job.out, self.tokenizer, job.options, job.options.guards, self.memos)
 
 
 def _decode(

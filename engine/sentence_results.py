@@ -4,8 +4,8 @@ a translation-memory hit, its place in the source) and its `SentenceResult` once
 The request's options decide the search's settings (`request_params`): n-best asks the beam for alternatives + 1
 hypotheses (beams raised to at least that), guards cut repetition loops in beams. Per row: the subtitle-artefact
 bans of engine.guards (unless its source has them), the glossary's constraints (engine.glossary_match), and the
-user's own translation from `options.memory`, which replaces decoding. engine.guards and engine.glossary_match are
-imported when a request needs them; a build without engine.guards translates without its flags and bans.
+user's own translation from `options.memory`, which replaces decoding. engine.glossary_match is imported when a
+request needs it; with guards off (`options.guards`, the CLI's --no-guards) a request has no guards' flags or bans.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from functools import partial
 from types import ModuleType
 from typing import TypeVar
 
+from engine import guards as guard_checks
 from engine.assembly import Assembler
 from engine.decode_loop import Bans, is_scored
 from engine.decoding import GenerationParams
@@ -60,16 +61,6 @@ def request_params(params: GenerationParams, options: TranslationOptions) -> Gen
     )
 
 
-def guards_module() -> ModuleType | None:
-    """engine.guards, or None in a build that does not have it (looked up once per request)."""
-    try:
-        return importlib.import_module("engine.guards")
-    except ModuleNotFoundError as exc:
-        if exc.name != "engine.guards":
-            raise
-        return None
-
-
 def _glossary_match() -> ModuleType:
     try:
         return importlib.import_module("engine.glossary_match")
@@ -93,11 +84,11 @@ class RowPlanner:
         sentences: Sequence[Sentence],
         options: TranslationOptions,
         lang_id: int | None,
-        guards: ModuleType | None,
+        guards: bool,
     ) -> list[Row]:
         """One Row per planned sentence: its source and span, bans, constraints and translation-memory hit.
 
-        `guards`: engine.guards when the request has guards on (`guards_module()`), else None."""
+        `guards`: whether the request has guards on (engine.guards' artefact bans)."""
         starts, pos = [], 0
         for seg in segments:
             starts.append(pos)
@@ -115,10 +106,10 @@ class RowPlanner:
                 hit = memory.lookup(source)
                 row.memory = hit if isinstance(hit, str) else None
             if row.memory is None:
-                if guards is not None:
+                if guards:
                     # The memo keeps the shared set: each source's own copy of the ~4,350 ban sequences was a
                     # 35 KB tuple per sentence, 36 MB of a 500-translation soak's growth at real scale.
-                    row.bans = self.memos.bans.get((id(guards), source), partial(self._artefact_bans, guards, source))
+                    row.bans = self.memos.bans.get(source, partial(self._artefact_bans, source))
                 if match is not None:
                     found = tuple(match.constraints_for(options.glossary, source, self.tokenizer))
                     constraints = tuple(c for c in found if c.options)
@@ -127,8 +118,8 @@ class RowPlanner:
             rows.append(row)
         return rows
 
-    def _artefact_bans(self, guards: ModuleType, source: str) -> Bans:
-        return self._intern(tuple(guards.artefact_bans(source, self.tokenizer)))
+    def _artefact_bans(self, source: str) -> Bans:
+        return self._intern(tuple(guard_checks.artefact_bans(source, self.tokenizer)))  # type: ignore[arg-type]
 
     def _intern(self, bans: Bans) -> Bans:
         if len(self._interned) > _INTERNED_MAX:
@@ -161,7 +152,7 @@ class LRU:
 class Memos:
     """What a re-translation while typing would compute again for the same sentences: token spans (quadratic in a
     sentence's length: every prefix is decoded), the guards' flags and a source's artefact bans. Each is a pure
-    function of its key (for one tokenizer; the guards module is part of the key)."""
+    function of its key (for one tokenizer)."""
 
     spans: LRU = field(default_factory=LRU)
     flags: LRU = field(default_factory=LRU)
@@ -180,7 +171,7 @@ def results_of(
     out: Assembler,
     tokenizer: object,
     options: TranslationOptions,
-    guards: ModuleType | None,
+    guards: bool,
     memos: Memos | None = None,
 ) -> list[SentenceResult]:
     """A text's SentenceResults: every finished row whose text the assembler has drained into the output."""
@@ -216,7 +207,7 @@ def sentence_result(
     tokenizer: object,
     rules: TargetRules | None,
     options: TranslationOptions,
-    guards: ModuleType | None,
+    guards: bool,
     memos: Memos | None = None,
 ) -> SentenceResult:
     """The finished row's SentenceResult: `shown` is its text in the output, at `span`."""
@@ -281,17 +272,16 @@ def _flags(
     target_tokens: int,
     repeated: bool,
     unmet: tuple[str, ...],
-    guards: ModuleType | None,
+    guards: bool,
     memos: Memos | None,
 ) -> tuple[Flag, ...]:
     """engine.guards' flags (with guards on), and always one FLAG_CONSTRAINT for glossary terms not placed."""
     flags: tuple[Flag, ...] = ()
-    if guards is not None:
-        checked = guards
+    if guards:
 
         def check() -> tuple[Flag, ...]:
             return tuple(
-                checked.check_sentence(
+                guard_checks.check_sentence(
                     row.source,
                     shown,
                     source_tokens=row.source_tokens,
@@ -301,7 +291,7 @@ def _flags(
                 )
             )
 
-        key = (id(guards), row.source, shown, row.source_tokens, target_tokens, repeated, unmet)
+        key = (row.source, shown, row.source_tokens, target_tokens, repeated, unmet)
         flags = memos.flags.get(key, check) if memos is not None else check()
     if unmet and not any(f.kind == FLAG_CONSTRAINT for f in flags):
         terms = ", ".join(f"“{u}”" for u in unmet)

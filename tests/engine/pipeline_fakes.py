@@ -9,24 +9,14 @@ constraints of a row's `RowExtras` whose tokens are not in its output are report
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-import pytest
 
 from engine.decoding import GenerationParams, StepUpdate
 from engine.pipeline import Decoding
 from engine.search_types import Hypothesis, RowExtras, SentenceOutput
 from engine.sentence_cache import SentenceCache
-
-
-@pytest.fixture(autouse=True)
-def no_guards_module(monkeypatch):
-    """A test module that imports this fixture decides what engine.guards is: absent unless a test installs a
-    stand-in (the real guards need a real vocabulary; CharTokenizer's is every code point)."""
-    monkeypatch.setitem(sys.modules, "engine.guards", None)  # importing it raises ModuleNotFoundError
-
 
 PARAMS = GenerationParams(eos_id=0, pad_id=0, decoder_start_id=0, num_beams=1)
 

@@ -11,7 +11,7 @@ import types
 
 import pytest
 
-from engine import batching
+from engine import batching, guards
 from engine.decode_loop import Clock, decode
 from engine.decoding import StepUpdate
 from engine.errors import InputError
@@ -23,6 +23,7 @@ from engine.planning import Sentence
 from engine.results import (
     FLAG_CONSTRAINT,
     FLAG_LENGTH,
+    FLAG_NUMBERS,
     FLAG_REPETITION,
     ORIGIN_CACHE,
     ORIGIN_MEMORY,
@@ -33,38 +34,32 @@ from engine.results import (
 )
 from engine.search_types import Constraint, Hypothesis, SentenceOutput
 from engine.sentence_cache import SentenceCache
-from tests.engine.pipeline_fakes import (  # noqa: F401 (no_guards_module: an autouse fixture)
-    PARAMS,
-    CharTokenizer,
-    DictionaryModel,
-    hypothesis,
-    logprob,
-    no_guards_module,
-)
+from tests.engine.pipeline_fakes import PARAMS, CharTokenizer, DictionaryModel, hypothesis, logprob
 
 ZH_EN = default_pair("zh", "en")
 EN_ZH = default_pair("en", "zh", [">>cmn_Hans<<", ">>cmn_Hant<<"])
 NO_GUARDS = TranslationOptions(guards=False)
 
 
-def install_guards(monkeypatch, bans_for=lambda source: (), flags_for=lambda source, target, **kw: ()):
-    """A stand-in engine.guards with the brief's signatures; records every check_sentence call."""
-    module = types.ModuleType("engine.guards")
-    module.checks = []
+def spy_guards(monkeypatch, bans_for=lambda source: (), flags_for=None):
+    """The real engine.guards, watched: every check_sentence call is recorded in the returned list, and answered by
+    `flags_for` when given (else by the real check). Its artefact bans come from `bans_for`: the real ones read a
+    piece vocabulary, and CharTokenizer's is every code point."""
+    checks = []
+    real_check = guards.check_sentence
 
     def check_sentence(source, target, *, source_tokens, target_tokens, repeated=False, unmet=()):
         kw = dict(source_tokens=source_tokens, target_tokens=target_tokens, repeated=repeated, unmet=tuple(unmet))
-        module.checks.append((source, target, kw))
-        return tuple(flags_for(source, target, **kw))
+        checks.append((source, target, kw))
+        return tuple((flags_for or real_check)(source, target, **kw))
 
     def artefact_bans(source, tokenizer):
         assert isinstance(tokenizer, CharTokenizer)
         return bans_for(source)
 
-    module.check_sentence = check_sentence
-    module.artefact_bans = artefact_bans
-    monkeypatch.setitem(sys.modules, "engine.guards", module)
-    return module
+    monkeypatch.setattr(guards, "check_sentence", check_sentence)
+    monkeypatch.setattr(guards, "artefact_bans", artefact_bans)
+    return checks
 
 
 def run(pair, text, model, options=NO_GUARDS, cache=None, cancel=None):
@@ -161,7 +156,7 @@ def test_cache_hits_keep_their_scores_and_say_so():
     ],
 )
 def test_the_cache_key_has_everything_that_changes_a_sentence(monkeypatch, other):
-    install_guards(monkeypatch)
+    spy_guards(monkeypatch)
     fake_glossary(monkeypatch)
     cache = SentenceCache()
     model = DictionaryModel({"你好。": "Hello."})
@@ -210,7 +205,7 @@ def test_a_memory_hit_is_not_decoded_is_shown_as_written_and_streams_at_once():
 
 
 def test_guards_flag_sentences_ban_artefacts_per_sentence_and_cut_beam_loops(monkeypatch):
-    guards = install_guards(
+    checks = spy_guards(
         monkeypatch,
         bans_for=lambda source: () if "掌声" in source else ((40, 50), (60,)),
         flags_for=lambda source, target, **kw: (Flag(FLAG_LENGTH, "short"),) if len(target) < 3 else (),
@@ -218,21 +213,21 @@ def test_guards_flag_sentences_ban_artefacts_per_sentence_and_cut_beam_loops(mon
     model = DictionaryModel({"一。": "One.", "掌声。": "(Applause)", "三。": "3"})
     result, _ = run(ZH_EN, "一。掌声。三。", model, TranslationOptions())
     assert [s.flags for s in result.sentences] == [(), (), (Flag(FLAG_LENGTH, "short"),)]
-    assert [c[0] for c in guards.checks] == ["一。", "掌声。", "三。"]
-    assert guards.checks[0][2] == dict(source_tokens=2, target_tokens=4, repeated=False, unmet=())
+    assert [c[0] for c in checks] == ["一。", "掌声。", "三。"]
+    assert checks[0][2] == dict(source_tokens=2, target_tokens=4, repeated=False, unmet=())
     # one search call per ban set; the odd sentence gets its own, in reading order of first sentences
     assert [(p.bad_words, p.stop_repeats) for p, _ in model.calls] == [(((40, 50), (60,)), True), ((), True)]
     assert model.rows == ["一。", "三。", "掌声。"]
     assert result.text == "One. (Applause) 3"  # still in reading order
-    guards.checks.clear()
+    checks.clear()
     off, _ = run(ZH_EN, "一。掌声。三。", DictionaryModel({}), NO_GUARDS)
-    assert guards.checks == [] and all(s.flags == () for s in off.sentences)
+    assert checks == [] and all(s.flags == () for s in off.sentences)
 
 
 def test_equal_ban_sets_of_many_sentences_are_kept_once(monkeypatch):
     """The bans memo holds the shared set: a fresh copy per sentence (4,350 sequences at real scale) was 35 KB a
     sentence, the largest part of a long session's memory growth."""
-    install_guards(monkeypatch, bans_for=lambda source: tuple((40 + i, 50) for i in range(3)))  # a new tuple per call
+    spy_guards(monkeypatch, bans_for=lambda source: tuple((40 + i, 50) for i in range(3)))  # a new tuple per call
     pipe = Pipeline(CharTokenizer(), ZH_EN)  # type: ignore[arg-type]
     model = DictionaryModel({})
     job = pipe.job("一。二。三。四。", TranslationOptions(), None, 0.0)
@@ -243,15 +238,21 @@ def test_equal_ban_sets_of_many_sentences_are_kept_once(monkeypatch):
 
 
 def test_guards_off_leaves_bans_and_loop_cutting_out(monkeypatch):
-    install_guards(monkeypatch, bans_for=lambda source: ((7, 8),))
+    spy_guards(monkeypatch, bans_for=lambda source: ((7, 8),))
     model = DictionaryModel({})
     run(ZH_EN, "一。", model, NO_GUARDS)
     assert (model.calls[0][0].bad_words, model.calls[0][0].stop_repeats) == ((), False)
 
 
-def test_without_engine_guards_a_request_still_translates():
-    result, _ = run(ZH_EN, "一。", DictionaryModel({"一。": "One."}), TranslationOptions(guards=True))
-    assert result.text == "One." and result.sentences[0].flags == ()
+def test_guards_on_the_real_checks_flag_a_sentence_and_off_they_do_not(monkeypatch):
+    checks = spy_guards(monkeypatch)  # the real check_sentence answers
+    model = DictionaryModel({"我有3本书。": "I have 4 books.", "一。": "One."})
+    result, _ = run(ZH_EN, "我有3本书。一。", model, TranslationOptions(guards=True))
+    wrong, right = result.sentences
+    assert [f.kind for f in wrong.flags] == [FLAG_NUMBERS] and right.flags == ()
+    assert [c[0] for c in checks] == ["我有3本书。", "一。"]
+    off, _ = run(ZH_EN, "我有3本书。", model, NO_GUARDS)
+    assert off.sentences[0].flags == () and len(checks) == 2
 
 
 def fake_glossary(monkeypatch):
@@ -269,13 +270,13 @@ def fake_glossary(monkeypatch):
     monkeypatch.setitem(sys.modules, "engine.glossary_match", module)
 
 
-@pytest.mark.parametrize("guards", [True, False])
-def test_glossary_constraints_reach_the_search_and_unmet_ones_are_reported(monkeypatch, guards):
+@pytest.mark.parametrize("guards_on", [True, False])
+def test_glossary_constraints_reach_the_search_and_unmet_ones_are_reported(monkeypatch, guards_on):
     fake_glossary(monkeypatch)
-    install_guards(monkeypatch)
+    spy_guards(monkeypatch)
     glossary = Glossary((GlossaryEntry("乔", "Qiao"), GlossaryEntry("学生", "pupil")), protect=False)
     model = DictionaryModel({"乔是学生。": "Qiao is a student.", "你好。": "Hello."})
-    options = TranslationOptions(glossary=glossary, guards=guards)
+    options = TranslationOptions(glossary=glossary, guards=guards_on)
     result, _ = run(ZH_EN, "乔是学生。你好。", model, options)
     (_, extras), *_ = model.calls
     assert [tuple(c.label for c in e.constraints) for e in extras] == [("Qiao", "pupil"), ()]
@@ -317,13 +318,11 @@ def test_on_cancel_sentences_are_the_finished_ones_in_the_text(monkeypatch):
 
 
 def test_a_greedy_loop_is_cut_and_reported_to_the_guards(monkeypatch):
-    guards = install_guards(
-        monkeypatch, flags_for=lambda s, t, **kw: (Flag(FLAG_REPETITION, "loop"),) if kw["repeated"] else ()
-    )
+    checks = spy_guards(monkeypatch)  # the real check_sentence answers
     result, _ = run(ZH_EN, "哈。", DictionaryModel({"哈。": "ha" * 40}), TranslationOptions())
     (s,) = result.sentences
-    assert len(s.tokens) < 80 and s.flags == (Flag(FLAG_REPETITION, "loop"),) and s.score is None
-    assert guards.checks[0][2]["repeated"] is True
+    assert len(s.tokens) < 80 and FLAG_REPETITION in [f.kind for f in s.flags] and s.score is None
+    assert checks[0][2]["repeated"] is True
 
 
 def test_the_decode_loop_cuts_a_beam_loop_from_the_best_running_hypothesis():
@@ -380,7 +379,7 @@ def test_valid_new_options_pass():
 
 def test_a_retranslation_reuses_flags_bans_and_spans_of_unchanged_sentences(monkeypatch):
     asked = []
-    guards = install_guards(
+    checks = spy_guards(
         monkeypatch,
         bans_for=lambda source: asked.append(source) or ((7, 8),),
         flags_for=lambda source, target, **kw: (Flag(FLAG_LENGTH, "short"),),
@@ -393,7 +392,7 @@ def test_a_retranslation_reuses_flags_bans_and_spans_of_unchanged_sentences(monk
         job = pipe.job(text, TranslationOptions(), None, 0.0)
         *_, result = pipe.stream(job, PARAMS, decoding, None)
         results.append(result)
-    assert asked == ["一。", "二。"] and [c[0] for c in guards.checks] == ["一。", "二。"]  # each computed once
+    assert asked == ["一。", "二。"] and [c[0] for c in checks] == ["一。", "二。"]  # each computed once
     first, again = results[0].sentences[0], results[1].sentences[0]
     assert again.origin == ORIGIN_CACHE and again.flags == first.flags and again.token_spans == first.token_spans
 
