@@ -223,8 +223,10 @@ def _languages(c: _Checker, raw: dict) -> None:
         f"a list of at most {MAX_VARIANTS} variants",
         lambda v: isinstance(v, list) and len(v) <= MAX_VARIANTS,
     )
-    tok = raw.get("tokenizer") if isinstance(raw.get("tokenizer"), dict) else {}
-    language_ids = tok.get("language_ids") if isinstance(tok.get("language_ids"), dict) else {}
+    tok_raw = raw.get("tokenizer")
+    tok: dict = tok_raw if isinstance(tok_raw, dict) else {}
+    ids_raw = tok.get("language_ids")
+    language_ids: dict = ids_raw if isinstance(ids_raw, dict) else {}
     keys: list[str] = []
     for i, variant in enumerate(variants or []):
         where = f"languages.variants[{i}]"

@@ -129,7 +129,7 @@ class MarianTokenizer:
     def _source_ids_by_piece(self) -> dict[str, int]:
         """source_pieces.json as piece → id (the source side's vocab.json again)."""
         if self._source_index is None:
-            assert self._source_pieces_path is not None
+            assert self._source_pieces_path is not None and self._source_label is not None
             with opening(self._source_label):
                 pieces = json.loads(self._source_pieces_path.read_text(encoding="utf-8"))
                 if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
@@ -175,10 +175,10 @@ class MarianTokenizer:
 
     def encode_batch(self, texts: Sequence[str], add_eos: bool = True) -> list[list[int]]:
         """Ids exactly as `MarianTokenizer(text).input_ids` (with `add_eos`)."""
-        plans: list[list[tuple[str, object]]] = []
+        plans: list[list[tuple[str, int]]] = []
         pending: list[str] = []
         for text in texts:
-            plan: list[tuple[str, object]] = []
+            plan: list[tuple[str, int]] = []
             for chunk, is_special in self._chunks(text):
                 if is_special:
                     plan.append(("id", self._special[chunk]["id"]))
@@ -197,9 +197,9 @@ class MarianTokenizer:
             ids: list[int] = []
             for kind, value in plan:
                 if kind == "id":
-                    ids.append(value)  # type: ignore[arg-type]
+                    ids.append(value)
                 else:
-                    ids.extend(self._map_ids(segmented[value]))  # type: ignore[index]
+                    ids.extend(self._map_ids(segmented[value]))
             if add_eos:
                 ids.append(self.eos_id)
             out.append(ids)

@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any
+from typing import Any, overload
 from urllib.parse import quote
 
 from engine import __version__
@@ -331,7 +331,7 @@ class ApiApp:
             src, lang = direction.source, direction.pair.target
 
             def step(texts: list[str]) -> list[str]:
-                return self.service.translate(texts, src, target, timeout=self._left(environ))  # type: ignore[arg-type]
+                return self.service.translate(texts, src, target, timeout=self._left(environ))
 
             data = documents.render(extracted, units, step, lang)
         stem, suffix = PurePath(name).stem, PurePath(name).suffix
@@ -481,6 +481,12 @@ def _lt_code(code: str) -> str:
     return CHINESE["hans"][0] if code == "zh" else code
 
 
+@overload
+def _wsgi_text(value: str) -> str: ...
+@overload
+def _wsgi_text(value: None) -> None: ...
+@overload
+def _wsgi_text(value: str | None) -> str | None: ...
 def _wsgi_text(value: str | None) -> str | None:
     """A WSGI header or path value as the text the client sent: WSGI hands their bytes decoded as latin-1, and
     clients send UTF-8 (a file name in Chinese, a key with non-ASCII characters)."""

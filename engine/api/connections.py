@@ -70,6 +70,8 @@ class SpoolingBuffer(OverflowableBuffer):
     """waitress's buffer for a request body: in memory up to `overflow` bytes, then a file in `folder`
     (waitress's own used tempfile.TemporaryFile(), i.e. /tmp)."""
 
+    buf: Any  # waitress's buffer (waitress has no type information)
+
     def __init__(self, overflow: int, folder: Path | None) -> None:
         super().__init__(overflow)
         self.folder = folder
@@ -97,7 +99,7 @@ class FairChannel(HTTPChannel):
 
     request_began = 0.0
 
-    def parser_class(self, adj: Any) -> HTTPRequestParser:  # type: ignore[override]
+    def parser_class(self, adj: Any) -> HTTPRequestParser:
         parser = _Parser(adj)
         parser.spool_dir = getattr(self.server, "spool_dir", None)
         return parser
@@ -119,6 +121,7 @@ class FairServer(TcpWSGIServer):
     channel_class = FairChannel
     spool_dir: Path | None = None
     per_peer_limit = PER_PEER_LIMIT
+    next_channel_cleanup: float  # waitress's (set in its __init__)
 
     def readable(self) -> bool:
         now = time.time()

@@ -7,6 +7,7 @@ import dataclasses
 import errno
 import threading
 from pathlib import Path
+from typing import Any
 
 from engine.api import guard
 from engine.api.body import MAX_FILE_BYTES
@@ -106,7 +107,7 @@ class BackgroundServer:
     def __init__(self, app, host: str = guard.DEFAULT_HOST, port: int = guard.DEFAULT_PORT, **kwargs) -> None:
         self._args = (app, host, port)
         self._kwargs = kwargs
-        self.server = None
+        self.server: Any = None  # a waitress server once started (waitress has no type information)
         self._thread: threading.Thread | None = None
 
     def start(self) -> tuple[str, int]:

@@ -22,6 +22,7 @@ one number for each on both sides.
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,8 +78,8 @@ def _dense(vocab: dict[str, int], name: str) -> list[str]:
 
 
 def _load_spm(path: Path):
-    from sentencepiece import sentencepiece_model_pb2 as model_pb2
-
+    # Generated protobuf code (its classes are made at import): looked up by name, so its attributes are Any
+    model_pb2 = importlib.import_module("sentencepiece.sentencepiece_model_pb2")
     proto = model_pb2.ModelProto()
     proto.ParseFromString(path.read_bytes())
     return proto

@@ -238,7 +238,7 @@ def validate(
                 progress(len(rows))
 
     report: dict = {"eval_set": eval_set.name, "direction": pair.key, "sentences": len(texts), "beams": beams}
-    agreement = {}
+    agreement: dict[str, dict[str, object]] = {}
     problems = []
     for num_beams in sorted({1, beams}):
         key = "greedy" if num_beams == 1 else f"beam{num_beams}"

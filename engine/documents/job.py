@@ -131,7 +131,9 @@ def settings_of(options: TranslationOptions) -> dict[str, object]:
             continue
         value = getattr(options, f.name)
         # A glossary is a frozen dataclass of strings and flags: safe to copy. Anything else here is a plain value.
-        values[f.name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+        values[f.name] = (
+            dataclasses.asdict(value) if dataclasses.is_dataclass(value) and not isinstance(value, type) else value
+        )
     return json.loads(json.dumps(values, ensure_ascii=False, default=repr))  # a bad value: the engine says why
 
 
@@ -399,8 +401,9 @@ class _Run:
             self.done_units += 1
             self.done_chars += len(unit.source)
             chars += len(unit.source)
-            if not mine or mine[0].error is not None:
-                self._failure(index, mine[0].error if mine else "the engine gave no translation for it")
+            error = mine[0].error if mine else "the engine gave no translation for it"
+            if error is not None:
+                self._failure(index, error)
                 continue
             whole = mine[0]
             run_texts: list[str | None] = [None] * len(unit.runs)

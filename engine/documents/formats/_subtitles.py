@@ -174,7 +174,7 @@ def group_units(text: str, cues: Sequence[Cue], entities: bool = False) -> tuple
 
     for index, cue in enumerate(cues):
         payload = text[cue.start : cue.end]
-        lead = _LEAD.match(payload).group()
+        lead = m.group() if (m := _LEAD.match(payload)) is not None else ""  # it always matches (maybe empty)
         dash = _DASH.match(payload, len(lead))
         if dash is not None:
             lead = payload[: dash.end()]

@@ -343,7 +343,14 @@ class _Builder(HTMLParser):
     def handle_comment(self, data: str) -> None:
         self._close_segment()
 
-    handle_decl = handle_pi = unknown_decl = handle_comment
+    def handle_decl(self, decl: str) -> None:
+        self._close_segment()
+
+    def handle_pi(self, data: str) -> None:
+        self._close_segment()
+
+    def unknown_decl(self, data: str) -> None:
+        self._close_segment()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._start(tag, attrs, empty=False)

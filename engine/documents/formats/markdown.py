@@ -85,7 +85,7 @@ class MarkdownDocument(SplicedText):
         for unit, block, new in zip(self._units, self._blocks, translations):
             if block is None:
                 continue  # an image's alt text: written with its paragraph
-            alts = [(alt, translations[alt.unit]) for alt in block.alts if translations[alt.unit] is not None]
+            alts = [(alt, found) for alt in block.alts if (found := translations[alt.unit]) is not None]
             if new is None and not alts:
                 continue
             new = list(new if new is not None else (run.text for run in unit.runs))
