@@ -60,4 +60,4 @@ def test_qiao_serve_says_the_warning_on_stderr(tmp_path, capsys):
     (broken / "manifest.json").write_text("{", encoding="utf-8")
     assert main(["serve", "--api-key-file", str(path), "--model", str(broken)]) == 1
     err = capsys.readouterr().err
-    assert f"qiao: warning: {path} can be read by other users" in err and "no model bundle" in err
+    assert f"qiao: warning: {path} can be read by other users" in err and "cannot be used" in err
