@@ -420,31 +420,14 @@ def _breaks(text: str) -> list[tuple[int, int]]:
 
 
 def _best_cut(text: str, columns: int) -> int | None:
-    """Where to break `text` in two: among the allowed breaks (after a space or a punctuation mark, or between two
-    CJK characters; never inside a tag or a word), one that leaves both lines within `columns`, preferring
-    punctuation and spaces, then the most even halves. None when there is no allowed break."""
-    inside = _tag_positions(text)
-    references = {match.end() - 1 for match in _ENTITY.finditer(text)}  # each counts as one column, at its end
+    """Where to break `text` in two: among the allowed breaks (`_breaks`), one that leaves both lines within
+    `columns`, preferring punctuation and spaces over a break between two CJK characters, then the most even halves.
+    None when there is no allowed break."""
     total = _width(text)
     best, best_score = None, None
-    width = 0
-    for i in range(1, len(text)):
-        ch = text[i - 1]
-        if (i - 1) in references:
-            width += 1
-        elif (i - 1) not in inside:
-            width += 2 if _wide(ch) else 1
-        if (i - 1) in inside and i in inside and text[i - 1] != ">":
-            continue  # inside a tag
-        before, after = text[i - 1], text[i]
-        if after in _BREAK_AFTER or (before.isspace() and after.isspace()):
-            continue
-        if before.isspace() or before in _BREAK_AFTER:
-            penalty = 0
-        elif _wide(before) and _wide(after):
-            penalty = 24
-        else:
-            continue  # inside a word (the space after it is the break)
+    for i, width in _breaks(text):
+        before = text[i - 1]
+        penalty = 0 if before.isspace() or before in _BREAK_AFTER else 24  # else: between two CJK characters
         fits = max(width, total - width) <= columns
         score = (0 if fits else 1000) + penalty + abs(total - 2 * width)
         if best_score is None or score < best_score:
