@@ -76,3 +76,25 @@ def ours_steps(out_hyp) -> list[float]:
     """Our per-step log-probabilities in generate()'s layout: the tokens, then eos when it ended."""
     tail = [] if out_hyp.eos_logprob is None else [out_hyp.eos_logprob]
     return [*out_hyp.logprobs, *tail]
+
+
+def generate_rows(model, batch: list[list[int]], beams: int, max_length: int) -> list[list[int]]:
+    """generate() on source id rows (padded into one batch), trimmed as the engine returns its outputs."""
+    import torch
+
+    width = max(len(r) for r in batch)
+    pad = model.config.pad_token_id
+    ids = torch.tensor([r + [pad] * (width - len(r)) for r in batch])
+    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in batch])
+    with torch.no_grad():
+        out = model.generate(input_ids=ids, attention_mask=mask, num_beams=beams, max_length=max_length)
+    return trim_generated(out.tolist(), pad)
+
+
+def trim_generated(rows: list[list[int]], pad: int) -> list[list[int]]:
+    """generate()'s rows as the engine returns them: no start token, nothing from </s> (id 0) on, no padding."""
+    trimmed = []
+    for row in rows:
+        row = row[1:]
+        trimmed.append([t for t in (row[: row.index(0)] if 0 in row else row) if t != pad])
+    return trimmed

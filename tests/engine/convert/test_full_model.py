@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from engine.convert.opus_mt_config import carries_opus_mt_config
+from tests.engine.search_oracle import generate_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
 
@@ -89,22 +90,6 @@ def oracle(full_bundle):
     return MarianMTModel.from_pretrained(str(full_bundle[0])).eval()
 
 
-def _generate(model, batch: list[list[int]], beams: int, max_length: int) -> list[list[int]]:
-    import torch
-
-    width = max(len(r) for r in batch)
-    pad = model.config.pad_token_id
-    ids = torch.tensor([r + [pad] * (width - len(r)) for r in batch])
-    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in batch])
-    with torch.no_grad():
-        out = model.generate(input_ids=ids, attention_mask=mask, num_beams=beams, max_length=max_length)
-    rows = []
-    for row in out.tolist():
-        row = row[1:]
-        rows.append([t for t in (row[: row.index(0)] if 0 in row else row) if t != pad])
-    return rows
-
-
 @pytest.mark.parametrize("beams", [1, 4])
 def test_fp32_matches_generate_on_the_full_model(full_bundle, oracle, beams):
     from engine.translator import Translator
@@ -115,8 +100,8 @@ def test_fp32_matches_generate_on_the_full_model(full_bundle, oracle, beams):
     outs = []
     for src in sources[:8]:  # batch 1
         ours = tr.generate_ids([src], beams=beams, max_length=40)
-        assert ours == _generate(oracle, [src], beams, 40)
+        assert ours == generate_rows(oracle, [src], beams, 40)
         outs += ours
     batch = sources[8:]  # batched with padding
-    assert tr.generate_ids(batch, beams=beams, max_length=40) == _generate(oracle, batch, beams, 40)
+    assert tr.generate_ids(batch, beams=beams, max_length=40) == generate_rows(oracle, batch, beams, 40)
     assert len({t for o in outs for t in o}) > 20  # varied output, not one repeated token

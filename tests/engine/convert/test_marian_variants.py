@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.engine.search_oracle import generate_rows, trim_generated
+
 pytestmark = pytest.mark.torch
 pytest.importorskip("torch")
 
@@ -52,27 +54,6 @@ def _sources(rng: np.random.Generator, low: int, high: int, n: int) -> list[list
     return [[int(t) for t in rng.integers(low, high, rng.integers(4, 14))] + [0] for _ in range(n)]
 
 
-def _generate(model, batch: list[list[int]], beams: int, max_length: int) -> list[list[int]]:
-    import torch
-
-    width = max(len(r) for r in batch)
-    pad = model.config.pad_token_id
-    ids = torch.tensor([r + [pad] * (width - len(r)) for r in batch])
-    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in batch])
-    with torch.no_grad():
-        out = model.generate(input_ids=ids, attention_mask=mask, num_beams=beams, max_length=max_length)
-    return _trim(out.tolist(), pad)
-
-
-def _trim(rows: list[list[int]], pad: int) -> list[list[int]]:
-    """generate()'s rows as the engine returns them: no start token, nothing from </s> (id 0) on, no padding."""
-    trimmed = []
-    for row in rows:
-        row = row[1:]
-        trimmed.append([t for t in (row[: row.index(0)] if 0 in row else row) if t != pad])
-    return trimmed
-
-
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_the_variant_builds_and_matches_generate(variants, name):
     from engine.convert.checkpoint import load_marian
@@ -88,9 +69,9 @@ def test_the_variant_builds_and_matches_generate(variants, name):
     rng = np.random.default_rng(7)
     sources = _sources(rng, low, model.config.vocab_size, 8)
     greedy = [tr.generate_ids([src], beams=1, max_length=24)[0] for src in sources[:5]]
-    assert greedy == [_generate(model, [src], 1, 24)[0] for src in sources[:5]]
+    assert greedy == [generate_rows(model, [src], 1, 24)[0] for src in sources[:5]]
     assert len({tuple(g) for g in greedy}) == 5 and all(len(set(g)) > 3 for g in greedy)  # a varied model
-    assert tr.generate_ids(sources[5:], beams=1, max_length=24) == _generate(model, sources[5:], 1, 24)  # padded
+    assert tr.generate_ids(sources[5:], beams=1, max_length=24) == generate_rows(model, sources[5:], 1, 24)  # padded
     if name in SEPARATE:
         assert report["fp32_vs_pytorch"]["beam4"] == {
             "skipped": "transformers cannot beam-search separate vocabularies"
@@ -98,7 +79,7 @@ def test_the_variant_builds_and_matches_generate(variants, name):
         return
     assert report["fp32_vs_pytorch"]["beam4"]["rate"] == 1.0
     for src in sources[:4]:
-        assert tr.generate_ids([src], beams=4, max_length=24) == _generate(model, [src], 4, 24)
+        assert tr.generate_ids([src], beams=4, max_length=24) == generate_rows(model, [src], 4, 24)
 
 
 @pytest.mark.parametrize("name", sorted(SEPARATE))
@@ -121,7 +102,7 @@ def test_separate_vocabularies_match_optimums_onnx_export(variants, name, tmp_pa
     for src in sources:
         with torch.no_grad():
             out = exported.generate(input_ids=torch.tensor([src]), num_beams=1, max_length=24)
-        assert ours.generate_ids([src], beams=1, max_length=24) == _trim(out.tolist(), pad)
+        assert ours.generate_ids([src], beams=1, max_length=24) == trim_generated(out.tolist(), pad)
 
 
 def test_a_separate_vocabulary_bundle_is_format_5_and_keeps_both_tables(variants):
