@@ -12,7 +12,8 @@ a minimum and maximum length of 20 tokens (the real model's rest ends at its own
 median of `runs` calls, greedy and with beams, k=5 alternatives; "cold" is the first click on a sentence with
 nothing prepared, "prepared" a first click after the window prepared the sentence while the pointer rested on it
 (`Translator.prepare_alternatives`, its time printed too), "warm" another click on the same sentence (the decoder
-states of its start are kept from the click before, see engine.alternatives). The CPU model and the load average
+states of its start are kept from the click before, see engine.pipeline.alternatives). The CPU model and the load
+average
 (before and after) are printed: the figures mean little on a loaded machine.
 """
 
@@ -31,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import alternatives as alt_module  # noqa: E402
 from engine.options import TranslationOptions  # noqa: E402
-from engine.translator import Translator  # noqa: E402
+from engine.pipeline import alternatives as alt_module  # noqa: E402
+from engine.pipeline.translator import Translator  # noqa: E402
 
 GOAL_MS = 150.0
 TOKENS = 20

@@ -77,7 +77,7 @@ def run_ours(root: Path, bundle: Path, texts: list[str], threads: int, extra: li
 
 def ct2_batches(bundle: Path, ct2_dir: Path, sources: list[list[str]]) -> list[list[list[str]]]:
     """Ours' source ids of every sentence (language token and eos included) as CTranslate2 tokens, per paragraph."""
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     tr = Translator(bundle, precision="int8", threads=1)
     lang = tr.language_token(None)

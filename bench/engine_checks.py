@@ -9,7 +9,7 @@
              VmRSS (now) after 20 %, 50 % and 100 % of them: peak memory, and whether it stays flat.
 
 The process imports only the engine and the standard library, so its memory is the engine's. With the random
-benchmark model most outputs run to the engine's length limit (engine.length_limits: 3 × source tokens + 12 for
+benchmark model most outputs run to the engine's length limit (engine.pipeline.length_limits: 3 × source tokens + 12 for
 en→zh), the worst case for time and memory; the result records how much of that limit the outputs used.
 
     python bench/engine_checks.py --mode soak --bundle .cache/full-random/bundle --threads 2 --result soak.json
@@ -33,7 +33,9 @@ import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy
 
 def latency(args: argparse.Namespace) -> dict[str, object]:
     """Engine load as an app start pays it (the first Translator in this process), then the first-token time."""
-    from engine.translator import Translator  # imports are not part of "process already running → engine ready"
+    from engine.pipeline.translator import (
+        Translator,  # imports are not part of "process already running → engine ready"
+    )
 
     sources: list[list[int]] = json.loads(Path(args.sources).read_text())
     t0 = time.perf_counter()
@@ -72,7 +74,7 @@ def latency(args: argparse.Namespace) -> dict[str, object]:
 
 def soak(args: argparse.Namespace) -> dict[str, object]:
     """Many varied translations in one process; memory at the checkpoints."""
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     translator = Translator(args.bundle, precision="int8", threads=args.threads)
     after_load = memory_mb()
@@ -88,7 +90,7 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
         totals["source_tokens"] += stats.source_tokens
         totals["target_tokens"] += stats.target_tokens
         totals["sentences"] += stats.sentences
-        # engine.length_limits' en→zh room per sentence (3 × its tokens before eos + 12) and its end token
+        # engine.pipeline.length_limits' en→zh room per sentence (3 × its tokens before eos + 12) and its end token
         totals["length_cap_tokens"] += 3 * (stats.source_tokens - stats.sentences) + 13 * stats.sentences
         if i in marks:
             checkpoints.append({"translations": i, "elapsed_s": time.perf_counter() - t0, **memory_mb()})

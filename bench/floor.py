@@ -206,9 +206,9 @@ def compare_with_bundle(bundle: Path, manifest: dict[str, object], precision: st
 def session_options(threads: int, spinning: bool) -> tuple[object, str]:
     """The engine's own session options when importable (they change as the engine is tuned), else a copy of them."""
     try:
-        from engine.sessions import session_options as engine_options
+        from engine.runtime.sessions import session_options as engine_options
 
-        return engine_options(threads, spinning=spinning), "engine.sessions.session_options"
+        return engine_options(threads, spinning=spinning), "engine.runtime.sessions.session_options"
     except (ImportError, TypeError) as exc:  # engine absent or its API moved: keep measuring with the last known set
         import onnxruntime as ort
 
@@ -322,7 +322,7 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
         )
         result["session_options"] = source
         try:
-            from engine.sessions import default_threads
+            from engine.runtime.sessions import default_threads
 
             result["engine_default_threads"] = default_threads()  # what `threads=None` (the app's "auto") picks here
         except ImportError:

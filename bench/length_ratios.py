@@ -1,4 +1,5 @@
-"""Target ÷ source token lengths of real English ↔ Chinese parallel text: the figures behind engine.length_limits.
+"""Target ÷ source token lengths of real English ↔ Chinese parallel text: the figures behind
+engine.pipeline.length_limits.
 
 The parallel text is what the machine already has (no download): every (msgid, msgstr) pair of the Chinese gettext
 catalogues under /usr/share/locale and vim's (printf placeholders and mnemonics removed, as bench/real_tokenizer.py
@@ -6,7 +7,7 @@ cleans them), English on one side, Chinese on the other. Each side is tokenised 
 up to 32k pieces trained on the catalogues' own lines (OPUS-MT's recipe, as bench/real_tokenizer.py builds its
 models; about 20 s), and by the tiny fixture's models as a check. Prints, per direction and tokenizer, the ratio's
 percentiles over pairs with at least 8 source tokens, what a pair needs beyond `ratio × n`, and how many pairs
-engine.length_limits' rule (and the old 3 × (n + 1) + 10) would cut.
+engine.pipeline.length_limits' rule (and the old 3 × (n + 1) + 10) would cut.
 
     python bench/length_ratios.py [--work /tmp/length-ratios]
 """
@@ -34,7 +35,7 @@ from bench.real_tokenizer import (  # noqa: E402
     is_english,
     parse_mo,
 )
-from engine.length_limits import LengthRule, length_rule  # noqa: E402
+from engine.pipeline.length_limits import LengthRule, length_rule  # noqa: E402
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
 OLD_RULE = LengthRule(3.0, 11)  # 3 × (n + 1) + 10 counted the start and end tokens: 3n + 11 tokens of room

@@ -3,7 +3,8 @@ app built on CTranslate2 would, in a process that imports only CTranslate2, Sent
 
 Per text: split into sentences (a simple end-punctuation rule; our engine segments on its own), SentencePiece-encode
 each with the checkpoint's source.spm, translate the sentences as one batch (odd requests beam 4, even greedy, as
-ours alternate), each row limited as our engine limits it (soak_texts.peer_decoding_limit: engine.length_limits'
+ours alternate), each row limited as our engine limits it (soak_texts.peer_decoding_limit:
+engine.pipeline.length_limits'
 en→zh room plus the end token), and decode the pieces with target.spm. VmHWM / VmRSS are read at the same
 checkpoints as ours.
 

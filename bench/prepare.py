@@ -31,7 +31,7 @@ from full_model import DEFAULT_TOKENIZER_FROM, EOS_ID, GENERATION_CONFIG, PAD_ID
 from systems import CACHE_DIR, REPO_ROOT
 
 import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
-from engine.convert.opus_mt_config import carries_opus_mt_config
+from engine.families.marian.build.opus_mt_config import carries_opus_mt_config
 
 STAMP = ".bench-source.json"
 ONNX_KEEP = ("encoder_model.onnx", "decoder_model_merged.onnx")
@@ -174,7 +174,11 @@ def qiao_command() -> list[str]:
     found = shutil.which("qiao")
     if found:
         return [found]
-    return [sys.executable, "-c", "import sys; from engine.cli import main; sys.argv[0] = 'qiao'; sys.exit(main())"]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from engine.cli.main import main; sys.argv[0] = 'qiao'; sys.exit(main())",
+    ]
 
 
 def _build_bundle(ckpt: Path, out: Path) -> None:
@@ -188,7 +192,7 @@ def _build_bundle(ckpt: Path, out: Path) -> None:
 def engine_problem() -> str | None:
     """None if the project's engine can be imported, else why not (one line)."""
     proc = subprocess.run(
-        [sys.executable, "-c", "import engine.translator, engine.cli"],
+        [sys.executable, "-c", "import engine.pipeline.translator, engine.cli.main"],
         cwd=REPO_ROOT,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
         capture_output=True,

@@ -70,8 +70,8 @@ class Timers:
 
 
 def install_timers() -> Timers:
-    from engine.onnx_model import DecoderRun, OnnxMarian
-    from engine.scorer import TopKScorer
+    from engine.families.marian.model import DecoderRun, OnnxMarian
+    from engine.runtime.scorer import TopKScorer
 
     timers = Timers()
     timers.wrap(OnnxMarian, "encode", "encoder")
@@ -121,10 +121,10 @@ def measure_parts(call, timers: Timers, calls: int) -> dict[str, float]:
 def ort_ops(bundle: Path, precision: str, threads: int, name: str, sources: list[list[int]]) -> dict[str, float]:
     """Kernel time by op type (ms per call, the mean of 4 calls) from ONNX Runtime's profiler on the encoder, decoder
     and scorer sessions."""
-    import engine.onnx_model as onnx_model
-    import engine.scorer as scorer_module
-    import engine.sessions as sessions
-    from engine.translator import Translator
+    import engine.families.marian.model as onnx_model
+    import engine.runtime.scorer as scorer_module
+    import engine.runtime.sessions as sessions
+    from engine.pipeline.translator import Translator
 
     out_dir = Path(tempfile.mkdtemp(prefix="qiao-profile-"))
     profiled: list = []
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     counted = "the mean of 4 calls" if args.ort_ops else f"medians of {args.calls} calls after one untimed"
     print(f"{args.workload}, {args.precision}, {args.threads} thread(s), {counted}")
     if not args.ort_ops:
-        from engine.translator import Translator
+        from engine.pipeline.translator import Translator
 
         timers = install_timers()
         translator = Translator(bundle, precision=args.precision, threads=args.threads)

@@ -36,7 +36,7 @@ DEFAULT_BUNDLE = ROOT / ".cache" / "full-random" / "bundle"
 
 
 def module_at(commit: str, tag: str) -> types.ModuleType:
-    """engine.decoding as it was at `commit`, with its own engine.search_scores when it had one."""
+    """engine.search.decoding as it was at `commit`, with its own engine.search.scores when it had one."""
 
     def load(path: str, name: str, replace: tuple[str, str] | None = None) -> types.ModuleType | None:
         try:
@@ -53,11 +53,11 @@ def module_at(commit: str, tag: str) -> types.ModuleType:
         exec(compile(src, mod.__file__, "exec"), mod.__dict__)
         return mod
 
-    scores = load("engine/search_scores.py", f"_ref_{tag}_search_scores")
-    fix = ("from engine.search_scores import", f"from _ref_{tag}_search_scores import") if scores else None
-    mod = load("engine/decoding.py", f"_ref_{tag}_decoding", fix)
+    scores = load("engine/search/scores.py", f"_ref_{tag}_search_scores")
+    fix = ("from engine.search.scores import", f"from _ref_{tag}_search_scores import") if scores else None
+    mod = load("engine/search/decoding.py", f"_ref_{tag}_decoding", fix)
     if mod is None:
-        raise SystemExit(f"no engine/decoding.py at {commit}")
+        raise SystemExit(f"no engine/search/decoding.py at {commit}")
     return mod
 
 
@@ -114,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=7)
     args = ap.parse_args(argv)
 
-    from engine import decoding
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
+    from engine.search import decoding
 
     refs = [r.split("=", 1) for r in (args.ref or ["old=973ddec^", "main=4a58367"])]
     variants = {name: module_at(commit, name) for name, commit in refs}

@@ -50,7 +50,7 @@ def varied_texts(count: int, seed: int = SOAK_SEED) -> list[str]:
     return texts
 
 
-# engine.length_limits' en→zh rule (room = 3 × n + 12 for n source tokens before eos), as CTranslate2's
+# engine.pipeline.length_limits' en→zh rule (room = 3 × n + 12 for n source tokens before eos), as CTranslate2's
 # max_decoding_length (generated tokens, eos included, the start token not counted): the peer soak may not import
 # `engine`; tests/bench/test_bench_helpers.py checks the two agree.
 SOAK_RATIO, SOAK_SLACK = 3, 12

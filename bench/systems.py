@@ -91,7 +91,7 @@ def disk_mb(name: str, cache_dir: Path = CACHE_DIR) -> float | None:
 
 
 def _load_ours(path: Path, threads: int, precision: str) -> Generate:
-    from engine.translator import Translator  # the project's engine; absent until it is written
+    from engine.pipeline.translator import Translator  # the project's engine; absent until it is written
 
     translator = Translator(path, precision=precision, threads=threads)
 
@@ -207,7 +207,7 @@ def _paragraph_ours(path: Path, threads: int, precision: str) -> ParagraphCall:
     """Translator.translate on the pasted paragraph at beam 4: segmentation, tokenization, search, streaming."""
     from workloads import PARAGRAPH_BEAMS, paragraph_text
 
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     translator = Translator(path, precision=precision, threads=threads)
     text = paragraph_text()

@@ -1,7 +1,8 @@
 """Qiao's translation engine: ONNX Runtime + tokenizers + numpy, no torch, no Qt.
 
 Importing this package is cheap on purpose (the CLI and the GUI import it at start-up); the heavy modules
-(`engine.translator`, which pulls onnxruntime) are imported where they are used. It does one thing first: switch
+(`engine.pipeline.translator`, which pulls onnxruntime) are imported where they are used. It does one thing first:
+switch
 off the telemetry of onnxruntime (and of the build pipeline's libraries) before any of them can load, so that every
 entry point — CLI, window, frozen app, build pipeline, bench, tests — gets it (see engine/privacy.py).
 """

@@ -23,7 +23,7 @@ class EngineConfig:
     """Per-engine choices (changing one reloads sessions); per-request choices are engine.options."""
 
     precision: str = DEFAULT_PRECISION
-    threads: int | None = None  # None: engine.sessions.default_threads()
+    threads: int | None = None  # None: engine.runtime.sessions.default_threads()
     provider: str = "cpu"
 
     def replace(self, **changes: object) -> EngineConfig:

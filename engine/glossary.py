@@ -1,8 +1,8 @@
 """The user's glossary: source term → required target term, and do-not-translate spans, as one value.
 
-Matching a glossary against a source sentence, turning its hits into search constraints (engine.search_types
+Matching a glossary against a source sentence, turning its hits into search constraints (engine.search.types
 .Constraint), finding the automatic do-not-translate spans (placeholders, URLs, e-mails, code) and reading/writing
-CSV/TSV live in engine.glossary_match and engine.glossary_io; this module is only the data that travels in
+CSV/TSV live in engine.pipeline.glossary_match and engine.glossary_io; this module is only the data that travels in
 `TranslationOptions.glossary`.
 """
 

@@ -165,7 +165,7 @@ class LanguagePair:
 
     @classmethod
     def from_dict(cls, raw: dict) -> LanguagePair:
-        """Build from a manifest's `languages` that passed engine.manifest_schema (no checks repeated here)."""
+        """Build from a manifest's `languages` that passed engine.bundle.schema (no checks repeated here)."""
         return cls(
             source=Language(**{k: raw["source"][k] for k in ("code", "name", "script")}),
             target=Language(**{k: raw["target"][k] for k in ("code", "name", "script")}),

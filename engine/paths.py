@@ -156,7 +156,7 @@ def user_bundle_dir() -> Path:
 
 
 def catalogue_url_override() -> str | None:
-    """`$QIAO_CATALOGUE_URL`, or None when unset or empty (engine.catalogue then uses its default)."""
+    """`$QIAO_CATALOGUE_URL`, or None when unset or empty (engine.store.catalogue then uses its default)."""
     return os.environ.get(CATALOGUE_URL.name) or None
 
 
@@ -176,7 +176,7 @@ def settings_file() -> Path:
 
 
 def autosave_file() -> Path:
-    """The autosaved English; the last translation is kept beside it (gui.session_store's `translation.json`)."""
+    """The autosaved English; the last translation is kept beside it (gui.window.session_store's `translation.json`)."""
     return state_dir() / "source.txt"
 
 

@@ -8,7 +8,8 @@ after `import onnxruntime` changes nothing). So:
 
 * `engine/__init__.py` calls `apply()`: importing anything in `engine` sets the variables first, and child
   processes inherit them. The frozen launcher, the bench scripts and tests/conftest.py import `engine` first too.
-* `engine.sessions` calls `require_applied()` before creating any session, which refuses to run when onnxruntime was
+* `engine.runtime.sessions` calls `require_applied()` before creating any session, which refuses to run when
+  onnxruntime was
   loaded before `apply()` (that process's telemetry is already on, and no later setting can turn it off): a code path
   that imports onnxruntime first fails in every test instead of quietly phoning home.
 

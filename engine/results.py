@@ -36,13 +36,15 @@ class StreamEvent:
     sentences_total: int
 
 
-# Why a sentence is flagged (engine.guards): the window marks it in the margin with the reason on hover.
+# Why a sentence is flagged (engine.pipeline.guards): the window marks it in the margin with the reason on hover.
 FLAG_LENGTH = "length"  # the output is far longer or shorter than the source's length suggests
 FLAG_NUMBERS = "numbers"  # a number, URL, e-mail address or code span of the source is missing or changed
 FLAG_REPETITION = "repetition"  # the model was caught repeating itself; the loop was cut
 FLAG_ARTEFACT = "artefact"  # a subtitle artefact ("(掌声)") was kept out of the output
 FLAG_CONSTRAINT = "constraint"  # a glossary or do-not-translate term could not be met
-FLAG_CUT = "cut"  # the output reached the decoder's length limit (engine.length_limits): its end may be missing
+FLAG_CUT = (
+    "cut"  # the output reached the decoder's length limit (engine.pipeline.length_limits): its end may be missing
+)
 CUT_DETAIL = "the translation reached the length limit and was cut; its end may be missing"
 
 ORIGIN_MODEL = "model"  # decoded for this request

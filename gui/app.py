@@ -12,20 +12,20 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
 from engine import paths
-from gui.api_host import ApiHost
-from gui.api_service import WindowTranslationService
-from gui.desktop import Desktop
+from gui.desktop.api_host import ApiHost
+from gui.desktop.api_service import WindowTranslationService
+from gui.desktop.desktop import Desktop
 from gui.display import display_problem
 from gui.i18n import install_translators
 from gui.icons import app_icon
-from gui.main_window import MainWindow
 from gui.settings import Key, Settings
 from gui.theme import apply_theme
+from gui.window.main_window import MainWindow
 
 if TYPE_CHECKING:
+    from gui.desktop.single_instance import InstanceRequest
     from gui.quick.controller import QuickSettings, QuickTranslate
     from gui.quick.shortcut import ShortcutResult
-    from gui.single_instance import InstanceRequest
 
 DESKTOP_FILE_NAME = "qiao"  # resources/linux/qiao.desktop: lets Wayland/X11 docks match the window to its icon
 
@@ -182,9 +182,9 @@ def attach_quick(window: MainWindow, desktop: Desktop, **kwargs: object) -> Quic
 def attach_records(window: MainWindow) -> None:
     """The user's own records, from their files: the glossary (Tools → Glossary…, applied to every request while
     on; a change redoes what is shown) and the history (View → History, Ctrl+H; the translation memory behind it)."""
-    from gui.glossary_dialog import attach_glossary
-    from gui.glossary_store import GlossaryStore
-    from gui.history_panel import install_history
+    from gui.records.glossary_dialog import attach_glossary
+    from gui.records.glossary_store import GlossaryStore
+    from gui.records.history_panel import install_history
 
     store = GlossaryStore(parent=window)
     attach_glossary(window, store)
@@ -209,7 +209,7 @@ def run(model_dir: str | None = None, request: InstanceRequest | None = None, *,
     if problem:  # before QApplication: Qt's own answer to "no display" is an abort that blames the installation
         print(problem, file=sys.stderr)
         return 1
-    from gui.single_instance import InstanceRequest, claim
+    from gui.desktop.single_instance import InstanceRequest, claim
 
     app = create_app()
     request = request or InstanceRequest("show")

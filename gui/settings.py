@@ -57,7 +57,7 @@ class Key(Enum):
     DOCUMENT_OPEN_DIR = "documents/last_folder"  # where "Open document…" starts
     CLOSE_TO_TRAY = "desktop/close_to_tray"  # closing the window hides it to the tray
     TRAY_NOTICE_SHOWN = "desktop/tray_notice_shown"  # the one-time "Qiao keeps running in the tray" was shown
-    AUTOSTART = "desktop/autostart"  # a per-user autostart entry exists (gui.autostart)
+    AUTOSTART = "desktop/autostart"  # a per-user autostart entry exists (gui.desktop.autostart)
     QUICK_SHORTCUT = "quick/shortcut"  # the global shortcut that opens the quick-translate popup
     COPY_TWICE = "quick/copy_twice"  # copying the same text twice within 0.5 s opens the popup
     CLIPBOARD_WATCH = "quick/clipboard_watch"  # new English text on the clipboard is translated in the popup

@@ -10,7 +10,8 @@ id (`opus-mt-en-zh`, from the manifest's pair, as packaging/stage_model.py names
       "url": "URL/qiao-model-opus-mt-en-zh.zip", "size": 123, "sha256": "<64 hex>", "license": "CC-BY-4.0",
       "precisions": ["int8", "fp32"]}]}
 
-which engine/catalogue.py reads. The zip holds exactly the files the manifest lists (plus manifest.json), in sorted
+which engine/store/catalogue.py reads. The zip holds exactly the files the manifest lists (plus manifest.json), in
+sorted
 order with fixed timestamps and permissions, so the same bundle always gives the same bytes and the same sha256.
 Every file is written to a temporary name and renamed into place: an interrupted run leaves no half-written zip or
 catalogue behind.
@@ -33,9 +34,9 @@ sys.path.insert(0, str(HERE))
 
 from stage_model import bundle_name  # noqa: E402
 
+from engine.bundle.manifest import MANIFEST, load_manifest, sha256_file, verify_bundle  # noqa: E402
 from engine.config import PRECISIONS  # noqa: E402
 from engine.errors import QiaoError  # noqa: E402
-from engine.manifest import MANIFEST, load_manifest, sha256_file, verify_bundle  # noqa: E402
 
 CATALOGUE_FORMAT = 1
 CATALOGUE = "catalogue.json"

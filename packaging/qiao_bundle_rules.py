@@ -11,6 +11,7 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 # Reverse-DNS id shared by the macOS bundle, the AppStream metainfo (resources/linux/<APP_ID>.metainfo.xml) and
 # the Windows installer's AppId. A placeholder until the project's public home (GitHub organisation) is settled.
@@ -33,9 +34,16 @@ FORBIDDEN_PACKAGES = (
     "jax",
 )
 
+# Every family keeps its checkpoint reader and graph builder in a `build` subpackage: build time only.
+BUILD_MODULES = sorted(
+    f"engine.families.{path.parent.parent.name}.build"
+    for path in (Path(__file__).resolve().parents[1] / "engine" / "families").glob("*/build/__init__.py")
+)
+
 EXCLUDED_MODULES = [
     *FORBIDDEN_PACKAGES,
     "engine.convert",  # the model-build pipeline imports torch; `qiao model build` says it needs qiao[build]
+    *BUILD_MODULES,  # each family's converter (engine/families/<family>/build/), for the same reason
     # optional imports of numpy/onnxruntime/… that pull in big or irrelevant trees
     "tkinter",
     "_tkinter",

@@ -3,7 +3,7 @@
     python packaging/stage_model.py STAGE [--model DIR|fixture|fixture-zh-en]... [--int8-only]
 
 writes STAGE/<name>/ for every --model (default: resources/models/opus-mt-en-zh, plus opus-mt-zh-en beside it when
-it was built), which qiao.spec puts at `_internal/models/<name>` (where engine/locate.py and the self-test look
+it was built), which qiao.spec puts at `_internal/models/<name>` (where engine/store/locate.py and the self-test look
 beside a frozen executable). <name> is `opus-mt-<source>-<target>` from the bundle's own manifest (the catalogue id
 of the pair's bundle), so two bundles of the same pair are refused rather than one silently replacing the other.
 Each source is checked against its manifest first (every sha256), so a damaged bundle never ships. `--int8-only`
@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.bundle.manifest import MANIFEST, dumps, load_manifest, verify_bundle  # noqa: E402
 from engine.errors import QiaoError  # noqa: E402
 from engine.languages import LanguagePair  # noqa: E402
-from engine.manifest import MANIFEST, dumps, load_manifest, verify_bundle  # noqa: E402
 
 FIXTURES = {
     "fixture": ROOT / "tests" / "fixtures" / "tiny_marian" / "bundle",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.cli import is_command, parse_args, run_command, run_guarded
+from engine.cli.main import is_command, parse_args, run_command, run_guarded
 
 DESCRIPTION = (
     "Qiao (桥): offline English→Chinese translator. Without a command, opens the app. "
@@ -19,7 +19,7 @@ DESCRIPTION = (
     "`qiao translate --app TEXT` translates TEXT in the app's window; both reach the Qiao already running."
 )
 BACKGROUND = "--background"
-MAX_TEXT = 100_000  # as gui.single_instance.MAX_TEXT (not imported: that would load Qt for every command)
+MAX_TEXT = 100_000  # as gui.desktop.single_instance.MAX_TEXT (not imported: that would load Qt for every command)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +87,7 @@ def _app_request(words: list[str]) -> tuple[str | None, str, str | None] | None:
 def _open_app(model: str | None, action: str, text: str | None, *, background: bool = False) -> int:
     """Hand the request to the running Qiao or start one with it. Qt is only imported here."""
     from gui.app import run
-    from gui.single_instance import InstanceRequest
+    from gui.desktop.single_instance import InstanceRequest
 
     return run(model, InstanceRequest(action, text), background=background)
 

@@ -1,8 +1,10 @@
 """The import graph of engine/, gui/ and qiao/: no circles, and no import from a lower layer to a higher one.
 
 A circle means neither module can be read, tested or moved without the other (three existed at cd519ae:
-engine/locate.py <-> engine/model_store.py, gui/main_window.py <-> gui/session_store.py, gui/quick/shortcut*.py),
-and an edge running back up (gui/api_host.py importing from engine/cli_serve.py) ties a lower layer to a higher one.
+engine/store/locate.py <-> engine/store/installed.py, gui/window/main_window.py <-> gui/window/session_store.py,
+gui/quick/shortcut*.py),
+and an edge running back up (gui/desktop/api_host.py importing from engine/cli/serve.py) ties a lower layer to a higher
+one.
 The graph is read with `ast`, so a lazy import inside a function counts as much as one at the top; an import only
 under `if TYPE_CHECKING:` does not (it never runs). The figures (modules, edges, levels) are printed: run with -s.
 """
@@ -212,10 +214,61 @@ def levels(graph: Graph) -> int:
     return max((level(m, frozenset()) for m in graph.modules), default=0)
 
 
+# The floors inside each package: a module may import its own subpackage, the ground floor (the package's root
+# modules: the vocabulary both sides speak) and any subpackage on a lower floor; never a sibling on its own floor
+# nor one above. The longest matching prefix names a module's floor.
+FLOORS = {
+    "engine": {
+        "engine": 0,  # errors, options, results, languages, glossary, paths, ...: the request vocabulary
+        "engine.bundle": 1,
+        "engine.history": 1,
+        "engine.runtime": 1,
+        "engine.text": 1,
+        "engine.families.base": 1,  # the seam the searches see (start/step/reorder/select): below them
+        "engine.families": 2,
+        "engine.store": 2,
+        "engine.documents": 2,
+        "engine.search": 3,
+        "engine.pipeline": 4,
+        "engine.convert": 5,
+        "engine.api": 6,
+        "engine.cli": 7,
+    },
+    "gui": {
+        "gui": 0,  # settings, wording, fonts, theme, the sentence model: shared by every feature
+        "gui.i18n": 0,
+        "gui.worker": 1,
+        "gui.quick": 1,
+        "gui.records": 2,
+        "gui.models": 2,
+        "gui.documents": 2,
+        "gui.review": 2,
+        "gui.desktop": 2,
+        "gui.preferences": 3,
+        "gui.window": 4,
+        "gui.app": 5,  # the composition root: wires every feature
+    },
+    "qiao": {"qiao": 0},
+}
+
+
+def floor_of(module: str) -> tuple[str, int]:
+    """The (floor name, floor number) of `module`: its longest prefix in FLOORS; a root module of a package is on
+    the package's own floor (engine.options -> ("engine", 0)) unless FLOORS names it."""
+    table = FLOORS[module.split(".")[0]]
+    parts = module.split(".")
+    while parts:
+        name = ".".join(parts)
+        if name in table:
+            return name, table[name]
+        parts.pop()
+    raise AssertionError(f"no floor for {module}")
+
+
 def reversed_edges(graph: Graph) -> list[str]:
     """Every import that runs back up: engine -> gui/qiao, gui -> qiao, gui -> the engine's CLI (only qiao/, the
-    mode dispatcher, runs it), and, inside the engine, anything below the CLI (engine/cli*.py) and the HTTP API
-    (engine/api) importing them."""
+    mode dispatcher, runs it), and inside a package any import of a sibling subpackage on the same floor or of one
+    on a higher floor (FLOORS)."""
     found = []
     for module, targets in sorted(graph.edges.items()):
         for target in sorted(targets):
@@ -224,17 +277,15 @@ def reversed_edges(graph: Graph) -> list[str]:
                 found.append(f"{module} -> {target} ({top} is below {target_top})")
             elif top == "gui" and _is_engine_cli(target):
                 found.append(f"{module} -> {target} (the engine's CLI is an entry point, not a library)")
-            elif top == "engine" and _is_engine_top(target) and not _is_engine_top(module):
-                found.append(f"{module} -> {target} (the CLI and the API sit above the rest of the engine)")
+            elif top == target_top:
+                (here, n), (there, m) = floor_of(module), floor_of(target)
+                if here != there and (m > n or (m == n and m > 0)):
+                    found.append(f"{module} -> {target} ({here} is on floor {n}, {there} on floor {m})")
     return found
 
 
 def _is_engine_cli(module: str) -> bool:
-    return module.startswith("engine.cli")
-
-
-def _is_engine_top(module: str) -> bool:
-    return _is_engine_cli(module) or _under(module, "engine.api")
+    return _under(module, "engine.cli")
 
 
 def qt_imports(root: Path = ROOT) -> list[str]:
@@ -324,18 +375,26 @@ def test_an_edge_back_up_is_reported(tmp_path):
         tmp_path,
         {
             "engine/__init__.py": "",
-            "engine/cli_serve.py": "def read_key(): ...\n",
-            "engine/decoder.py": "from engine.cli_serve import read_key\n",
+            "engine/cli/serve.py": "def read_key(): ...\n",
+            "engine/decoder.py": "from engine.cli.serve import read_key\n",
             "engine/api/__init__.py": "",
-            "engine/api/app.py": "from engine.cli_serve import read_key\n",
-            "engine/store.py": "from gui.window import W\n",
+            "engine/api/app.py": "from engine.cli.serve import read_key\n",
+            "engine/store/installed.py": "from gui.window import W\nfrom engine.families.marian import M\n",
+            "engine/families/marian.py": "from engine.families.base import Model\n",
+            "engine/families/base.py": "from engine.errors import E\n",
+            "engine/errors.py": "",
+            "engine/search/decoding.py": "from engine.families.base import Model\nfrom engine.text import x\n",
+            "engine/text/__init__.py": "from engine.search.decoding import y\n",
             "gui/__init__.py": "",
-            "gui/window.py": "from engine.cli_serve import read_key\nimport PySide6\n",
+            "gui/window.py": "from engine.cli.serve import read_key\nimport PySide6\n",
         },
     )
     found = reversed_edges(build_graph(root, ["engine", "gui"]))
     assert found == [
-        "engine.decoder -> engine.cli_serve (the CLI and the API sit above the rest of the engine)",
-        "engine.store -> gui.window (engine is below gui)",
-        "gui.window -> engine.cli_serve (the engine's CLI is an entry point, not a library)",
+        "engine.api.app -> engine.cli.serve (engine.api is on floor 6, engine.cli on floor 7)",
+        "engine.decoder -> engine.cli.serve (engine is on floor 0, engine.cli on floor 7)",
+        "engine.store.installed -> engine.families.marian (engine.store is on floor 2, engine.families on floor 2)",
+        "engine.store.installed -> gui.window (engine is below gui)",
+        "engine.text -> engine.search.decoding (engine.text is on floor 1, engine.search on floor 3)",
+        "gui.window -> engine.cli.serve (the engine's CLI is an entry point, not a library)",
     ]

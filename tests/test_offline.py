@@ -33,7 +33,7 @@ SENTENCE = "Thank you very much."  # a corpus.tsv row the fixture model translat
 # canary Unix socket: seeing it in the trace proves the trace covered the whole run.
 CLI = f"""
 import socket, sys, time
-from engine.cli import main
+from engine.cli.main import main
 rc = main(["translate", {SENTENCE!r}])
 sys.stdout.flush()
 time.sleep({WATCH_S})

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
-from engine import strict_json
 from engine.api.errors import ApiError
+from engine.bundle import strict_json
 
 MAX_JSON_BYTES = 1 * 2**20  # JSON and form bodies: far more text than one request may hold
 MAX_FILE_BYTES = 20 * 2**20  # a multipart upload (/translate_file)

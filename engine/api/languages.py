@@ -2,7 +2,7 @@
 
 Clients say "zh", "zh-Hans", "zh-CN", "zh-TW" or "zh-Hant" for Chinese (LibreTranslate itself moved from "zh" to
 "zh-Hans"/"zh-Hant"); all mean the pair's target "zh", the script ones choosing the model's variant where it has
-one. Detection is engine.source_language's, the one the window, the popup and the CLI use: by script, no model.
+one. Detection is engine.text.source_language's, the one the window, the popup and the CLI use: by script, no model.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.api.errors import ApiError, UnsupportedLanguage
-from engine.source_language import UNKNOWN, detect_language
+from engine.text.source_language import UNKNOWN, detect_language
 
 AUTO = "auto"
 # Script subtags and regions → the variant key Qiao's en→zh models use

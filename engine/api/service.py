@@ -1,7 +1,7 @@
 """The engine behind the API: one Translator per pair on ONE worker thread, requests served in arrival order.
 
 `TranslationService` is the interface the HTTP app needs; `EngineService` implements it for `qiao serve` (headless),
-and the window implements it through its own worker (gui/api_service.py), so the API and the window share one
+and the window implements it through its own worker (gui/desktop/api_service.py), so the API and the window share one
 engine there. Requests wait in a bounded FIFO queue: a full queue, or a request that waited past its timeout, is
 `Busy` (503, Retry-After) rather than an unbounded backlog. Switching pairs loads that bundle on the worker thread;
 at most MAX_LOADED Translators are kept (the least recently used is dropped).
@@ -80,12 +80,12 @@ class TranslationService(Protocol):
 
 
 def installed_pairs(model: str | None = None) -> list[PairInfo]:
-    """Every usable installed direction, once each, in search order (engine.model_store), or just `model`'s.
+    """Every usable installed direction, once each, in search order (engine.store.installed), or just `model`'s.
 
-    `model` (--model) or QIAO_MODEL_DIR is final (engine.locate): only that bundle, and no bundle there, or an
+    `model` (--model) or QIAO_MODEL_DIR is final (engine.store.locate): only that bundle, and no bundle there, or an
     unusable one, is the error (ModelNotFoundError / ModelStoreError), never another installed model."""
-    from engine.model_store import ModelStoreError, describe, find_bundle, installed_models
     from engine.paths import model_dir_override
+    from engine.store.installed import ModelStoreError, describe, find_bundle, installed_models
 
     found: dict[str, PairInfo] = {}
     if model or model_dir_override():
@@ -305,8 +305,8 @@ class EngineService:
         return translator
 
     def _load(self, pair: str) -> Any:
-        from engine.model_store import find_bundle
-        from engine.translator import Translator
+        from engine.pipeline.translator import Translator
+        from engine.store.installed import find_bundle
 
         log.info("loading the %s model", pair)
         return Translator(find_bundle(self._model, pair=pair), self._config)

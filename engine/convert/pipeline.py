@@ -12,10 +12,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from engine import __version__
-from engine.convert.checkpoint import load_marian, resolve_checkpoint
+from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, SEPARATE_VOCABULARIES_FORMAT, dumps, seal, sha256_file
 from engine.errors import BuildError, CheckpointError
+from engine.families.marian.build.checkpoint import load_marian, resolve_checkpoint
 from engine.languages import default_pair
-from engine.manifest import FORMAT_VERSION, MANIFEST, SEPARATE_VOCABULARIES_FORMAT, dumps, seal, sha256_file
 
 SUPPORTED_GENERATION = {
     "repetition_penalty": 1.0,
@@ -141,9 +141,10 @@ def build_bundle(
     import onnx
     import torch
 
-    from engine.convert import graphs, quantize, validate
-    from engine.convert.tokenizer_json import build_tokenizer_json
-    from engine.onnx_model import sinusoidal_positions
+    from engine.convert import quantize, validate
+    from engine.families.marian.build import graphs
+    from engine.families.marian.build.tokenizer_json import build_tokenizer_json
+    from engine.families.marian.model import sinusoidal_positions
 
     if int8_head not in quantize.INT8_HEADS:
         raise BuildError(f"unknown INT8 head {int8_head!r} (choose one of {', '.join(quantize.INT8_HEADS)})")
@@ -294,7 +295,7 @@ def _make_readable(bundle: Path) -> None:
 
 
 def _write_manifest(bundle: Path, manifest: dict) -> None:
-    """List every file with its size and sha256, then write the manifest sealed (engine.manifest.dumps)."""
+    """List every file with its size and sha256, then write the manifest sealed (engine.bundle.manifest.dumps)."""
     files = {}
     for path in sorted(p for p in bundle.rglob("*") if p.is_file() and p.name != MANIFEST):
         rel = path.relative_to(bundle).as_posix()

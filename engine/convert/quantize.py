@@ -16,9 +16,9 @@
     per block) and int8 compute (accuracy_level 4), reading embedding.bin itself, so the table is stored once (the
     bundle is 33 MB smaller). On an Intel Xeon (AVX-512 VNNI) one row took 0.32 vs 0.69 ms for DynamicQuantizeMatMul
     (2 threads, isolated).
-  Either way embedding.bin holds the 8-bit block table the engine's lookups read (engine.embedding).
+  Either way embedding.bin holds the 8-bit block table the engine's lookups read (engine.runtime.embedding).
 * FP32 (and INT8 "blocks"): that matrix lives in `embedding.bin` as ONNX external data, which the engine also
-  reads row by row for lookups (engine.embedding): the table is stored once.
+  reads row by row for lookups (engine.runtime.embedding): the table is stored once.
 * Separate vocabularies or an untied output layer (`Tables`): the head is a matrix of its own (kept in the decoder's
   weights in FP32, in head.bin in INT8), embedding.bin holds the decoder's lookup table, and source_embedding.bin
   the encoder's when the source vocabulary is not the target's. A shared, tied checkpoint (every opus-mt model
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.convert.graphs import LM_HEAD
+from engine.families.marian.build.graphs import LM_HEAD
 
 EMBEDDING_FILE = "embedding.bin"
 SOURCE_EMBEDDING_FILE = "source_embedding.bin"

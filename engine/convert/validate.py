@@ -198,8 +198,8 @@ def validate(
     import torch
     from transformers import MarianTokenizer
 
-    from engine.convert.checkpoint import load_marian
-    from engine.translator import Translator, length_limit
+    from engine.families.marian.build.checkpoint import load_marian
+    from engine.pipeline.translator import Translator, length_limit
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
     tok = MarianTokenizer.from_pretrained(str(checkpoint_dir))

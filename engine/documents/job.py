@@ -46,7 +46,7 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|[。！？]+")
 
 
 class SegmentTranslator(Protocol):
-    """What a job needs of the engine: engine.translator.Translator.translate_segments."""
+    """What a job needs of the engine: engine.pipeline.translator.Translator.translate_segments."""
 
     def translate_segments(
         self, segments: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None
@@ -104,7 +104,7 @@ class DocumentResult:
 
 
 def model_key(translator: object) -> str:
-    """The `model_key` for a job run with `translator` (an engine.translator.Translator): its model, direction
+    """The `model_key` for a job run with `translator` (an engine.pipeline.translator.Translator): its model, direction
     and precision. The window and the CLI both use this, so a job cancelled in one continues in the other."""
     manifest = translator.manifest  # type: ignore[attr-defined]
     return key_of(manifest.model_id, manifest.pair.key, translator.precision)  # type: ignore[attr-defined]

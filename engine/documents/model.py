@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from engine.errors import QiaoError
-from engine.verbatim import nothing_to_translate
+from engine.text.verbatim import nothing_to_translate
 
 # How a unit's translation is shared back among its runs (engine.documents.inline.distribute):
 #   "align": by meaning (each run's own translation located in the whole one): inline markup stays on the right
@@ -78,7 +78,7 @@ class Unit:
     @property
     def translatable(self) -> bool:
         """False for a unit with nothing to translate: blank, only fixed runs, or only a URL, an e-mail address, a
-        number or code (engine.verbatim, the rule the text pipeline also uses). Such a unit is never sent to the
+        number or code (engine.text.verbatim, the rule the text pipeline also uses). Such a unit is never sent to the
         model and comes back byte for byte. The runs are read together (a URL is often split over Word runs); a
         fixed run counts as a gap between them, markup as nothing."""
         return not nothing_to_translate(

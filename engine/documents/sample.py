@@ -1,4 +1,4 @@
-"""The start of a document's text, for telling which language it is in (engine.source_language).
+"""The start of a document's text, for telling which language it is in (engine.text.source_language).
 
 `qiao translate-file` and the window's documents route each file to the installed direction that reads it; both
 read the same sample, so a document goes the same way from either.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engine.documents import registry
 from engine.documents.job import MAX_BYTES
-from engine.source_language import SAMPLE_CHARS
+from engine.text.source_language import SAMPLE_CHARS
 
 
 def text_sample(file: Path, format: str = "auto") -> str:

@@ -2,7 +2,7 @@
 the tray / single-instance `trigger()`, `qiao popup TEXT` → `show_text`) to the popup and the worker's "popup"
 channel. Latest wins: a new request replaces the popup's, and reports for older ids are ignored.
 
-The popup translates in the installed direction that reads the text (engine.source_language): Chinese while the
+The popup translates in the installed direction that reads the text (engine.text.source_language): Chinese while the
 window is English → Chinese goes to the zh→en model, loaded beside the window's. Text no installed model reads is a
 message naming the model to get, or saying Qiao does not translate that language (Japanese, Korean)."""
 
@@ -16,7 +16,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 from PySide6.QtGui import QClipboard, QGuiApplication
 
 from engine.options import TranslationOptions
-from engine.source_language import choose_pair, detect_language
+from engine.text.source_language import choose_pair, detect_language
 from gui import pair_text
 from gui.quick.backends import backend_for_platform
 from gui.quick.clipboard_text import MAX_CHARS, check_text, read_for_popup

@@ -200,9 +200,10 @@ def test_peer_length_and_sentence_split(bench):
 
 @pytest.mark.parametrize("source_len", [1, 2, 20, 60, 170])
 def test_the_peer_soak_decodes_as_far_as_ours_may(bench, source_len):
-    """CTranslate2's max_decoding_length in the soak (generated tokens, eos included) is the room engine.length_limits
+    """CTranslate2's max_decoding_length in the soak (generated tokens, eos included) is the room
+    engine.pipeline.length_limits
     gives the same en→zh row plus its end token, so both engines may decode the same number of tokens."""
-    from engine.length_limits import length_limit, length_rule
+    from engine.pipeline.length_limits import length_limit, length_rule
 
     soak_texts = bench("soak_texts")
     ours = length_limit(source_len, 10_000, length_rule("en-zh"))  # start token included, as generate() counts

@@ -31,8 +31,8 @@ def test_languages_follow_the_tokenizer(direction, languages, tmp_path):
 @pytest.mark.torch
 def test_zh_en_random_checkpoint_builds_a_format_4_bundle(tmp_path, monkeypatch):
     pytest.importorskip("torch")
+    from engine.bundle.manifest import FORMAT_VERSION, verify_bundle
     from engine.convert.pipeline import build_bundle
-    from engine.manifest import FORMAT_VERSION, verify_bundle
 
     full_model = _full_model()
     small = {"d_model": 32, "encoder_layers": 1, "decoder_layers": 1, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64}

@@ -8,7 +8,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.manifest import dumps, sha256_file
+from engine.bundle.manifest import dumps, sha256_file
 
 
 def copy_bundle(src: Path, dest: Path) -> Path:

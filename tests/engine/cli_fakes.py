@@ -1,4 +1,5 @@
-"""Stand-ins for `engine.translator.Translator` in CLI tests: they echo their input, so a test can check exactly
+"""Stand-ins for `engine.pipeline.translator.Translator` in CLI tests: they echo their input, so a test can check
+exactly
 which text reached the engine for each record, and they can batch ahead or refuse a text like a real engine may."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from engine.results import Translation, TranslationStats
 def install(monkeypatch, fake: type[EchoTranslator]) -> type[EchoTranslator]:
     """Make `fake` the Translator the CLI builds, with no instances left from an earlier test."""
     fake.instances.clear()
-    monkeypatch.setattr("engine.translator.Translator", fake)
+    monkeypatch.setattr("engine.pipeline.translator.Translator", fake)
     return fake
 
 

@@ -52,7 +52,7 @@ def store(tmp_path, monkeypatch) -> Store:
     monkeypatch.delenv("QIAO_MODEL_DIR", raising=False)
     monkeypatch.delenv("QIAO_CATALOGUE_URL", raising=False)
     source_root = tmp_path / "checkout"
-    monkeypatch.setattr("engine.locate.SOURCE_ROOT", source_root)
+    monkeypatch.setattr("engine.store.locate.SOURCE_ROOT", source_root)
     return Store(data, data / "models", source_root / "resources" / "models")
 
 

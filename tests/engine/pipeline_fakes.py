@@ -1,7 +1,7 @@
 """A model-free stand-in for the tokenizer and the search, so the pipeline's text work is tested on its own.
 
 Ids are code points (eos 0); the "model" translates each source sentence by looking it up in a dictionary and
-writes the translation one character per decoder step. Like the real searches (engine.search_types) it delivers a
+writes the translation one character per decoder step. Like the real searches (engine.search.types) it delivers a
 finished sentence's `SentenceOutput` in `StepUpdate.outputs`: each character's log-probability is `logprob(ch)`,
 the score follows the contract's formula, a table entry that is a list gives the n-best (best first), and the
 constraints of a row's `RowExtras` whose tokens are not in its output are reported unmet.
@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from engine.decoding import GenerationParams, StepUpdate
-from engine.pipeline import Decoding
-from engine.search_types import Hypothesis, RowExtras, SentenceOutput
-from engine.sentence_cache import SentenceCache
+from engine.pipeline.requests import Decoding
+from engine.pipeline.sentence_cache import SentenceCache
+from engine.search.decoding import GenerationParams, StepUpdate
+from engine.search.types import Hypothesis, RowExtras, SentenceOutput
 
 PARAMS = GenerationParams(eos_id=0, pad_id=0, decoder_start_id=0, num_beams=1)
 
@@ -51,7 +51,7 @@ EOS_LOGPROB = -0.05
 
 
 def hypothesis(text: str, length_penalty: float = 1.0) -> Hypothesis:
-    """The fake's hypothesis for `text`, scored as engine.search_types says (sum with eos / length ** penalty)."""
+    """The fake's hypothesis for `text`, scored as engine.search.types says (sum with eos / length ** penalty)."""
     logprobs = tuple(logprob(ch) for ch in text)
     score = (sum(logprobs) + EOS_LOGPROB) / (len(text) + 1) ** length_penalty
     return Hypothesis(tuple(ord(ch) for ch in text), logprobs, EOS_LOGPROB, score)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.search_types import RowExtras, SentenceOutput
+from engine.search.types import RowExtras, SentenceOutput
 
 TOL = 1e-4  # absolute, on log-probabilities and scores (FP32 ONNX vs torch: observed differences ~1e-6)
 

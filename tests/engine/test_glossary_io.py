@@ -103,7 +103,7 @@ def test_huge_file_is_refused_before_reading(tmp_path, monkeypatch):
 @pytest.mark.timeout(30)
 def test_devices_and_fifos_are_refused_without_reading(tmp_path):
     """Issue 27: `--glossary /dev/zero` read without limit (its size says 0) and a FIFO glossary hung."""
-    from engine.cli_translate import _glossary
+    from engine.cli.translate import _glossary
 
     fifo = tmp_path / "terms.tsv"
     os.mkfifo(fifo)

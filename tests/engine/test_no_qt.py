@@ -1,6 +1,6 @@
 """The engine knows no Qt: every runtime module imports, and its commands run, where PySide6 cannot be imported.
 
-Before the composition root (qiao/), engine/cli.py imported gui.app to open the window; the engine stayed free of
+Before the composition root (qiao/), engine/cli/main.py imported gui.app to open the window; the engine stayed free of
 Qt only because that import happened to be lazy. These tests make it a rule: a real process with PySide6 blocked,
 and a scan of every engine module's imports.
 """
@@ -50,7 +50,7 @@ for info in pkgutil.walk_packages(engine.__path__, "engine.", onerror=fail):
     importlib.import_module(info.name)
     modules.append(info.name)
 
-from engine.cli import main
+from engine.cli.main import main
 
 bundle = sys.argv[1]
 codes = [
@@ -78,7 +78,12 @@ def test_engine_imports_and_runs_without_pyside6():
     report = json.loads(proc.stderr.strip().splitlines()[-1])
     assert report["codes"] == [0, 0, 0], proc.stderr
     assert report["qt"] == []
-    assert {"engine.cli", "engine.translator", "engine.selftest", "engine.tokenizer"} <= set(report["modules"])
+    assert {
+        "engine.cli.main",
+        "engine.pipeline.translator",
+        "engine.cli.selftest",
+        "engine.families.marian.tokenizer",
+    } <= set(report["modules"])
     translated, ids, verified = proc.stdout.splitlines()
     assert translated.strip()
     assert json.loads(ids)[-1] == 0  # source ids end in </s>
@@ -116,7 +121,7 @@ def test_no_engine_module_imports_the_gui_or_qt():
 
 
 def test_the_scan_sees_a_lazy_gui_import(tmp_path):
-    """The scan itself: a function-level `from gui.app import run`, the very import engine/cli.py once had."""
+    """The scan itself: a function-level `from gui.app import run`, the very import engine/cli/main.py once had."""
     module = tmp_path / "lazy.py"
     module.write_text("def f():\n    from gui.app import run\n    return run\n", encoding="utf-8")
     assert "gui.app" in _imported_modules(module)

@@ -34,7 +34,8 @@ def test_importing_engine_forces_every_switch_on(tmp_path):
 
 
 def test_an_engine_session_leaves_no_telemetry_files(tmp_path):
-    code = f"from engine.sessions import create_session; create_session({str(BUNDLE / 'scorer.onnx')!r}, threads=1)"
+    scorer = str(BUNDLE / "scorer.onnx")
+    code = f"from engine.runtime.sessions import create_session; create_session({scorer!r}, threads=1)"
     proc = run_python(code, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == []
@@ -44,8 +45,8 @@ def test_an_engine_session_leaves_no_telemetry_files(tmp_path):
 @pytest.mark.parametrize(
     "create",
     [
-        f"from engine.sessions import create_session; create_session({str(BUNDLE / 'scorer.onnx')!r})",
-        f"from engine.scorer import TopKScorer; TopKScorer({str(BUNDLE / 'scorer.onnx')!r}, 10, [])",
+        f"from engine.runtime.sessions import create_session; create_session({str(BUNDLE / 'scorer.onnx')!r})",
+        f"from engine.runtime.scorer import TopKScorer; TopKScorer({str(BUNDLE / 'scorer.onnx')!r}, 10, [])",
     ],
     ids=["create_session", "TopKScorer"],
 )
@@ -58,7 +59,7 @@ def test_no_session_when_onnxruntime_was_imported_first(tmp_path, create):
 
 
 def test_onnxruntime_imported_first_is_fine_when_the_process_started_with_the_switch(tmp_path):
-    create = f"from engine.sessions import create_session; create_session({str(BUNDLE / 'scorer.onnx')!r})"
+    create = f"from engine.runtime.sessions import create_session; create_session({str(BUNDLE / 'scorer.onnx')!r})"
     code = f"import onnxruntime\n{create}"
     proc = run_python(code, tmp_path, **{ORT_SWITCH: "1"})
     assert proc.returncode == 0, proc.stderr

@@ -8,9 +8,9 @@ import unicodedata
 
 import pytest
 
-from engine.translator import Translator
+from engine.pipeline.translator import Translator
 from tests.conftest import FIXTURE_DIR
-from tests.engine.test_decoding import assert_batch_one_matches, assert_padded_batches_match, load_hf
+from tests.engine.search.test_decoding import assert_batch_one_matches, assert_padded_batches_match, load_hf
 
 pytestmark = pytest.mark.torch
 

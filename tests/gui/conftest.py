@@ -12,7 +12,8 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before any QApplication exists; n
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # `import fakes`
 
 import pytest
-from fakes import FakeFactory, fixed_locator
+
+from tests.gui.fakes import FakeFactory, fixed_locator
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_BUNDLE = ROOT / "tests" / "fixtures" / "tiny_marian" / "bundle"
@@ -77,7 +78,7 @@ def settings(tmp_path: Path):
 @pytest.fixture(scope="session")
 def engine_output() -> Callable[..., str]:
     """What the real engine itself returns for a text (called directly, no GUI): the oracle for window tests."""
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     cache: dict[str, Translator] = {}
 
@@ -92,7 +93,7 @@ def engine_output() -> Callable[..., str]:
 @pytest.fixture
 def make_window(qtbot, tmp_path: Path, settings) -> Iterator[Callable]:
     """Build a MainWindow on the real engine and the tiny model, or on the fakes a test passes; closed at teardown."""
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     windows: list[MainWindow] = []
 

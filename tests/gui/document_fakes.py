@@ -13,12 +13,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from fakes import FakeFactory, FakeTranslator
 from PySide6.QtCore import QObject, Signal
 
 from engine.documents.job import DocumentOptions, DocumentProgress, DocumentResult
 from engine.documents.model import DocumentError, DocumentFormat
 from engine.options import TranslationOptions
+from tests.gui.fakes import FakeFactory, FakeTranslator
 
 FAKE_FORMATS = [
     DocumentFormat("txt", "Plain text", (".txt",), read=lambda data: None),  # type: ignore[arg-type,return-value]
@@ -186,7 +186,8 @@ class RecordingFactory(FakeFactory):
 
 
 class FakeDocumentWorker(QObject):
-    """The document half of `gui.worker.TranslationWorker`, on the test's thread: records what it is asked, and the
+    """The document half of `gui.worker.scheduler.TranslationWorker`, on the test's thread: records what it is asked,
+    and the
     test emits the reports itself."""
 
     document_queued = Signal(int, object)

@@ -1,9 +1,9 @@
-"""A stand-in for `engine.translator.Translator` with exactly its API, for tests that need control over timing.
+"""A stand-in for `engine.pipeline.translator.Translator` with exactly its API, for tests that need control over timing.
 
 It "translates" word by word through a small dictionary, one StreamEvent per word from `stream()` (what the worker
 iterates), honours `cancel` between words, and records which thread did the work. `FakeManifest` carries a pair
 (en→zh by default; `ZH_EN` for the reverse direction). `FakeFactory` builds it the way the worker's factory is called.
-`FakeWorker` stands in for `gui.worker.TranslationWorker` where a test drives the worker's signals by hand.
+`FakeWorker` stands in for `gui.worker.scheduler.TranslationWorker` where a test drives the worker's signals by hand.
 """
 
 from __future__ import annotations
@@ -415,7 +415,7 @@ class FakeFactory:
         return tr
 
     def verify(self, bundle_dir: Path, precision: str) -> None:
-        """The worker's verifier: as engine.manifest.verify_bundle, raises for a precision that is not intact."""
+        """The worker's verifier: as engine.bundle.manifest.verify_bundle, raises for a precision that is not intact."""
         self.verified.append(precision)
         if self.fail is not None:
             raise self.fail
@@ -428,7 +428,7 @@ class FakeFactory:
 
 
 def fixed_locator(path: str | Path) -> Callable[[str | None, str | None], Path]:
-    """A locator that always finds `path` (explicit --model wins, as in engine.locate), whatever the pair."""
+    """A locator that always finds `path` (explicit --model wins, as in engine.store.locate), whatever the pair."""
 
     def locate(explicit: str | None, pair: str | None = None) -> Path:
         return Path(explicit) if explicit else Path(path)
@@ -527,7 +527,7 @@ class FakeWorker(QObject):
 
 @dataclass(frozen=True)
 class FakeModel:
-    """engine.model_store.InstalledModel's fields."""
+    """engine.store.installed.InstalledModel's fields."""
 
     path: Path
     name: str
@@ -543,7 +543,7 @@ class FakeModel:
 
 @dataclass(frozen=True)
 class FakeEntry:
-    """engine.catalogue.CatalogueEntry's fields."""
+    """engine.store.catalogue.CatalogueEntry's fields."""
 
     id: str
     name: str
@@ -568,7 +568,8 @@ class FakeOffline(Exception):
 
 
 class FakeStore:
-    """The Models dialog's store (gui.model_tasks.ModelStore) in memory; records calls and the threads they ran on.
+    """The Models dialog's store (gui.models.model_tasks.ModelStore) in memory; records calls and the threads they ran
+    on.
 
     A download sends `chunks` progress reports of `size / chunks` bytes, each after `gate` opens (when given), and
     raises as the engine does when cancelled."""

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fakes import EN_ZH, ZH_EN
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMainWindow, QMenu, QPlainTextEdit
 
 from engine.options import TranslationOptions
 from engine.results import ORIGIN_MODEL, SentenceResult, Translation, TranslationStats
-from gui.memory_chain import MemoryChain
-from gui.request_controller import Made
-from gui.worker import ModelInfo
+from gui.records.memory_chain import MemoryChain
+from gui.window.request_controller import Made
+from gui.worker.scheduler import ModelInfo
+from tests.gui.fakes import EN_ZH, ZH_EN
 
 MODEL = ModelInfo(
     bundle_dir="/bundle",

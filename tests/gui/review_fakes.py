@@ -1,5 +1,6 @@
 """Stand-ins for the review side of the window: a translator with `alternatives` / `translate_sentence`, a worker
-with the review signals, and a target pane with the sentence API (gui.target_pane's, brief interface 7) over a real
+with the review signals, and a target pane with the sentence API (gui.window.target_pane's, brief interface 7) over a
+real
 QPlainTextEdit, so the alternatives controller is tested without the engine or the real pane.
 
 Target "tokens" are ids into VOCAB (one Chinese word each); a sentence's text is its words joined.
@@ -13,13 +14,13 @@ from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
-from fakes import FakeFactory, FakeTranslator
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout, QWidget
 
 from engine.options import TranslationOptions
 from engine.results import Alternative, SentenceResult
+from tests.gui.fakes import FakeFactory, FakeTranslator
 
 VOCAB = ("我", "喜欢", "这", "座", "桥", "。", "爱", "那", "条", "河", "很", "大", "你好", "世界", "的", "！")
 ID = {w: i for i, w in enumerate(VOCAB)}
@@ -144,7 +145,7 @@ class ReviewTranslator(FakeTranslator):
             noticed = self.notice_cancel is None or self.notice_cancel.is_set()
             if cancel is not None and cancel.is_set() and noticed:
                 self.cancelled.append(call)
-                if self.raise_on_cancel:  # as engine.alternatives does (SearchCancelled)
+                if self.raise_on_cancel:  # as engine.pipeline.alternatives does (SearchCancelled)
                     raise RuntimeError("cancelled")
                 return False
             if released:

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from gui import app as gui_app
 from gui.icons import ASSETS, app_icon
-from gui.main_window import MainWindow
 from gui.theme import apply_theme, is_dark
+from gui.window.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 _real_connect = socket.socket.connect  # before conftest's no-network guard replaces it during each test
@@ -160,7 +160,7 @@ def test_the_gui_never_loads_qt_networking():
     code = f"import sys, importlib; [importlib.import_module(m) for m in {modules!r}]; " + (
         "sys.exit(1 if 'PySide6.QtNetwork' in sys.modules else 0)"
     )
-    assert "gui.single_instance" in modules and "gui.app" in modules
+    assert "gui.desktop.single_instance" in modules and "gui.app" in modules
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
 
 
@@ -169,7 +169,7 @@ LOCAL_SOCKETS = {"socket"}
 
 
 def test_the_single_instance_socket_is_never_an_internet_one():
-    source = (ROOT / "gui" / "single_instance.py").read_text(encoding="utf-8")
+    source = (ROOT / "gui" / "desktop" / "single_instance.py").read_text(encoding="utf-8")
     assert "AF_UNIX" in source
     for name in ("AF_INET", "create_connection", "getaddrinfo", "gethostbyname", "create_server"):
         assert name not in source, name
@@ -178,7 +178,7 @@ def test_the_single_instance_socket_is_never_an_internet_one():
 def test_gui_code_imports_no_networking_module():
     banned = {"socket", "urllib", "http", "requests", "httpx", "ftplib", "smtplib", "PySide6.QtNetwork", "ssl"}
     for path in (ROOT / "gui").rglob("*.py"):
-        allowed = LOCAL_SOCKETS if path == ROOT / "gui" / "single_instance.py" else set()
+        allowed = LOCAL_SOCKETS if path == ROOT / "gui" / "desktop" / "single_instance.py" else set()
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             names = []

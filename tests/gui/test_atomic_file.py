@@ -15,8 +15,8 @@ import pytest
 
 from gui import atomic_file
 from gui.atomic_file import remove_stale_temps, temp_path, write_atomic
-from gui.autosave import Autosave
-from gui.last_translation import LastTranslation
+from gui.window.autosave import Autosave
+from gui.window.last_translation import LastTranslation
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 30
@@ -27,7 +27,7 @@ WRITER = r"""
 import sys
 from pathlib import Path
 from gui.atomic_file import write_atomic
-from gui.last_translation import LastTranslation
+from gui.window.last_translation import LastTranslation
 kind, target, size, k = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 store = LastTranslation(target) if kind == "translation" else None
 print("ready", flush=True)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from fakes import EN_ZH, EN_ZH_HANS_ONLY
 from PySide6.QtWidgets import QDialogButtonBox
 
-from gui.about_dialog import AboutDialog, versions
+from gui.preferences.settings_dialog import SettingsDialog
 from gui.settings import SPECS, Key
-from gui.settings_dialog import SettingsDialog
-from gui.worker import ModelInfo
+from gui.window.about_dialog import AboutDialog, versions
+from gui.worker.scheduler import ModelInfo
+from tests.gui.fakes import EN_ZH, EN_ZH_HANS_ONLY
 
 INFO = ModelInfo(
     bundle_dir="/models/opus-mt-en-zh",

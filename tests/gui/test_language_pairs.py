@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fakes import EN_ZH, ZH_EN, FakeModel, FakeStore, PairFactory, PairLocator, _deltas, fake_translate_text
 from PySide6.QtCore import Qt
 
 from gui.fonts import installed_cjk_families
-from gui.models_dialog import ModelsDialog
+from gui.models.models_dialog import ModelsDialog
+from gui.preferences.settings_dialog import SettingsDialog
 from gui.settings import Key
-from gui.settings_dialog import SettingsDialog
-from gui.worker import ModelInfo
+from gui.worker.scheduler import ModelInfo
+from tests.gui.fakes import EN_ZH, ZH_EN, FakeModel, FakeStore, PairFactory, PairLocator, _deltas, fake_translate_text
 
 
 @pytest.fixture

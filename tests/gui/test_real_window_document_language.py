@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import BUNDLE, ZH_EN_BUNDLE
-from tests.gui.test_language_switch import oracle, real_window  # noqa: F401 - fixtures
 from tests.gui.test_real_window_documents import wait_ended
+from tests.gui.window.test_language_switch import oracle, real_window  # noqa: F401 - fixtures
 
 CHINESE = ["非常感谢。", "明天见。"]
 ENGLISH = ["Thank you very much.", "See you tomorrow."]

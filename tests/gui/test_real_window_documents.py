@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 
 from engine.documents import job as job_module
 from engine.documents import progress_file
-from gui.document_queue import State
+from gui.documents.document_queue import State
 
 URL = "https://example.org/path?q=1"
 PARAGRAPHS = ["Thank you very much.", URL, "See you tomorrow."]

@@ -18,10 +18,10 @@ from PySide6.QtWidgets import QTableWidgetItem
 
 from engine.glossary import Glossary, GlossaryEntry
 from gui.app import attach_desktop, attach_quick, attach_records
-from gui.document_queue import State
-from gui.main_window import MainWindow
+from gui.desktop.single_instance import InstanceRequest
+from gui.documents.document_queue import State
 from gui.settings import Key
-from gui.single_instance import InstanceRequest
+from gui.window.main_window import MainWindow
 from tests.engine.api.fakes import multipart
 from tests.engine.api.serving import allow_loopback
 

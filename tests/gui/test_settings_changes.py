@@ -7,10 +7,10 @@ import itertools
 import threading
 
 import pytest
-from fakes import FakeFactory, fake_translate_text
 
 from engine.options import TranslationOptions
 from gui.settings import SPECS, Key
+from tests.gui.fakes import FakeFactory, fake_translate_text
 
 TEXT = "the language bridge"  # 这语言桥 in Simplified, 這語言橋 in Traditional
 # Each request setting and the value that differs from its default
@@ -118,7 +118,7 @@ def test_a_setting_that_does_not_change_the_request_does_not_retranslate(qtbot, 
 
 @pytest.mark.parametrize("key", [Key.JOIN_WRAPPED_LINES, Key.NORMALIZE_PUNCTUATION])
 def test_new_text_options_default_on_and_are_saved_by_the_dialog(qtbot, settings, key):
-    from gui.settings_dialog import SettingsDialog
+    from gui.preferences.settings_dialog import SettingsDialog
 
     assert settings.get(key) is True
     dialog = SettingsDialog(settings)

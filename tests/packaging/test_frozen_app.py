@@ -89,11 +89,11 @@ def test_archive_holds_the_app_and_nothing_build_only(report):
     modules = archive_modules(OUT / "dist" / "qiao" / "qiao")
     assert {
         "qiao.cli",
-        "engine.cli",
-        "engine.selftest",
-        "engine.translator",
+        "engine.cli.main",
+        "engine.cli.selftest",
+        "engine.pipeline.translator",
         "gui.app",
-        "gui.main_window",
+        "gui.window.main_window",
         "onnxruntime",
         "engine.documents.formats.docx",
         "engine.documents.formats.markdown",

@@ -36,7 +36,7 @@ def test_a_command_with_a_closed_stream_keeps_it_closed(monkeypatch):
 
 
 def test_the_launcher_runs_the_composition_root(monkeypatch):
-    """The frozen app starts where the console script does: qiao.cli.main (window or command), not engine.cli."""
+    """The frozen app starts where the console script does: qiao.cli.main (window or command), not engine.cli.main."""
     import runpy
 
     monkeypatch.setattr("qiao.cli.main", lambda argv=None: 7)

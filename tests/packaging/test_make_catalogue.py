@@ -1,5 +1,5 @@
 """make_catalogue: reproducible zips whose single top folder is the bundle id, and a catalogue.json that says
-exactly what was zipped (size, sha256) in the format engine/catalogue.py reads."""
+exactly what was zipped (size, sha256) in the format engine/store/catalogue.py reads."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import make_catalogue
 import pytest
 
-from engine.manifest import verify_bundle
+from engine.bundle.manifest import verify_bundle
 from tests.engine.bundles import zh_en_copy
 
 URL = "https://github.com/example/qiao/releases/download/v1.0.0"
@@ -116,8 +116,8 @@ def test_bad_arguments_are_refused(bundle_dir, tmp_path, capsys):
 
 
 def test_engine_reads_it(published):
-    """engine/catalogue.py (another branch until merged) parses what this writes."""
-    catalogue = pytest.importorskip("engine.catalogue", reason="engine.catalogue is not on this branch yet")
+    """engine/store/catalogue.py (another branch until merged) parses what this writes."""
+    catalogue = pytest.importorskip("engine.store.catalogue", reason="engine.store.catalogue is not on this branch yet")
     out, raw = published
     entries = catalogue.load_catalogue(out / "catalogue.json")
     assert [e.id for e in entries] == [b["id"] for b in raw["bundles"]]

@@ -9,10 +9,10 @@ import shutil
 import pytest
 import stage_model
 
-from engine.cli import main as qiao
+from engine.bundle.manifest import load_manifest
+from engine.cli.main import main as qiao
 from engine.errors import BundleError
-from engine.manifest import load_manifest
-from engine.translator import Translator
+from engine.pipeline.translator import Translator
 from tests.engine.bundles import zh_en_copy as reversed_copy
 
 

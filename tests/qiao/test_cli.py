@@ -49,7 +49,7 @@ def test_a_command_reaches_the_engine_not_the_window(window, monkeypatch, capsys
 def test_model_management_is_the_engines(window, monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("QIAO_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("QIAO_MODEL_DIR", raising=False)
-    monkeypatch.setattr("engine.locate.SOURCE_ROOT", tmp_path / "checkout")
+    monkeypatch.setattr("engine.store.locate.SOURCE_ROOT", tmp_path / "checkout")
     assert main(["model", "list", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
     assert window == []
@@ -57,7 +57,7 @@ def test_model_management_is_the_engines(window, monkeypatch, capsys, tmp_path):
 
 def test_self_test_is_the_engines(window, monkeypatch):
     seen = []
-    monkeypatch.setattr("engine.selftest.run_self_test", lambda model: seen.append(model) or 0)
+    monkeypatch.setattr("engine.cli.selftest.run_self_test", lambda model: seen.append(model) or 0)
     assert main(["--self-test", "--model", "/m"]) == 0
     assert seen == ["/m"] and window == []
 
@@ -82,7 +82,7 @@ def test_a_window_that_fails_to_start_says_why_in_one_line(monkeypatch, capsys):
 
 
 def test_engine_cli_alone_never_opens_the_window(window, capsys):
-    from engine.cli import main as engine_main
+    from engine.cli.main import main as engine_main
 
     with pytest.raises(SystemExit) as exc:
         engine_main([])

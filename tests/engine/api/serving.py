@@ -49,7 +49,7 @@ class Served:
     def __init__(self, args: list[str], timeout: float = 60) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "engine.cli", "serve", "--model", str(BUNDLE), "--port", "0", *args],
+            [sys.executable, "-m", "engine.cli.main", "serve", "--model", str(BUNDLE), "--port", "0", *args],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

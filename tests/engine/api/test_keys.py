@@ -1,5 +1,5 @@
 """The API key file (engine.api.keys): read the same way by `qiao serve` and the window, its loose permissions
-returned as a warning for the caller to show (issue 28: it lived in engine/cli_serve.py and printed to stderr, so
+returned as a warning for the caller to show (issue 28: it lived in engine/cli/serve.py and printed to stderr, so
 the window, which imported it from the CLI, never said it)."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_a_missing_file_is_refused(tmp_path):
 
 @posix_only
 def test_qiao_serve_says_the_warning_on_stderr(tmp_path, capsys):
-    from engine.cli import main
+    from engine.cli.main import main
 
     path = key_file(tmp_path, b"k1\n", 0o644)
     broken = tmp_path / "broken-model"  # a bundle that cannot load: serve stops after reading the key

@@ -1,4 +1,5 @@
-"""`qiao serve --model PATH` is final, as everywhere (engine.locate): a path with no bundle, or an unusable one, is
+"""`qiao serve --model PATH` is final, as everywhere (engine.store.locate): a path with no bundle, or an unusable one,
+is
 refused with translate's one-line error, never served from another installed bundle (it took the first one found)."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import subprocess
 import sys
 
 from engine.api.service import installed_pairs
-from engine.cli import main
+from engine.cli.main import main
 from tests.engine import model_helpers
 from tests.engine.api.serving import BUNDLE, ROOT
 

@@ -214,7 +214,7 @@ def test_api_key_file(tmp_path, loopback):
 
 def run_serve(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "engine.cli", "serve", *args],
+        [sys.executable, "-m", "engine.cli.main", "serve", *args],
         cwd=ROOT,
         env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

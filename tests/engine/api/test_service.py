@@ -16,7 +16,7 @@ from .fakes import PAIRS
 
 
 class FakeTranslator:
-    """Stands in for engine.translator.Translator; `gate` holds the worker inside a translation."""
+    """Stands in for engine.pipeline.translator.Translator; `gate` holds the worker inside a translation."""
 
     def __init__(self, pair: str, log: list, gate: threading.Event | None = None) -> None:
         self.pair, self.log, self.gate = pair, log, gate
@@ -321,8 +321,8 @@ class Endless(FakeTranslator):
 def test_a_request_over_its_time_limit_is_504_and_the_engine_stops():
     """One 100,000-character request took 11.6 s; the limit is the whole request's (configurable), the answer
     a clear 504 JSON error, and the engine is told to stop (the next request is served)."""
-    from engine import cli_serve
     from engine.api import app as app_mod
+    from engine.cli import serve as cli_serve
 
     from .fakes import call, make_app
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.convert.opus_mt_config import carries_opus_mt_config
+from engine.families.marian.build.opus_mt_config import carries_opus_mt_config
 from tests.engine.search_oracle import generate_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
@@ -33,7 +33,7 @@ def _current(bundle: Path) -> bool:
     """A cached bundle is reused only when this Qiao reads its format and it has today's decoder layout (one left
     by an older Qiao is rebuilt: its beams would take the repeated-state path, or its layer norms ORT's fused kernel,
     not what bundles are built with) and opus-mt's real generation config."""
-    from engine.manifest import FORMAT_VERSION
+    from engine.bundle.manifest import FORMAT_VERSION
 
     try:
         raw = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
@@ -69,8 +69,8 @@ def full_bundle():
 
 
 def test_bundle_sizes_meet_targets(full_bundle):
+    from engine.bundle.manifest import verify_bundle
     from engine.convert.pipeline import bundle_sizes
-    from engine.manifest import verify_bundle
 
     _, bundle = full_bundle
     manifest = verify_bundle(bundle)
@@ -92,7 +92,7 @@ def oracle(full_bundle):
 
 @pytest.mark.parametrize("beams", [1, 4])
 def test_fp32_matches_generate_on_the_full_model(full_bundle, oracle, beams):
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     tr = Translator(full_bundle[1], precision="fp32", threads=2)
     rng = np.random.default_rng(beams)

@@ -56,8 +56,8 @@ def _sources(rng: np.random.Generator, low: int, high: int, n: int) -> list[list
 
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_the_variant_builds_and_matches_generate(variants, name):
-    from engine.convert.checkpoint import load_marian
-    from engine.translator import Translator
+    from engine.families.marian.build.checkpoint import load_marian
+    from engine.pipeline.translator import Translator
 
     ckpt, bundle, manifest = variants(name)
     report = json.loads((bundle / "validation.json").read_text(encoding="utf-8"))
@@ -89,8 +89,8 @@ def test_separate_vocabularies_match_optimums_onnx_export(variants, name, tmp_pa
     from optimum.exporters.onnx import onnx_export_from_model
     from optimum.onnxruntime import ORTModelForSeq2SeqLM
 
-    from engine.convert.checkpoint import load_marian
-    from engine.translator import Translator
+    from engine.families.marian.build.checkpoint import load_marian
+    from engine.pipeline.translator import Translator
 
     ckpt, bundle, _ = variants(name)
     model = load_marian(ckpt)
@@ -108,8 +108,8 @@ def test_separate_vocabularies_match_optimums_onnx_export(variants, name, tmp_pa
 def test_a_separate_vocabulary_bundle_is_format_5_and_keeps_both_tables(variants):
     """Format 5 (an older Qiao refuses it instead of reading source ids through the target table); the target
     table sizes the logits, the scorer and the decoder's lookups, the source table the encoder's."""
-    from engine.manifest import load_manifest
-    from engine.onnx_model import OnnxMarian
+    from engine.bundle.manifest import load_manifest
+    from engine.families.marian.model import OnnxMarian
 
     ckpt, bundle, manifest = variants("separate-untied-relu")
     source_vocab = json.loads((ckpt / "vocab.json").read_text(encoding="utf-8"))
@@ -138,8 +138,8 @@ def test_the_tokenizer_encodes_source_ids_and_decodes_target_ids(variants):
     reads target_vocab.json, as MarianTokenizer with separate_vocabs does."""
     from transformers import MarianTokenizer as HfTokenizer
 
-    from engine.manifest import load_manifest
-    from engine.tokenizer import MarianTokenizer
+    from engine.bundle.manifest import load_manifest
+    from engine.families.marian.tokenizer import MarianTokenizer
 
     ckpt, bundle, _ = variants("separate")
     ours = MarianTokenizer.from_manifest(load_manifest(bundle))
@@ -155,7 +155,7 @@ def test_the_tokenizer_encodes_source_ids_and_decodes_target_ids(variants):
 
 
 def test_int8_decodes_every_variant(variants):
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     for name in VARIANTS:
         _, bundle, _ = variants(name)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.convert.opus_mt_config import carries_opus_mt_config, opus_mt_generation_config
-from engine.decoding import GenerationParams
-from engine.manifest import load_manifest
+from engine.bundle.manifest import load_manifest
+from engine.families.marian.build.opus_mt_config import carries_opus_mt_config, opus_mt_generation_config
+from engine.search.decoding import GenerationParams
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = [ROOT / "tests" / "fixtures" / "tiny_marian", ROOT / "tests" / "fixtures" / "tiny_marian_zh_en"]

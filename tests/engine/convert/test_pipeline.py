@@ -27,7 +27,7 @@ def built(tmp_path_factory, checkpoint_dir):
 
 
 def test_pipeline_writes_a_verified_bundle(built):
-    from engine.manifest import verify_bundle
+    from engine.bundle.manifest import verify_bundle
 
     out, _ = built
     assert verify_bundle(out).model_id == "tiny"
@@ -77,7 +77,7 @@ def built_zh_en(tmp_path_factory, zh_en_checkpoint_dir):
 def test_zh_en_checkpoint_builds_a_zh_en_bundle(built_zh_en):
     """zho→eng in tokenizer_config, no language tokens in the vocabulary: no variants, English joiner, BLEU with
     sacrebleu's 13a (word) tokenisation, no >>tag<< on the eval rows."""
-    from engine.manifest import verify_bundle
+    from engine.bundle.manifest import verify_bundle
 
     out, manifest = built_zh_en
     assert manifest["languages"] == {
@@ -144,7 +144,7 @@ def test_overrides_name_the_pair_of_a_checkpoint_that_names_none(tmp_path, zh_en
 
 
 def test_overrides_beat_what_the_checkpoint_says(checkpoint_dir):
-    from engine.convert.checkpoint import resolve_checkpoint
+    from engine.families.marian.build.checkpoint import resolve_checkpoint
 
     named = resolve_checkpoint(str(checkpoint_dir))
     assert (named.source_lang, named.target_lang) == ("en", "zh")
@@ -165,14 +165,14 @@ def test_overrides_beat_what_the_checkpoint_says(checkpoint_dir):
     ],
 )
 def test_unknown_or_equal_languages_are_refused(checkpoint_dir, overrides, message):
-    from engine.convert.checkpoint import resolve_checkpoint
+    from engine.families.marian.build.checkpoint import resolve_checkpoint
 
     with pytest.raises(CheckpointError, match=message):
         resolve_checkpoint(str(checkpoint_dir), **overrides)
 
 
 def test_a_checkpoint_naming_an_unknown_language_says_how_to_override(tmp_path, checkpoint_dir):
-    from engine.convert.checkpoint import resolve_checkpoint
+    from engine.families.marian.build.checkpoint import resolve_checkpoint
 
     ckpt = tmp_path / "ckpt"
     shutil.copytree(checkpoint_dir, ckpt)
@@ -188,7 +188,7 @@ def test_a_checkpoint_naming_an_unknown_language_says_how_to_override(tmp_path, 
 
 
 def test_unknown_language_fails_before_any_download(monkeypatch, tmp_path):
-    from engine.convert import checkpoint
+    from engine.families.marian.build import checkpoint
 
     def no_download(*args, **kwargs):
         raise AssertionError("downloaded although the language is unknown")
@@ -199,7 +199,7 @@ def test_unknown_language_fails_before_any_download(monkeypatch, tmp_path):
 
 
 def test_cli_build_takes_source_and_target(monkeypatch, capsys, tmp_path, checkpoint_dir):
-    from engine import cli
+    from engine.cli import main as cli
 
     seen = {}
 
@@ -219,12 +219,12 @@ def test_cli_build_takes_source_and_target(monkeypatch, capsys, tmp_path, checkp
 
 
 def test_attribution_names_the_model_built():
-    from engine.convert.checkpoint import opus_attribution
+    from engine.families.marian.build.checkpoint import opus_attribution
 
     text = opus_attribution("Helsinki-NLP/opus-mt-zh-en")
     assert text.startswith("Translation model: opus-mt-zh-en by Helsinki-NLP") and "en-zh" not in text
     assert "CC-BY-4.0" in text
-    from engine.convert.checkpoint import checkpoint_attribution
+    from engine.families.marian.build.checkpoint import checkpoint_attribution
 
     assert "Helsinki-NLP" not in checkpoint_attribution("me/my-marian", None)[1]  # not theirs: not credited to them
 
@@ -302,9 +302,9 @@ def test_the_blocks_head_is_still_built_on_request(tmp_path, checkpoint_dir):
     loads either, and both give the FP32 tokens on the fixture's memorised sentences."""
     import onnx
 
+    from engine.bundle.manifest import verify_bundle
     from engine.convert.pipeline import build_bundle
-    from engine.manifest import verify_bundle
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
     from tests.conftest import FIXTURE_DIR
 
     out = tmp_path / "blocks"
@@ -337,8 +337,8 @@ def test_onnx_fp32_logits_match_pytorch(built, checkpoint_dir):
     import torch
     from transformers import MarianMTModel, MarianTokenizer
 
-    from engine.manifest import load_manifest
-    from engine.onnx_model import OnnxMarian
+    from engine.bundle.manifest import load_manifest
+    from engine.families.marian.model import OnnxMarian
 
     out, _ = built
     tok = MarianTokenizer.from_pretrained(str(checkpoint_dir))
@@ -357,7 +357,7 @@ def test_onnx_fp32_logits_match_pytorch(built, checkpoint_dir):
 
 
 def test_missing_checkpoint_file_is_a_clear_error(tmp_path, checkpoint_dir):
-    from engine.convert.checkpoint import resolve_checkpoint
+    from engine.families.marian.build.checkpoint import resolve_checkpoint
 
     broken = tmp_path / "ckpt"
     shutil.copytree(checkpoint_dir, broken)
@@ -370,7 +370,7 @@ def test_missing_checkpoint_file_is_a_clear_error(tmp_path, checkpoint_dir):
 
 
 def test_offline_hub_id_is_a_clear_error(monkeypatch, tmp_path):
-    from engine.convert.checkpoint import resolve_checkpoint
+    from engine.families.marian.build.checkpoint import resolve_checkpoint
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path))
@@ -425,8 +425,8 @@ def test_eval_tsv_formats(tmp_path):
 
 
 def test_wrong_direction_eval_file_fails_before_the_export(tmp_path, zh_en_checkpoint_dir, monkeypatch):
-    from engine.convert import graphs
     from engine.convert.pipeline import build_bundle
+    from engine.families.marian.build import graphs
     from tests.conftest import FIXTURE_DIR
 
     monkeypatch.setattr(graphs, "build_encoder", lambda model: pytest.fail("exported before reading --eval"))
@@ -486,7 +486,7 @@ def test_language_prefix_follows_the_model():
 
 
 def test_cli_build_reports_the_direction(capsys, tmp_path, zh_en_checkpoint_dir):
-    from engine import cli
+    from engine.cli import main as cli
     from tests.conftest import ZH_EN_FIXTURE_DIR
 
     out = tmp_path / "bundle"

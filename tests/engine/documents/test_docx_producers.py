@@ -163,7 +163,7 @@ def test_an_images_description_and_title_are_translated():
 
 
 def test_a_pandoc_document_end_to_end_with_the_tiny_model(bundle_dir):
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     translator = Translator(Path(bundle_dir))
     data = make_docx(SENTENCE + LINKED + CODE_BLOCK + pandoc_paragraph(pandoc_image("I like green tea.", "")))

@@ -389,7 +389,7 @@ def test_code_marked_by_a_monospace_class_stays_code():
 
 
 def test_end_to_end_with_the_tiny_model(bundle_dir):
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     book = epub.read(build())
     out = unpack(book.render(translate(book, Translator(bundle_dir)), target="zh"))

@@ -398,7 +398,7 @@ def test_deep_nesting():
 
 @pytest.fixture(scope="module")
 def translator(bundle_dir):
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     return Translator(bundle_dir)
 

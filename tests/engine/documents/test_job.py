@@ -105,7 +105,7 @@ def test_steps_are_bounded_by_sentences(tmp_path, monkeypatch):
 def test_the_translator_is_not_held_between_steps(tmp_path, monkeypatch, bundle_dir):
     """With the real engine: between two steps the same thread translates something else (the window's typing),
     which Translator refuses while one of its generators holds the model."""
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     monkeypatch.setattr(job_module, "STEP_UNITS", 2)
     sentences = ["Thank you very much.", "See you tomorrow.", "I like green tea.", "Please open the window."]
@@ -648,7 +648,7 @@ def test_a_job_can_run_again(tmp_path):
 
 
 def test_model_key_names_model_direction_and_precision(bundle_dir):
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     translator = Translator(bundle_dir)
     key = job_module.model_key(translator)
@@ -669,7 +669,8 @@ def test_resume_twice_keeps_every_earlier_run(tmp_path, monkeypatch):
 
 
 class LockedMemory:
-    """What the window passes as `TranslationOptions.memory` (gui.memory_chain.MemoryChain): a live lookup behind a
+    """What the window passes as `TranslationOptions.memory` (gui.records.memory_chain.MemoryChain): a live lookup
+    behind a
     thread lock, which cannot be copied or pickled."""
 
     def __init__(self) -> None:

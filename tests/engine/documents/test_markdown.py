@@ -13,7 +13,7 @@ from engine.documents.formats import markdown
 from engine.documents.formats._mdinline import inline_spans
 from engine.documents.inline import distribute
 from engine.documents.model import DocumentError, Run
-from engine.translator import Translator
+from engine.pipeline.translator import Translator
 from tests.engine.documents.text_support import CORPUS, assert_fuzz_safe, identity, translated, upper
 
 README = """\

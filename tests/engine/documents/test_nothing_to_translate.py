@@ -1,5 +1,5 @@
 """A paragraph, cell or cue that is only a URL, an e-mail address, a number or code is never sent to the model and
-comes back byte for byte, in every format (one rule: engine.verbatim through Unit.translatable). Run on the real
+comes back byte for byte, in every format (one rule: engine.text.verbatim through Unit.translatable). Run on the real
 engine and the tiny fixture model, which made up a Chinese sentence for each of them before."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from engine.documents.job import DocumentJob, DocumentOptions
 from engine.documents.model import Run, Unit
 from engine.options import TranslationOptions
-from engine.translator import Translator
+from engine.pipeline.translator import Translator
 
 URL = "https://example.org/path?q=1"
 EMAIL = "john@example.org"

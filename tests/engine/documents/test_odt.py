@@ -145,7 +145,7 @@ def test_other_documents_are_refused(original):
 def test_end_to_end_with_the_tiny_model(bundle_dir, original):
     from odf import text
 
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     translator = Translator(Path(bundle_dir))
     extracted = odt.read(original)

@@ -124,7 +124,7 @@ def test_spaces_are_kept_without_markup(original):
 
 
 def test_end_to_end_with_the_tiny_model(bundle_dir, original):
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     translator = Translator(Path(bundle_dir))
     extracted = pptx.read(original)

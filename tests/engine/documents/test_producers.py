@@ -104,7 +104,7 @@ def made(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def translated(made, bundle_dir, tmp_path_factory) -> dict[str, Path]:
     """Each document translated into its own folder: name -> result."""
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     translator = Translator(bundle_dir, precision="fp32", threads=1)
     out = tmp_path_factory.mktemp("translated")

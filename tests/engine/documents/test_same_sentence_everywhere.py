@@ -53,7 +53,7 @@ def test_the_model_reads_the_same_sentence(name):
 
 
 def test_every_format_gives_the_same_translated_text(bundle_dir):
-    from engine.translator import Translator
+    from engine.pipeline.translator import Translator
 
     translator = Translator(Path(bundle_dir))
     texts = {}

@@ -12,7 +12,7 @@ from engine.documents import registry
 from engine.documents.formats import txt
 from engine.documents.formats._textcodec import decode
 from engine.documents.model import DocumentError
-from engine.translator import Translator
+from engine.pipeline.translator import Translator
 from tests.engine.documents.text_support import CORPUS, assert_fuzz_safe, identity, translated, upper
 
 LETTER = (

@@ -11,7 +11,7 @@ import pytest
 from engine.documents import registry
 from engine.documents.formats import vtt
 from engine.documents.model import DocumentError
-from engine.translator import Translator
+from engine.pipeline.translator import Translator
 from tests.engine.documents.text_support import CORPUS, assert_fuzz_safe, identity, mapped, translated, upper
 
 SAMPLE = """\

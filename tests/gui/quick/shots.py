@@ -25,7 +25,7 @@ from engine.options import TranslationOptions  # noqa: E402
 from gui.i18n import install_translators  # noqa: E402
 from gui.quick.controller import QuickSettings, QuickTranslate  # noqa: E402
 from gui.theme import apply_theme  # noqa: E402
-from gui.worker import WorkerThread  # noqa: E402
+from gui.worker.scheduler import WorkerThread  # noqa: E402
 
 BUNDLE = ROOT / "tests" / "fixtures" / "tiny_marian" / "bundle"
 

@@ -4,13 +4,13 @@ and later `qiao popup` starts through the desktop, following the settings, and s
 from __future__ import annotations
 
 import pytest
-from fakes import FakeFactory, fake_translate_text
 
 from gui.app import attach_quick
-from gui.desktop import Desktop
+from gui.desktop.desktop import Desktop
+from gui.desktop.single_instance import InstanceRequest
 from gui.quick.shortcut import ShortcutResult
 from gui.settings import Key
-from gui.single_instance import InstanceRequest
+from tests.gui.fakes import FakeFactory, fake_translate_text
 
 from .fakes import FakeBackend
 

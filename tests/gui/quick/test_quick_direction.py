@@ -9,11 +9,11 @@ import shutil
 
 import pytest
 
-from engine.translator import Translator
+from engine.pipeline.translator import Translator
 from gui.app import attach_quick
-from gui.desktop import Desktop
+from gui.desktop.desktop import Desktop
 from gui.settings import Key
-from gui.worker import default_factory, default_locator, default_pair_lister
+from gui.worker.scheduler import default_factory, default_locator, default_pair_lister
 from tests.conftest import BUNDLE, ZH_EN_BUNDLE
 
 from .fakes import FakeBackend

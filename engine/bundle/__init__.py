@@ -1,0 +1,1 @@
+"""A model bundle on disk: its manifest and schema, safe paths, verified hashes, loading failures."""

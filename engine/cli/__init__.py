@@ -1,0 +1,1 @@
+"""The `qiao` command line's engine commands."""

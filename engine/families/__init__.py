@@ -1,0 +1,1 @@
+"""Model families: each one folder (reader and graph builder, tokenizer, generation spec)."""

@@ -1,0 +1,1 @@
+"""Building a Marian bundle from a checkpoint (torch/transformers: the build extra only)."""

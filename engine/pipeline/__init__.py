@@ -1,0 +1,1 @@
+"""Requests → sentences → searches → streamed results: the Translator facade and its parts."""

@@ -1,0 +1,1 @@
+"""ONNX Runtime and numpy plumbing every family shares: sessions, the scorer, embedding reads, memory."""

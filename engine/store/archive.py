@@ -1,0 +1,246 @@
+"""Unpack a bundle archive (.zip, .tar, .tar.gz/.tgz, .tar.xz, .tar.bz2, .tar.zst where tarfile reads it) safely.
+
+An archive is untrusted input (downloaded, mailed, found on a stick). Every member is checked before a byte of it
+is written: a plain relative path (no absolute path, drive, `..` or backslash), a regular file or a folder (no
+symlink, hard link, device or FIFO), not encrypted, not twice; at most MAX_MEMBERS members and MAX_TOTAL_BYTES in
+all (a decompression bomb stops at the declared sizes, which zipfile and tarfile enforce, and at our own count of
+what was written). Tar members also pass tarfile's own `data` filter (Python ≥ 3.10.12). Writing happens only inside
+`dest`, which the caller owns and deletes on any failure, so a bad archive changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import stat
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from engine.errors import QiaoError
+
+MAX_MEMBERS = 10_000  # the real bundle has ~20 files
+MAX_TOTAL_BYTES = 32 << 30  # the real bundle is ~0.5 GB with both precisions
+_CHUNK = 1 << 20
+_DRIVE = re.compile(r"^[A-Za-z]:")
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar.zst", ".tzst")
+ARCHIVE_SUFFIXES = (".zip", *TAR_SUFFIXES)
+
+Progress = Callable[[int, int], None]
+
+
+class ArchiveError(QiaoError):
+    """The archive is unreadable or unsafe; the message names the member and why."""
+
+
+@dataclass(frozen=True)
+class _Member:
+    name: str  # the member's path, "/"-separated, without "." parts ("" for the archive's root folder)
+    is_dir: bool
+    size: int
+    handle: object  # ZipInfo or TarInfo
+
+
+def kind_of(path: Path) -> str | None:
+    """ "zip", "tar" or None, by name first, then by content (a download saved without its suffix)."""
+    name = path.name.lower().removesuffix(".part")  # engine.store.download's `<id>-<sha>.zip.part`
+    if name.endswith(".zip"):
+        return "zip"
+    if name.endswith(TAR_SUFFIXES):
+        return "tar"
+    try:
+        if zipfile.is_zipfile(path):
+            return "zip"
+        if tarfile.is_tarfile(path):
+            return "tar"
+    except OSError:
+        return None
+    return None
+
+
+def zstd_supported() -> bool:
+    """Whether this Python's tarfile reads .tar.zst (3.14 and later)."""
+    return "zst" in getattr(tarfile.TarFile, "OPEN_METH", {})
+
+
+def plain_name(name: str) -> tuple[str | None, str | None]:
+    """(the member's path without `.` parts, None), or (None, why it is unsafe). "" is the archive's root."""
+    if "\0" in name or "\\" in name:
+        return None, "has a backslash or NUL in its path"
+    if name.startswith("/") or _DRIVE.match(name):
+        return None, "is an absolute path"
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return None, "points outside the archive's folder (`..`)"
+    return "/".join(parts), None
+
+
+def extract(
+    path: Path,
+    kind: str,
+    dest: Path,
+    *,
+    progress: Progress | None = None,
+    check: Callable[[], None] | None = None,
+    before: Callable[[int], None] | None = None,
+) -> int:
+    """Unpack `path` into the existing empty folder `dest`; returns the bytes written.
+
+    `before(total)` sees the declared total once every member passed its checks, before anything is written (a
+    space check may raise there). `progress(done, total)` gets bytes written; `check()` is called between chunks
+    and may raise to stop (cancel). ArchiveError for anything unreadable or unsafe, naming the member.
+    """
+    done = 0
+    root = dest.resolve()
+    with _Members(path, kind) as members:
+        total = members.total
+        if before is not None:
+            before(total)
+        for member in members:
+            if check is not None:
+                check()
+            target = root / member.name
+            if not target.resolve().is_relative_to(root):  # nothing above should allow this; never write there
+                raise ArchiveError(f"{path.name}: {member.name} points outside the archive's folder")
+            if member.is_dir:
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            done = _write(path, member, members.read(member), target, done, total, progress, check)
+    if progress is not None:
+        progress(done, total)
+    return done
+
+
+def _write(path, member: _Member, source: BinaryIO, target: Path, done: int, total: int, progress, check) -> int:
+    written = 0
+    try:
+        with source, open(target, "xb") as out:
+            while chunk := source.read(_CHUNK):
+                written += len(chunk)
+                if written > member.size:
+                    raise ArchiveError(f"{path.name}: {member.name} holds more than its declared size")
+                out.write(chunk)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
+                if check is not None:
+                    check()
+    except FileExistsError:
+        raise ArchiveError(f"{path.name}: {member.name} appears twice in the archive") from None
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error) as exc:
+        raise ArchiveError(f"{path.name}: {member.name} is damaged ({exc})") from None
+    if written != member.size:
+        raise ArchiveError(f"{path.name}: {member.name} is truncated ({written} of {member.size} bytes)")
+    return done
+
+
+class _Members:
+    """The checked members of an open archive, and a way to read each (a context manager)."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        if kind not in ("zip", "tar"):
+            raise ArchiveError(f"{path.name}: not a .zip or .tar archive")
+        self.path, self.kind = path, kind
+        self.total = 0
+        self._zip: zipfile.ZipFile | None = None
+        self._tar: tarfile.TarFile | None = None
+        self._members: list[_Member] = []
+
+    def __enter__(self) -> _Members:
+        try:
+            if self.kind == "zip":
+                self._zip = zipfile.ZipFile(self.path)
+                infos = self._zip.infolist()
+                self._limit(len(infos))
+                self._members = [self._zip_member(i) for i in infos]
+            else:
+                self._tar = self._open_tar()
+                self._members = list(self._tar_members())
+        except ArchiveError:
+            self.__exit__()
+            raise
+        except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+            self.__exit__()
+            what = "zip" if self.kind == "zip" else "tar"
+            detail = getattr(exc, "strerror", None) or exc
+            raise ArchiveError(f"{self.path.name} is not a readable {what} archive ({detail})") from None
+        self.total = total = sum(m.size for m in self._members)
+        if total > MAX_TOTAL_BYTES:
+            self.__exit__()
+            raise ArchiveError(
+                f"{self.path.name} would unpack to {total / 1e9:.1f} GB, more than any model bundle "
+                f"({MAX_TOTAL_BYTES / 1e9:.0f} GB at most): refused"
+            )
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for handle in (self._zip, self._tar):
+            if handle is not None:
+                handle.close()
+
+    def __iter__(self) -> Iterator[_Member]:
+        return iter(self._members)
+
+    def _limit(self, count: int) -> None:
+        if count > MAX_MEMBERS:
+            raise ArchiveError(f"{self.path.name} has over {MAX_MEMBERS:,} members, more than any model bundle")
+
+    def _unsafe(self, name: str, why: str) -> ArchiveError:
+        return ArchiveError(f"{self.path.name}: the member {name!r} {why}: refused, nothing was installed")
+
+    def _zip_member(self, info: zipfile.ZipInfo) -> _Member:
+        name, problem = plain_name(info.filename)
+        if name is None:
+            raise self._unsafe(info.filename, problem or "")
+        if info.flag_bits & 0x1:
+            raise self._unsafe(info.filename, "is encrypted")
+        mode = info.external_attr >> 16
+        kind = stat.S_IFMT(mode)
+        if stat.S_ISLNK(mode):
+            raise self._unsafe(info.filename, "is a symbolic link")
+        if kind and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise self._unsafe(info.filename, "is a device, pipe or socket")
+        is_dir = info.is_dir() or not name
+        return _Member(name, is_dir, 0 if is_dir else info.file_size, info)
+
+    def _open_tar(self) -> tarfile.TarFile:
+        name = self.path.name.lower().removesuffix(".part")
+        if name.endswith((".tar.zst", ".tzst")) and not zstd_supported():
+            raise ArchiveError(
+                f"{self.path.name}: this Python cannot read .tar.zst archives; unpack it and import the folder, "
+                "or use a .zip or .tar.xz"
+            )
+        return tarfile.open(self.path, "r:*")
+
+    def _tar_members(self) -> Iterator[_Member]:
+        assert self._tar is not None
+        data_filter = getattr(tarfile, "data_filter", None)
+        for count, info in enumerate(self._tar, start=1):
+            self._limit(count)
+            name, problem = plain_name(info.name)
+            if name is None:
+                raise self._unsafe(info.name, problem or "")
+            if info.issym() or info.islnk():
+                raise self._unsafe(info.name, "is a link")
+            if not (info.isreg() or info.isdir()):
+                raise self._unsafe(info.name, "is a device, pipe or socket")
+            if data_filter is not None:
+                try:
+                    data_filter(info, ".")
+                except tarfile.FilterError as exc:
+                    raise self._unsafe(info.name, f"is unsafe ({exc})") from None
+            is_dir = info.isdir() or not name
+            yield _Member(name, is_dir, 0 if is_dir else info.size, info)
+
+    def read(self, member: _Member) -> BinaryIO:
+        if self._zip is not None:
+            return self._zip.open(member.handle)  # type: ignore[arg-type,return-value]
+        assert self._tar is not None
+        stream = self._tar.extractfile(member.handle)  # type: ignore[arg-type]
+        if stream is None:
+            raise ArchiveError(f"{self.path.name}: {member.name} cannot be read")
+        return stream  # type: ignore[return-value]

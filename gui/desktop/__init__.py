@@ -1,0 +1,1 @@
+"""Desktop integration: tray, autostart, single instance, the in-app API host."""

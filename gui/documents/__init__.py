@@ -1,0 +1,1 @@
+"""The documents panel and its queue."""

@@ -1,0 +1,1 @@
+"""The Models dialog and model tasks."""

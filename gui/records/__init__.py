@@ -1,0 +1,1 @@
+"""What the app keeps for the user: history, glossary, translation memory."""

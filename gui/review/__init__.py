@@ -1,0 +1,1 @@
+"""Reviewing a translation: alternatives, confidence, edits."""

@@ -1,0 +1,1 @@
+"""The main window and the parts it is built from."""

@@ -1,0 +1,1 @@
+"""The worker thread that owns the engine: the UI thread never runs it."""

@@ -1,0 +1,284 @@
+"""`qiao model list/import/remove/download` and `qiao translate --direction/--from/--to/--variant`."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.cli.main import main
+from engine.store.download import part_file
+from tests.conftest import BUNDLE
+from tests.engine import model_helpers
+from tests.engine.cli_fakes import EchoTranslator, install
+from tests.engine.model_helpers import FIXTURE_NAME, catalogue_entry, closed_port_url, write_catalogue, zip_bundle
+from tests.engine.store.test_model_store import _copy_as
+
+store = model_helpers.store
+server = model_helpers.server
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def run(monkeypatch, capsys, argv, stdin=""):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8"))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- list ---------------------------------------------------------------------------------------------------------
+
+
+def test_list_with_nothing_installed(store, monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys, ["model", "list"])
+    assert code == 0 and out == "" and "qiao model download" in err
+    code, out, _ = run(monkeypatch, capsys, ["model", "list", "--json"])
+    assert code == 0 and json.loads(out) == []
+
+
+def test_list_shows_pair_name_size_precisions_licence_location_and_problems(store, monkeypatch, capsys):
+    _copy_as(store.source / "opus-mt-en-zh")
+    _copy_as(store.models / "opus-mt-zh-en", pair=("zh", "en"))
+    (store.models / "broken").mkdir()
+    (store.models / "broken" / "manifest.json").write_text("{", encoding="utf-8")
+    code, out, _ = run(monkeypatch, capsys, ["model", "list"])
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["PAIR", "NAME", "SIZE", "PRECISIONS", "LICENCE", "LOCATION"]
+    assert lines[1].split()[:2] == ["en-zh", "opus-mt-en-zh"] and lines[1].split()[-3:] == [
+        "int8,fp32",
+        "CC-BY-4.0",
+        "source",
+    ]
+    assert any(line.split()[:2] == ["?", "broken"] for line in lines)
+    assert any(line.startswith("broken (") and "unusable: manifest.json is unreadable" in line for line in lines)
+    code, out, _ = run(monkeypatch, capsys, ["model", "list", "--json"])
+    records = {r["name"]: r for r in json.loads(out)}
+    assert records["opus-mt-zh-en"]["pair"] == "zh-en" and records["opus-mt-zh-en"]["removable"] is True
+    assert records["opus-mt-en-zh"]["location"] == "source" and records["opus-mt-en-zh"]["removable"] is False
+    assert records["opus-mt-en-zh"]["precisions"] == ["int8", "fp32"] and records["opus-mt-en-zh"]["size_bytes"] > 0
+    assert records["broken"]["pair"] is None and records["broken"]["problem"]
+    assert records["broken"]["verified"] is False
+
+
+# -- import / remove ----------------------------------------------------------------------------------------------
+
+
+def test_import_then_again_then_force(store, monkeypatch, capsys, tmp_path):
+    archive = zip_bundle(tmp_path / "b.zip")
+    code, out, _ = run(monkeypatch, capsys, ["model", "import", str(archive)])
+    assert code == 0 and out.startswith(f"installed {FIXTURE_NAME} (en-zh,")
+    code, out, _ = run(monkeypatch, capsys, ["model", "list", "--json"])
+    assert [(r["name"], r["verified"]) for r in json.loads(out)] == [(FIXTURE_NAME, True)]
+    code, _, err = run(monkeypatch, capsys, ["model", "import", str(archive)])
+    assert code == 1 and "already installed" in err and "--force" in err
+    code, _, _ = run(monkeypatch, capsys, ["model", "import", str(archive), "--force"])
+    assert code == 0
+
+
+def test_a_bad_import_lists_its_problems_and_exits_1(store, monkeypatch, capsys, tmp_path):
+    source = tmp_path / "src"
+    shutil.copytree(BUNDLE, source)
+    (source / "int8" / "embedding.bin").write_bytes(b"x")
+    code, out, err = run(monkeypatch, capsys, ["model", "import", str(source)])
+    assert code == 1 and out == ""
+    assert "failed verification: nothing was changed" in err and "  - int8/embedding.bin: size 1 bytes" in err
+    assert [p.name for p in store.models.iterdir()] == []
+
+
+def test_remove_asks_and_refuses_what_it_cannot_remove(store, monkeypatch, capsys, tmp_path):
+    _copy_as(store.source / "opus-mt-en-zh")
+    run(monkeypatch, capsys, ["model", "import", str(zip_bundle(tmp_path / "b.zip"))])
+    code, _, err = run(monkeypatch, capsys, ["model", "remove", FIXTURE_NAME])
+    assert code == 1 and "add --yes" in err and (store.models / FIXTURE_NAME).exists()
+    code, _, err = run(monkeypatch, capsys, ["model", "remove", "opus-mt-en-zh", "--yes"])
+    assert code == 1 and "not in the per-user models folder" in err and (store.source / "opus-mt-en-zh").exists()
+    code, _, err = run(monkeypatch, capsys, ["model", "remove", "nothing-here", "--yes"])
+    assert code == 1 and "no installed bundle is named 'nothing-here'" in err
+    code, out, _ = run(monkeypatch, capsys, ["model", "remove", FIXTURE_NAME, "--yes"])
+    assert code == 0 and out == f"removed {FIXTURE_NAME}\n" and not (store.models / FIXTURE_NAME).exists()
+
+
+def test_remove_asks_on_a_terminal(store, monkeypatch, capsys, tmp_path):
+    run(monkeypatch, capsys, ["model", "import", str(zip_bundle(tmp_path / "b.zip"))])
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Tty("n\n"))
+    assert main(["model", "remove", FIXTURE_NAME]) == 1 and (store.models / FIXTURE_NAME).exists()
+    monkeypatch.setattr(sys, "stdin", Tty("y\n"))
+    assert main(["model", "remove", FIXTURE_NAME]) == 0 and not (store.models / FIXTURE_NAME).exists()
+    assert "[y/N]" in capsys.readouterr().err
+
+
+def test_verify_takes_an_installed_name(store, monkeypatch, capsys, tmp_path):
+    run(monkeypatch, capsys, ["model", "import", str(zip_bundle(tmp_path / "b.zip"))])
+    code, out, _ = run(monkeypatch, capsys, ["model", "verify", FIXTURE_NAME])
+    assert code == 0 and out.startswith(f"{store.models / FIXTURE_NAME}: OK")
+    code, _, err = run(monkeypatch, capsys, ["model", "verify", "no-such-model"])
+    assert code == 1 and "no model bundle at no-such-model" in err
+
+
+# -- download -----------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def catalogue(server, tmp_path):
+    """A catalogue served by the local server, listing the fixture zip (served there too)."""
+    archive = zip_bundle(tmp_path / "b.zip")
+    server.add("/b.zip", archive.read_bytes())
+    body = json.dumps({"format": 1, "bundles": [catalogue_entry(archive, "b.zip")]}).encode()
+    return server.add("/catalogue.json", body)
+
+
+def test_download_list_then_download_then_nothing_left(store, monkeypatch, capsys, catalogue):
+    code, out, _ = run(monkeypatch, capsys, ["model", "download", "--catalogue", catalogue, "--list"])
+    assert code == 0 and out.split()[:2] == [FIXTURE_NAME, "en-zh"] and "(installed)" not in out
+    code, out, err = run(monkeypatch, capsys, ["model", "download", FIXTURE_NAME, "--catalogue", catalogue])
+    assert code == 0, err
+    assert f"downloading {FIXTURE_NAME}" in err and out.startswith(f"installed {FIXTURE_NAME}")
+    monkeypatch.setenv("QIAO_CATALOGUE_URL", catalogue)  # the variable serves as --catalogue
+    code, out, err = run(monkeypatch, capsys, ["model", "download"])
+    assert code == 0 and out == "" and "already installed" in err
+    code, out, _ = run(monkeypatch, capsys, ["model", "download", "--list"])
+    assert "(installed)" in out
+    code, out, err = run(monkeypatch, capsys, ["model", "download", FIXTURE_NAME])
+    assert code == 1 and "already installed" in err
+    code, out, err = run(monkeypatch, capsys, ["model", "download", FIXTURE_NAME, "--force"])
+    assert code == 0 and out.startswith("installed")
+
+
+def test_download_unknown_id_and_offline(store, monkeypatch, capsys, catalogue, tmp_path):
+    code, _, err = run(monkeypatch, capsys, ["model", "download", "nope", "--catalogue", catalogue])
+    assert code == 1 and "not in the catalogue: nope" in err and FIXTURE_NAME in err
+    code, _, err = run(monkeypatch, capsys, ["model", "download", "--catalogue", closed_port_url("/c.json")])
+    assert code == 1 and "you are offline or the server cannot be reached" in err
+    archive = zip_bundle(tmp_path / "c.zip")
+    local = write_catalogue(tmp_path / "catalogue.json", [catalogue_entry(archive, closed_port_url())])
+    code, _, err = run(monkeypatch, capsys, ["model", "download", "--catalogue", str(local)])
+    assert code == 1 and "you are offline or the server cannot be reached: nothing was changed" in err
+    assert not store.data.exists()
+
+
+def test_ctrl_c_cancels_a_download_keeping_the_part(store, server, tmp_path):
+    archive = zip_bundle(tmp_path / "b.zip")
+    body = archive.read_bytes()
+    server.add("/b.zip", body, mode="slow", delay=0.05)
+    raw = catalogue_entry(archive, server.url + "/b.zip")
+    local = write_catalogue(tmp_path / "catalogue.json", [raw])
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QIAO_DATA_DIR": str(store.data)}
+    env.pop("QIAO_MODEL_DIR", None)
+    cmd = [sys.executable, "-m", "engine.cli.main", "model", "download", "--catalogue", str(local)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    from engine.store.catalogue import CatalogueEntry
+
+    entry = CatalogueEntry(**{**raw, "precisions": tuple(raw["precisions"])})
+    part = store.models / ".downloads" / part_file(entry).name
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not part.exists() or part.stat().st_size < 8192):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "cancelled" in err and "run the download again to resume" in err
+    assert 0 < part.stat().st_size < len(body)
+    assert [p.name for p in store.models.iterdir()] == [".downloads"]
+
+
+# -- translate by direction ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_directions(store):
+    en_zh = _copy_as(store.models / "opus-mt-en-zh")
+    zh_en = _copy_as(store.models / "opus-mt-zh-en", pair=("zh", "en"))
+    return en_zh, zh_en
+
+
+class PairEcho(EchoTranslator):
+    """An echo engine that reports the pair of the bundle it was given (from its manifest)."""
+
+    def __init__(self, bundle_dir, *a, **k):
+        super().__init__(bundle_dir, *a, **k)
+        from engine.bundle.manifest import load_manifest
+
+        self.manifest.pair = load_manifest(bundle_dir).pair
+
+
+@pytest.mark.parametrize(
+    ("flags", "want"),
+    [
+        ([], 0),
+        (["--direction", "zh-en"], 1),
+        (["--from", "zh", "--to", "en"], 1),
+        (["--from", "eng", "--to", "zho"], 0),
+        (["--direction", "EN-ZH"], 0),
+    ],
+)
+def test_translate_chooses_the_bundle_by_direction(monkeypatch, capsys, two_directions, flags, want):
+    fake = install(monkeypatch, PairEcho)
+    code, out, err = run(monkeypatch, capsys, ["translate", *flags, "Hi"])
+    assert code == 0 and out == "Hi\n", err
+    assert fake.instances[-1].bundle_dir == two_directions[want]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--from", "zh"], "--from and --to go together"),
+        (["--to", "en"], "--from and --to go together"),
+        (["--direction", "zh-en", "--from", "zh", "--to", "en"], "not both"),
+        (["--direction", "chinese"], "not a language pair"),
+        (["--from", "e n", "--to", "zh"], "not a language pair"),
+    ],
+)
+def test_direction_mistakes_are_usage_errors(capsys, flags, message):
+    with pytest.raises(SystemExit) as exc:
+        main(["translate", *flags, "Hi"])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_direction_nothing_installed_translates_says_so(store, monkeypatch, capsys):
+    _copy_as(store.models / "opus-mt-en-zh")
+    install(monkeypatch, PairEcho)
+    code, _, err = run(monkeypatch, capsys, ["translate", "--direction", "zh-en", "Hi"])
+    assert code == 1 and "no zh-en model installed (installed: en-zh)" in err and "qiao model download" in err
+    assert "qiao model build --from Helsinki-NLP/opus-mt-zh-en --out resources/models/opus-mt-zh-en" in err
+
+
+def test_variant_choices_come_from_the_model(monkeypatch, capsys, two_directions):
+    fake = install(monkeypatch, PairEcho)
+    code, _, _ = run(monkeypatch, capsys, ["translate", "--variant", "hant", "Hi"])
+    assert code == 0 and fake.instances[-1].options[-1].variant == "hant"
+    code, _, err = run(monkeypatch, capsys, ["translate", "--variant", "latn", "Hi"])
+    assert code == 1 and "unknown variant 'latn'; the installed models offer hans, hant" in err
+    code, _, err = run(monkeypatch, capsys, ["translate", "--direction", "zh-en", "--variant", "hant", "Hi"])
+    assert code == 1 and "the zh-en model has no target variants" in err
+    code, out, _ = run(monkeypatch, capsys, ["translate", "--direction", "zh-en", "Hi"])
+    assert code == 0 and out == "Hi\n" and fake.instances[-1].options[-1].variant is None
+
+
+def test_script_is_a_hidden_alias_of_variant(monkeypatch, capsys, two_directions):
+    fake = install(monkeypatch, PairEcho)
+    code, _, _ = run(monkeypatch, capsys, ["translate", "--script", "hant", "Hi"])
+    assert code == 0 and fake.instances[-1].options[-1].variant == "hant"
+    with pytest.raises(SystemExit):
+        main(["translate", "--help"])
+    help_text = capsys.readouterr().out
+    assert "--variant" in help_text and "--script" not in help_text
+
+
+def test_a_real_translation_by_direction_through_the_engine(store, monkeypatch, capsys):
+    shutil.copytree(BUNDLE, store.models / "opus-mt-en-zh")
+    code, out, err = run(monkeypatch, capsys, ["translate", "--from", "en", "--to", "zh", "Thank you very much."])
+    assert code == 0 and out.strip(), err

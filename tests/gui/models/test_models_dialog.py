@@ -1,0 +1,192 @@
+"""The Models dialog on a fake store: the table, import, remove, verify, and downloads (only when asked)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gui.models.models_dialog import ARCHIVE_SUFFIXES, ModelsDialog
+from tests.gui.fakes import EN_ZH, FakeEntry, FakeModel, FakeStore
+
+EN_ZH_MODEL = FakeModel(Path("/models/en-zh"), "opus-mt-en-zh", EN_ZH)
+PROGRAM_MODEL = FakeModel(
+    Path("/opt/qiao/models/en-zh"), "opus-mt-en-zh (built in)", EN_ZH, location="program", removable=False
+)
+ZH_EN_ENTRY = FakeEntry("opus-mt-zh-en", "opus-mt-zh-en", "zh", "en")
+
+
+@pytest.fixture
+def open_dialog(qtbot):
+    dialogs: list[ModelsDialog] = []
+
+    def make(store: FakeStore) -> ModelsDialog:
+        dialog = ModelsDialog(store)
+        qtbot.addWidget(dialog)
+        dialogs.append(dialog)
+        dialog.show()
+        qtbot.waitUntil(lambda: not dialog._job and dialog.installed.rowCount() == len(store.models), timeout=5000)
+        return dialog
+
+    yield make
+    for d in dialogs:
+        d.close_tasks()
+        assert not d.engine.thread.isRunning()
+
+
+def cells(dialog: ModelsDialog, row: int = 0) -> list[str]:
+    return [dialog.installed.item(row, c).text() for c in range(dialog.installed.columnCount())]
+
+
+def wait_idle(qtbot, dialog: ModelsDialog) -> None:
+    qtbot.waitUntil(lambda: not dialog._job, timeout=5000)
+
+
+def test_installed_bundles_are_listed_with_pair_size_precisions_licence_location_and_status(open_dialog):
+    dialog = open_dialog(FakeStore([EN_ZH_MODEL, PROGRAM_MODEL]))
+    assert cells(dialog) == [
+        "English → Chinese",
+        "opus-mt-en-zh",
+        "12.3 MB",
+        "INT8, FP32",
+        "CC-BY-4.0",
+        "Your models folder",
+        "Not checked",
+    ]
+    assert cells(dialog, 1)[5] == "Beside the program"
+
+
+def test_the_catalogue_is_fetched_only_when_the_user_asks(qtbot, open_dialog):
+    store = FakeStore([EN_ZH_MODEL], [ZH_EN_ENTRY])
+    dialog = open_dialog(store)
+    qtbot.wait(50)
+    assert "load_catalogue" not in store.calls and dialog.catalogue.rowCount() == 0
+    qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.catalogue.rowCount() == 1, timeout=5000)
+    assert store.calls.count("load_catalogue") == 1
+    assert dialog.catalogue.item(0, 0).text() == "Chinese → English" and dialog.catalogue.item(0, 2).text() == "4.0 MB"
+
+
+def test_import_success_adds_the_bundle_and_reports_the_new_list(qtbot, open_dialog):
+    dialog = open_dialog(FakeStore([EN_ZH_MODEL]))
+    seen: list = []
+    dialog.models_changed.connect(seen.append)
+    dialog.ask_import_path = lambda folder: "/downloads/zh-en.tar.gz"
+    dialog.import_archive_action.trigger()
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 2, timeout=5000)
+    wait_idle(qtbot, dialog)
+    assert "Imported opus-mt-zh-en" in dialog.message.text()
+    assert cells(dialog, 1)[0] == "Chinese → English"
+    assert seen and {m.pair.key for m in seen[-1]} == {"en-zh", "zh-en"}
+
+
+def test_a_failed_import_leaves_the_table_unchanged_and_says_why(qtbot, open_dialog):
+    store = FakeStore([EN_ZH_MODEL], import_error=ValueError("manifest.json: model.sha256 does not match"))
+    dialog = open_dialog(store)
+    before = cells(dialog)
+    dialog.import_from("/downloads/broken.zip")
+    wait_idle(qtbot, dialog)
+    qtbot.waitUntil(lambda: "nothing was changed" in dialog.message.text(), timeout=5000)
+    assert "sha256 does not match" in dialog.message.text()
+    assert dialog.installed.rowCount() == 1 and cells(dialog) == before
+
+
+def test_the_archive_filter_lists_every_supported_archive():
+    assert set(ARCHIVE_SUFFIXES) == {"*.zip", "*.tar", "*.tar.gz", "*.tgz", "*.tar.xz", "*.tar.bz2"}
+
+
+def test_remove_asks_first_and_a_declined_confirmation_removes_nothing(qtbot, open_dialog):
+    store = FakeStore([EN_ZH_MODEL])
+    dialog = open_dialog(store)
+    removed: list = []
+    dialog.removed.connect(removed.append)
+    dialog.installed.selectRow(0)
+    asked: list = []
+    dialog.confirm_remove = lambda model: asked.append(model) or False
+    dialog.remove_button.click()
+    qtbot.wait(50)
+    assert asked == [EN_ZH_MODEL] and "remove_bundle" not in store.calls and dialog.installed.rowCount() == 1
+    dialog.confirm_remove = lambda model: True
+    dialog.remove_button.click()
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 0, timeout=5000)
+    assert removed == [str(EN_ZH_MODEL.path)]
+
+
+def test_a_bundle_that_is_not_removable_says_why(open_dialog):
+    dialog = open_dialog(FakeStore([PROGRAM_MODEL]))
+    dialog.installed.selectRow(0)
+    assert not dialog.remove_button.isEnabled()
+    assert "Beside the program" in dialog.remove_button.toolTip()
+
+
+def test_verify_marks_the_bundle_verified_or_names_the_damage(qtbot, open_dialog):
+    store = FakeStore([EN_ZH_MODEL])
+    dialog = open_dialog(store)
+    dialog.installed.selectRow(0)
+    dialog.verify_button.click()
+    qtbot.waitUntil(lambda: cells(dialog)[6] == "Verified", timeout=5000)
+    store.damaged[str(EN_ZH_MODEL.path)] = ["model.int8.onnx: sha256 mismatch"]
+    wait_idle(qtbot, dialog)
+    dialog.verify_button.click()
+    qtbot.waitUntil(lambda: cells(dialog)[6].startswith("Damaged"), timeout=5000)
+    assert "model.int8.onnx" in cells(dialog)[6]
+
+
+def test_download_shows_progress_and_cancel_changes_nothing(qtbot, open_dialog):
+    gate = threading.Event()
+    store = FakeStore([EN_ZH_MODEL], [ZH_EN_ENTRY], gate=gate, chunks=4)
+    dialog = open_dialog(store)
+    dialog.check_catalogue()
+    qtbot.waitUntil(lambda: dialog.catalogue.rowCount() == 1, timeout=5000)
+    wait_idle(qtbot, dialog)
+    dialog.catalogue.selectRow(0)
+    dialog.download_button.click()
+    assert dialog.progress.isVisible() and dialog.cancel_button.isEnabled()
+    assert not dialog.download_button.isEnabled(), "one operation at a time"
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, dialog)
+    assert dialog.message.text() == "Cancelled; nothing was changed."
+    assert dialog.installed.rowCount() == 1 and not dialog.progress.isVisible()
+
+
+def test_download_progress_names_the_megabytes_and_ends_with_the_new_bundle(qtbot, open_dialog):
+    store = FakeStore([EN_ZH_MODEL], [ZH_EN_ENTRY], chunks=2)
+    dialog = open_dialog(store)
+    formats: list[str] = []
+    set_format = dialog.progress.setFormat
+    dialog.progress.setFormat = lambda text: formats.append(text) or set_format(text)
+    dialog.entries = [ZH_EN_ENTRY]
+    dialog._fill_catalogue()
+    dialog.catalogue.selectRow(0)
+    dialog.download_selected()
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 2, timeout=5000)
+    wait_idle(qtbot, dialog)
+    assert any("4.0 of 4.0 MB" in f for f in formats), formats
+    assert "Downloaded and checked opus-mt-zh-en" in dialog.message.text()
+    assert dialog.catalogue.item(0, 4).text() == "Installed"
+
+
+def test_offline_the_dialog_says_so_and_nothing_else_changes(qtbot, open_dialog):
+    store = FakeStore([EN_ZH_MODEL], [ZH_EN_ENTRY], offline=True)
+    dialog = open_dialog(store)
+    dialog.check_catalogue()
+    wait_idle(qtbot, dialog)
+    assert dialog.message.text() == ("Qiao could not reach the model server. You may be offline; nothing was changed.")
+    assert dialog.catalogue.rowCount() == 0 and dialog.installed.rowCount() == 1
+
+
+def test_download_speed_is_measured_from_the_first_report(open_dialog, monkeypatch):
+    import gui.models.models_dialog as models_dialog
+
+    dialog = open_dialog(FakeStore([EN_ZH_MODEL]))
+    now = [100.0]
+    monkeypatch.setattr(models_dialog.time, "monotonic", lambda: now[0])
+    dialog._job = "download"
+    dialog._progress("download", 40_000_000, 80_000_000)  # a resumed download: half was already there
+    assert dialog.progress.format() == "40.0 of 80.0 MB"
+    now[0] += 2.0
+    dialog._progress("download", 50_000_000, 80_000_000)
+    assert dialog.progress.format() == "50.0 of 80.0 MB · 5.0 MB/s"
+    assert dialog.progress.value() * 80 // dialog.progress.maximum() == 50
