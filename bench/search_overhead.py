@@ -33,31 +33,49 @@ import numpy as np  # noqa: E402
 import engine  # noqa: E402,F401 - telemetry off before onnxruntime loads
 
 DEFAULT_BUNDLE = ROOT / ".cache" / "full-random" / "bundle"
+# Commits before the engine was laid out by job (af09fc7) name the modules the searches import by their old flat
+# names; those imports are pointed at today's modules (only decoding and its scores come from the commit).
+OLD_MODULES = (
+    ("from engine.onnx_model import", "from engine.families.marian.model import"),
+    ("from engine.repetition import", "from engine.search.repetition import"),
+    ("from engine.search_types import", "from engine.search.types import"),
+    ("from engine.exp_kernel import", "from engine.runtime.exp_kernel import"),
+)
 
 
 def module_at(commit: str, tag: str) -> types.ModuleType:
     """engine.search.decoding as it was at `commit`, with its own engine.search.scores when it had one."""
 
-    def load(path: str, name: str, replace: tuple[str, str] | None = None) -> types.ModuleType | None:
-        try:
-            src = subprocess.run(
-                ["git", "show", f"{commit}:{path}"], cwd=ROOT, check=True, capture_output=True, text=True
-            ).stdout
-        except subprocess.CalledProcessError:
-            return None
-        if replace:
-            src = src.replace(*replace)
-        mod = types.ModuleType(name)
-        mod.__file__ = f"{commit}:{path}"
-        sys.modules[name] = mod  # dataclasses look their module up
-        exec(compile(src, mod.__file__, "exec"), mod.__dict__)
-        return mod
+    def load(paths: tuple[str, ...], name: str, replace: tuple[tuple[str, str], ...] = ()) -> types.ModuleType | None:
+        for path in paths:
+            try:
+                src = subprocess.run(
+                    ["git", "show", f"{commit}:{path}"], cwd=ROOT, check=True, capture_output=True, text=True
+                ).stdout
+            except subprocess.CalledProcessError:
+                continue
+            for a, b in (*replace, *OLD_MODULES):
+                src = src.replace(a, b)
+            mod = types.ModuleType(name)
+            mod.__file__ = f"{commit}:{path}"
+            sys.modules[name] = mod  # dataclasses look their module up
+            exec(compile(src, mod.__file__, "exec"), mod.__dict__)
+            return mod
+        return None
 
-    scores = load("engine/search/scores.py", f"_ref_{tag}_search_scores")
-    fix = ("from engine.search.scores import", f"from _ref_{tag}_search_scores import") if scores else None
-    mod = load("engine/search/decoding.py", f"_ref_{tag}_decoding", fix)
+    scores_name = f"_ref_{tag}_search_scores"
+    scores = load(("engine/search/scores.py", "engine/search_scores.py"), scores_name)
+    fix = (
+        (
+            ("from engine.search.scores import", f"from {scores_name} import"),
+            ("from engine.search_scores import", f"from {scores_name} import"),
+        )
+        if scores
+        else ()
+    )
+    mod = load(("engine/search/decoding.py", "engine/decoding.py"), f"_ref_{tag}_decoding", fix)
     if mod is None:
-        raise SystemExit(f"no engine/search/decoding.py at {commit}")
+        raise SystemExit(f"no engine/search/decoding.py (or engine/decoding.py) at {commit}")
     return mod
 
 
