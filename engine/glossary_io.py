@@ -24,7 +24,7 @@ import re
 import stat
 from pathlib import Path
 
-from engine.atomic_write import write_atomic
+from engine.atomic_write import write_user_file
 from engine.csv_cells import neutralise, restore
 from engine.errors import InputError
 from engine.glossary import Glossary, GlossaryEntry
@@ -285,7 +285,7 @@ def write_glossary(glossary: Glossary, path: str | os.PathLike[str], format: str
     fmt = format or _format_of(path) or "tsv"
     data = format_glossary(glossary, fmt).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, data)
+    write_user_file(path, data)
     if os.name == "posix":
         with contextlib.suppress(OSError):
             fd = os.open(path.parent, os.O_RDONLY)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine import __version__
-from engine.atomic_write import write_atomic
+from engine.atomic_write import write_user_file
 from engine.documents import progress_file, registry
 from engine.documents.inline import distribute, runs_alone
 from engine.documents.model import DocumentError, DocumentFormat, Extracted, Unit
@@ -456,7 +456,7 @@ class _Run:
         else:
             _check_paths(job.source, job.output, job.options.overwrite)  # again: it may have appeared since
         try:
-            write_atomic(target, data)
+            write_user_file(target, data)
         except OSError as exc:
             raise DocumentError(f"cannot write {target}: {exc.strerror or exc}") from exc
         if self.failed:  # the progress file stays: the next run retries only the failed units

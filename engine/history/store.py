@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from engine.atomic_write import write_atomic
+from engine.atomic_write import write_user_file
 from engine.history import export as export_mod
 from engine.history import schema, search
 from engine.history.errors import HistoryDamaged, HistoryError, HistoryTooNew
@@ -372,7 +372,7 @@ class HistoryStore:
             return self._entries(db, rows)
 
         entries = self._run(work)
-        write_atomic(Path(path), export_mod.render(entries, format).encode("utf-8"))
+        write_user_file(Path(path), export_mod.render(entries, format).encode("utf-8"))
         return len(entries)
 
     # ---- edits and the translation memory ------------------------------------------------------------------------

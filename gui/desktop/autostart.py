@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from gui.atomic_file import write_atomic
+from engine.atomic_write import write_state_file
 
 APP_ID = "io.github.qiao"  # the reverse-DNS id of the LaunchAgent
 ENTRY_NAME = "Qiao"
@@ -89,7 +89,7 @@ class FileAutostart:
 
     def enable(self, command: Sequence[str]) -> None:
         data = self._render(command)
-        write_atomic(self.path, data.encode("utf-8") if isinstance(data, str) else data)
+        write_state_file(self.path, data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(self.path, 0o644)  # read by the session manager, written only by this user
 
     def disable(self) -> None:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from engine.atomic_write import remove_stale_temps, write_state_file
 from engine.errors import InputError
 from engine.glossary import Glossary
 from engine.glossary_io import format_glossary, read_glossary
-from gui.atomic_file import remove_stale_temps, write_atomic
 
 FILE_NAME = "glossary.tsv"
 
@@ -54,7 +54,7 @@ class GlossaryStore(QObject):
                     "GlossaryStore", "{path} could not be read, so it is not overwritten; check its permissions."
                 ).format(path=self.path)
             )
-        write_atomic(self.path, format_glossary(glossary, "tsv").encode("utf-8"))
+        write_state_file(self.path, format_glossary(glossary, "tsv").encode("utf-8"))
         self._glossary = glossary
         self.changed.emit()
 

@@ -1,9 +1,9 @@
 """Keeps the source text on disk, so nothing pasted is lost to a restart or a crash.
 
 Writes are debounced (the text may be megabytes and change on every key press), done on a background thread,
-and atomic (`gui.atomic_file`), so a crash mid-write leaves the previous copy intact. A write that fails
-(read-only or full disk) is retried on the next edit and every few seconds, and reported once per failure spell,
-so nobody believes their text is safe when it is not.
+and atomic (`engine.atomic_write.write_state_file`), so a crash mid-write leaves the previous copy intact. A write
+that fails (read-only or full disk) is retried on the next edit and every few seconds, and reported once per failure
+spell, so nobody believes their text is safe when it is not.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
-from gui.atomic_file import remove_stale_temps, write_atomic
+from engine.atomic_write import remove_stale_temps, write_state_file
 
 DEBOUNCE_MS = 400
 RETRY_MS = 5000
@@ -136,4 +136,4 @@ class Autosave(QObject):
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
             return
-        write_atomic(self.path, text.encode("utf-8", "replace"))  # a lone surrogate must not stop the save
+        write_state_file(self.path, text.encode("utf-8", "replace"))  # a lone surrogate must not stop the save

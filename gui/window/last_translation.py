@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gui.atomic_file import remove_stale_temps, write_atomic
+from engine.atomic_write import remove_stale_temps, write_state_file
 
 FORMAT = 1
 
@@ -103,7 +103,7 @@ class LastTranslation:
                 "target": list(sentences.target),
                 "read_as": {str(i): text for i, text in sentences.read_as.items()},
             }
-        write_atomic(self.path, json.dumps(record, ensure_ascii=False).encode("utf-8", "replace"))
+        write_state_file(self.path, json.dumps(record, ensure_ascii=False).encode("utf-8", "replace"))
 
     def load(self) -> SavedTranslation | None:
         """The saved translation, or None if there is none or it is unreadable (then the pane starts empty)."""

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gui import atomic_file
-from gui.atomic_file import remove_stale_temps, temp_path, write_atomic
+from engine import atomic_write
+from engine.atomic_write import remove_stale_temps, state_temp_path, write_state_file
 from gui.window.autosave import Autosave
 from gui.window.last_translation import LastTranslation
 
@@ -26,7 +26,7 @@ posix_only = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="SIGKILL 
 WRITER = r"""
 import sys
 from pathlib import Path
-from gui.atomic_file import write_atomic
+from engine.atomic_write import write_state_file
 from gui.window.last_translation import LastTranslation
 kind, target, size, k = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 store = LastTranslation(target) if kind == "translation" else None
@@ -37,7 +37,7 @@ while True:
     if store is not None:
         store.save("source %d" % k, body, {"precision": "int8"}, now=float(k))
     else:
-        write_atomic(target, body.encode("ascii"))
+        write_state_file(target, body.encode("ascii"))
 """
 
 
@@ -71,7 +71,7 @@ def _version_of_autosave(data: bytes, size: int) -> int:
 def test_sigkill_during_20_mb_autosaves_leaves_a_whole_file_and_start_removes_the_orphans(tmp_path, monkeypatch):
     target = tmp_path / "state" / "source.txt"
     size = 20_000_000
-    write_atomic(target, (f"{0:010d}" * (size // 10 + 1))[:size].encode("ascii"))
+    write_state_file(target, (f"{0:010d}" * (size // 10 + 1))[:size].encode("ascii"))
     rnd = random.Random(11)
     seen_versions, orphans_seen = set(), 0
     for run in range(KILLS):
@@ -79,7 +79,7 @@ def test_sigkill_during_20_mb_autosaves_leaves_a_whole_file_and_start_removes_th
         seen_versions.add(_version_of_autosave(target.read_bytes(), size))
         orphans = list(target.parent.glob(".source.txt.*.tmp"))
         orphans_seen += bool(orphans)
-        monkeypatch.setattr(atomic_file, "_PROCESS_START", time.time())  # as the next start of the app sees it
+        monkeypatch.setattr(atomic_write, "_PROCESS_START", time.time())  # as the next start of the app sees it
         before = target.read_bytes()
         store = Autosave(target, str)
         assert sorted(store.cleaned) == sorted(orphans)
@@ -117,7 +117,7 @@ def test_a_live_writers_temp_file_is_not_deleted_but_an_old_one_and_legacy_names
     unrelated = tmp_path / ".other.txt.1.tmp"
     for path in (old, legacy, fresh, unrelated):
         path.write_text("partial", encoding="utf-8")
-    stale = atomic_file._PROCESS_START - 60
+    stale = atomic_write._PROCESS_START - 60
     for path in (old, legacy, unrelated):
         os.utime(path, (stale, stale))
     removed = remove_stale_temps(target, ".source-*.tmp")
@@ -125,15 +125,15 @@ def test_a_live_writers_temp_file_is_not_deleted_but_an_old_one_and_legacy_names
     assert fresh.exists() and unrelated.exists() and target.read_text(encoding="utf-8") == "kept"
 
 
-def test_write_atomic_names_its_temp_file_per_target_and_process_and_removes_it_on_failure(tmp_path, monkeypatch):
+def test_write_state_file_names_its_temp_file_per_target_and_process_and_removes_it_on_failure(tmp_path, monkeypatch):
     target = tmp_path / "source.txt"
-    assert temp_path(target) == tmp_path / f".source.txt.{os.getpid()}.tmp"
-    write_atomic(target, b"old")
+    assert state_temp_path(target) == tmp_path / f".source.txt.{os.getpid()}.tmp"
+    write_state_file(target, b"old")
 
     def refuse(src, dst):
         raise PermissionError(13, "Permission denied", str(dst))
 
     monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(PermissionError):
-        write_atomic(target, b"new")
+        write_state_file(target, b"new")
     assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["source.txt"]

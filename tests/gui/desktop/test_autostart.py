@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from gui.atomic_file import temp_path
+from engine.atomic_write import state_temp_path
 from gui.desktop import autostart
 
 COMMAND = ["/opt/Qiao app/bin/python", "-m", "qiao", "--background"]
@@ -25,7 +25,7 @@ def test_the_xdg_entry_is_written_atomically_where_the_session_looks_and_removed
     assert not entry.is_enabled()
     autostart.apply(True, entry, COMMAND)
     assert entry.is_enabled()
-    assert not temp_path(entry.path).exists()
+    assert not state_temp_path(entry.path).exists()
     assert stat.S_IMODE(os.stat(entry.path).st_mode) == 0o644
     parser = configparser.ConfigParser(interpolation=None)
     parser.read(entry.path, encoding="utf-8")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import atomic_write
 from engine.glossary import Glossary, GlossaryEntry
-from gui import atomic_file
 from gui.records.glossary_store import FILE_NAME, GlossaryStore
 
 G = Glossary((GlossaryEntry("GPU", "显卡", True, False), GlossaryEntry("Qiao")), protect=False)
@@ -38,7 +38,7 @@ def test_a_failed_save_keeps_the_old_file_and_the_old_glossary(tmp_path, monkeyp
     def full_disk(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(atomic_file.os, "fsync", full_disk)
+    monkeypatch.setattr(atomic_write.os, "fsync", full_disk)
     with qtbot.assertNotEmitted(store.changed), pytest.raises(OSError):
         store.save(Glossary((GlossaryEntry("x", "y"),)))
     assert path.read_bytes() == before

@@ -127,7 +127,7 @@ def test_the_paused_typing_save_writes_off_the_ui_thread_and_reports_on_it(qtbot
     import gui.window.autosave as autosave_module
 
     writers, reported = [], []
-    real_write = autosave_module.write_atomic
+    real_write = autosave_module.write_state_file
 
     def slow_write(path, data):
         writers.append(threading.get_ident())
@@ -136,7 +136,7 @@ def test_the_paused_typing_save_writes_off_the_ui_thread_and_reports_on_it(qtbot
             raise OSError(28, "No space left on device")
         real_write(path, data)
 
-    monkeypatch.setattr(autosave_module, "write_atomic", slow_write)
+    monkeypatch.setattr(autosave_module, "write_state_file", slow_write)
     path = tmp_path / "source.txt"
     text = {"value": "typed"}
     store = Autosave(path, lambda: text["value"], debounce_ms=10, retry_ms=60_000)
