@@ -8,100 +8,47 @@ only this user can enter (`$XDG_RUNTIME_DIR/qiao/`, else `<tmp>/qiao-<uid>/`, cr
 never a folder another user could have made first); the socket file itself is made 0600 before it listens, and on
 Linux the server also checks each client's user (`SO_PEERCRED`). A client refuses a socket file that is not ours.
 The server is non-blocking and runs on the UI thread (`QSocketNotifier` for accept and read, `QTimer` for the
-per-message timeout), as QLocalServer did. On Windows it is a named pipe (see `_PipeServer`).
+per-message timeout), as QLocalServer did. On Windows it is a named pipe (gui.desktop.instance_pipe).
 
-The protocol: one JSON object per connection, one line, at most `MAX_MESSAGE` bytes:
-`{"action": "show" | "popup" | "translate", "text": str | null}`; the server answers `ok` or `error: …` and closes.
-Anything else (not JSON, not an object, nested deeper than `MAX_DEPTH`, an unknown action, a wrong type, too long,
-never finished) is dropped and logged without its content, never raised (a deeply nested message made json.loads
-raise RecursionError in the read slot); a flood of connections is cut at `MAX_CONNECTIONS` at a time.
+What is said over it, and the limits a message must keep, are gui.desktop.instance_protocol's. A message that breaks
+them is dropped and logged without its content, never raised; a flood of connections is cut at `MAX_CONNECTIONS` at
+a time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import logging
 import os
-import re
 import socket
 import stat
 import struct
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, QSocketNotifier, Qt, QTimer, Signal, Slot
 
+from gui.desktop.instance_pipe import PipeServer, pipe_send
+from gui.desktop.instance_protocol import (
+    CLIENT_TIMEOUT_MS,
+    ERROR_ANSWER,
+    MAX_CONNECTIONS,
+    MAX_MESSAGE,
+    READ_TIMEOUT_MS,
+    InstanceError,
+    InstanceRequest,
+    decode,
+)
+
 log = logging.getLogger("qiao.instance")
 
-ACTIONS = ("show", "popup", "translate")
-MAX_MESSAGE = 512 * 1024  # bytes of one request line: the popup's 20,000-character limit, JSON-escaped, fits
-MAX_TEXT = 100_000  # characters of a request's text
-MAX_CONNECTIONS = 16  # open at once; more are closed unread
 BACKLOG = 64  # connections the system queues before the UI thread accepts them (a burst is not refused outright)
-READ_TIMEOUT_MS = 2000  # a client that does not finish its line in time is cut off
-CLIENT_TIMEOUT_MS = 3000
 SOCKET_NAME = "instance"
 PROBE_TIMEOUT_S = 0.5  # how long a listen() waits for an answer on a socket file that is already there
-ERROR_ANSWER = b"error: malformed request\n"
-MAX_DEPTH = 4  # nesting of JSON arrays/objects in a message (a valid one has 1): json.loads recurses per level
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_BRACKET = re.compile(rb"[\[\]{}]")
-
-
-class InstanceError(Exception):
-    """The single-instance socket cannot be set up safely (the app then runs without it)."""
-
-
-@dataclass(frozen=True)
-class InstanceRequest:
-    """What a second start asks of the running Qiao."""
-
-    action: str  # "show" | "popup" | "translate"
-    text: str | None = None  # popup: the text (None: read the selection); translate: the text for the window
-
-    def encode(self) -> bytes:
-        return json.dumps({"action": self.action, "text": self.text}, ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-def decode(line: bytes) -> InstanceRequest:
-    """Parse one request line; ValueError (with a reason, never the content) when it is not a valid request."""
-    if len(line) > MAX_MESSAGE:
-        raise ValueError(f"too long ({len(line)} bytes)")
-    if _depth(line) > MAX_DEPTH:  # checked before parsing: 100,000 '[' made json.loads raise RecursionError
-        raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
-    try:
-        raw = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise ValueError(f"not UTF-8 JSON ({type(exc).__name__})") from None
-    if not isinstance(raw, dict):
-        raise ValueError(f"not a JSON object ({type(raw).__name__})")
-    action, text = raw.get("action"), raw.get("text")
-    if action not in ACTIONS:
-        raise ValueError("unknown action")
-    if text is not None and not isinstance(text, str):
-        raise ValueError(f"text is a {type(text).__name__}, not a string")
-    if text is not None and len(text) > MAX_TEXT:
-        raise ValueError(f"text too long ({len(text)} characters)")
-    if action == "translate" and not (text and text.strip()):
-        raise ValueError("translate without text")
-    return InstanceRequest(action, text)
-
-
-def _depth(line: bytes) -> int:
-    """The deepest nesting of arrays and objects in `line`, brackets inside JSON strings not counted."""
-    depth = deepest = 0
-    for bracket in _BRACKET.findall(_STRING.sub(b'""', line)):
-        depth += 1 if bracket in (b"[", b"{") else -1
-        deepest = max(deepest, depth)
-    return deepest
 
 
 def _uid() -> int | None:
@@ -158,7 +105,7 @@ def send(request: InstanceRequest, name: str | None = None, timeout_ms: int = CL
     """Hand `request` to the running Qiao; True once it answered `ok` (False: none runs, or it refused)."""
     name = name or server_name()
     if sys.platform == "win32":
-        return _pipe_send(request, name, timeout_ms, "AF_PIPE")
+        return pipe_send(request, name, timeout_ms, "AF_PIPE")
     if not _ours(name):
         raise InstanceError(f"{name} belongs to another user")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -229,7 +176,7 @@ class InstanceServer(QObject):
         self.name = name
         self._listener: socket.socket | None = None
         self._notifier: QSocketNotifier | None = None
-        self._pipe: _PipeServer | None = None
+        self._pipe: PipeServer | None = None
         self._clients: dict[socket.socket, _Client] = {}
         self.rejected = 0  # malformed, oversized, unfinished or surplus connections (tests, logs)
         self._arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
@@ -262,7 +209,7 @@ class InstanceServer(QObject):
 
     def _listen_pipe(self, family: str) -> bool:
         """Windows' way (`family` AF_PIPE; the tests drive the same code over AF_UNIX)."""
-        self._pipe = _PipeServer.start(self.name, self._arrived.emit, self._count_rejected, family)
+        self._pipe = PipeServer.start(self.name, self._arrived.emit, self._count_rejected, family)
         return self._pipe is not None
 
     def _bind(self, sock: socket.socket) -> bool:
@@ -413,103 +360,6 @@ class InstanceServer(QObject):
     def _deliver(self, request: InstanceRequest) -> None:
         if self._pipe is not None:
             self.requested.emit(request)
-
-
-class _PipeServer:
-    """Windows: the named pipe, served by `multiprocessing.connection` on a daemon thread, one client at a time
-    (each given `READ_TIMEOUT_MS` for its one message); valid requests go to the UI thread through a queued signal.
-
-    The pipe itself cannot be tested here (no Windows in CI), so this is kept small; the tests run the same class
-    over `multiprocessing.connection`'s AF_UNIX family (thread, limits, queued delivery, stop). The pipe gets
-    Windows' default security, whose ACL lets only this user (with SYSTEM and administrators) write to it; the first
-    listener creates it with FILE_FLAG_FIRST_PIPE_INSTANCE, so a name that is taken makes `start` return None (a
-    live Qiao) rather than join it.
-    """
-
-    def __init__(
-        self, listener: Any, deliver: Callable[[InstanceRequest], None], rejected: Callable[[str], None], family: str
-    ) -> None:
-        self.listener = listener
-        self.deliver = deliver
-        self.rejected = rejected
-        self.family = family
-        self.stopping = False
-        self.address = listener.address
-        self.thread = threading.Thread(target=self._serve, name="qiao-instance-pipe", daemon=True)
-        self.thread.start()
-
-    @classmethod
-    def start(
-        cls, address: str, deliver: Callable[[InstanceRequest], None], rejected: Callable[[str], None], family: str
-    ) -> _PipeServer | None:
-        from multiprocessing.connection import Listener
-
-        try:
-            listener = Listener(address=address, family=family)
-        except PermissionError:  # ERROR_ACCESS_DENIED: another Qiao (or someone) holds the name
-            return None
-        except OSError as exc:
-            raise InstanceError(f"cannot listen on {address}: {exc.strerror or exc}") from None
-        return cls(listener, deliver, rejected, family)
-
-    def _serve(self) -> None:
-        while not self.stopping:
-            try:
-                conn = self.listener.accept()
-            except OSError:
-                if self.stopping:
-                    return
-                continue
-            with conn:
-                if self.stopping:
-                    return
-                self._handle(conn)
-
-    def _handle(self, conn: Any) -> None:
-        try:
-            if not conn.poll(READ_TIMEOUT_MS / 1000):
-                raise ValueError("message not finished in time")
-            request = decode(conn.recv_bytes(MAX_MESSAGE))
-        except (ValueError, OSError, EOFError) as exc:  # recv_bytes: OSError when over the limit
-            self.rejected(str(exc) if isinstance(exc, ValueError) else f"unreadable message ({type(exc).__name__})")
-            with contextlib.suppress(OSError, EOFError):
-                conn.send_bytes(ERROR_ANSWER)
-            return
-        with contextlib.suppress(OSError, EOFError):
-            conn.send_bytes(b"ok\n")
-        self.deliver(request)
-
-    def stop(self) -> None:
-        """Ends the thread: a last connection of our own wakes its accept()."""
-        from multiprocessing.connection import Client
-
-        self.stopping = True
-        with contextlib.suppress(OSError, EOFError):
-            Client(self.address, family=self.family).close()
-        self.thread.join(READ_TIMEOUT_MS / 1000 + 1)  # a client being served is given its time, no more
-        with contextlib.suppress(OSError):
-            self.listener.close()
-
-
-def _pipe_send(request: InstanceRequest, address: str, timeout_ms: int, family: str) -> bool:
-    """Windows: `send` over the named pipe (one message, one answer)."""
-    from multiprocessing.connection import Client
-
-    try:
-        conn = Client(address, family=family)
-    except OSError:  # no Qiao runs
-        return False
-    with conn:
-        try:
-            conn.send_bytes(request.encode())
-            if not conn.poll(timeout_ms / 1000):
-                return False
-            answer = conn.recv_bytes(4096)
-        except (OSError, EOFError):
-            return False
-    if answer.strip() != b"ok":
-        log.warning("the running Qiao refused the request: %s", answer.strip()[:200].decode("utf-8", "replace"))
-    return answer.strip() == b"ok"
 
 
 def claim(request: InstanceRequest, name: str | None = None) -> InstanceServer | None:
