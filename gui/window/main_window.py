@@ -37,7 +37,8 @@ from engine.results import Translation
 from gui import pair_text, problem_text, status_text
 from gui.documents.document_drops import FileDropFilter
 from gui.documents.document_queue import DocumentQueue
-from gui.documents.documents_panel import FORMAT_LABELS, DocumentsPanel
+from gui.documents.documents_panel import DocumentsPanel
+from gui.documents.wording import FORMAT_LABELS
 from gui.i18n import install_translators
 from gui.models.model_status import ModelStatusPanel
 from gui.models.model_tasks import ModelStore

@@ -13,7 +13,8 @@ from engine.documents.job import DocumentOptions
 from engine.options import TranslationOptions
 from gui.documents import document_queue
 from gui.documents.document_queue import DocumentQueue, State
-from gui.documents.documents_panel import DocumentsPanel, time_left
+from gui.documents.documents_panel import DocumentsPanel
+from gui.documents.wording import time_left
 from gui.i18n import install_translators
 from gui.settings import Key
 from gui.worker.scheduler import DOC_DIRECTION, INTERNAL, NO_MODEL
