@@ -2,10 +2,10 @@
 
 `constraints_for` finds each entry's source term in the sentence (case and whole-word rules per entry), resolves
 overlaps (the longest match wins: "New York City" beats "New York"), adds the automatic do-not-translate spans of
-`protected_spans` when `glossary.protect` is on, and turns each required target text into the token sequences the
-target side could produce. A term found twice in one sentence gives one constraint: the constrained search can only
-require that the output contains it, not how often. A term the vocabulary cannot spell at all keeps `options=()`, so
-the search reports it unmet rather than the term silently disappearing.
+`protected_spans` when `glossary.protect` is on, and turns each required target text into the token sequences the target
+side could produce. A term found twice in one sentence gives one constraint: the constrained search can only require
+that the output contains it, not how often. A term the target vocabulary cannot spell at all keeps `options=()`, so the
+search reports it unmet rather than the term silently disappearing.
 """
 
 from __future__ import annotations
@@ -22,14 +22,16 @@ from engine.text.punctuation import is_cjk
 WORD_START = "▁"
 _MAX_PIECE = 24  # longer pieces are not looked for when spelling a term in the vocabulary
 
+
 class VocabTokenizer(Protocol):
-    """What matching needs of engine.families.marian.tokenizer.MarianTokenizer."""
+    """What matching needs of engine.families.marian.tokenizer.MarianTokenizer: the TARGET side, since a
+    constraint is a sequence the decoder writes (with separate vocabularies source ids number other pieces)."""
 
     unk_id: int
 
-    def encode(self, text: str, add_eos: bool = True) -> list[int]: ...
+    def encode_target(self, text: str) -> list[int]: ...
 
-    def token_to_id(self, piece: str) -> int: ...
+    def target_token_to_id(self, piece: str) -> int: ...
 
 
 def _wordish(ch: str) -> bool:
@@ -89,8 +91,8 @@ def constraints_for(glossary: Glossary | None, source: str, tokenizer: VocabToke
 def target_options(text: str, tokenizer: VocabTokenizer) -> tuple[tuple[int, ...], ...]:
     """Token sequences that decode to `text` as the target side writes it: after a space or at the start
     (word-start marker "▁" first) and glued to the word before (no marker; how Chinese words follow each other).
-    Each is spelled with the fewest vocabulary pieces; the source tokenizer's own segmentation is added when it
-    knows every piece. Sequences with an unknown piece are left out."""
+    Each is spelled with the fewest target pieces; the tokenizer's own segmentation (`encode_target`) is added
+    when the target vocabulary knows every piece. Sequences with an unknown piece are left out."""
     text = text.strip()
     if not text:
         return ()
@@ -100,14 +102,14 @@ def target_options(text: str, tokenizer: VocabTokenizer) -> tuple[tuple[int, ...
         seq = _spell(spelled, tokenizer)
         if seq is not None and seq not in options:
             options.append(seq)
-    encoded = tuple(tokenizer.encode(text, add_eos=False))
+    encoded = tuple(tokenizer.encode_target(text))
     if encoded and tokenizer.unk_id not in encoded and encoded not in options:
         options.append(encoded)
     return tuple(options)
 
 
 def _spell(text: str, tokenizer: VocabTokenizer) -> tuple[int, ...] | None:
-    """The fewest-pieces segmentation of `text` into vocabulary pieces (longer first pieces win ties), or None."""
+    """The fewest-pieces segmentation of `text` into target pieces (longer first pieces win ties), or None."""
     n = len(text)
     best: list[tuple[int, tuple[int, ...]] | None] = [None] * (n + 1)
     best[n] = (0, ())
@@ -117,7 +119,7 @@ def _spell(text: str, tokenizer: VocabTokenizer) -> tuple[int, ...] | None:
             rest = best[j]
             if rest is None:
                 continue
-            piece_id = tokenizer.token_to_id(text[i:j])
+            piece_id = tokenizer.target_token_to_id(text[i:j])
             if piece_id == unk:
                 continue
             cand = (rest[0] + 1, (piece_id, *rest[1]))

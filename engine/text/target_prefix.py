@@ -1,11 +1,13 @@
 """A target-side text prefix as decoder tokens, for prefix-forced decoding ("continue after what the user chose").
 
-The bundle carries only the source SentencePiece model; the joint vocabulary (pieces.json) holds the target pieces.
-So the prefix is segmented over the vocabulary the way SentencePiece writes text (a word-start marker `▁` before the
-text and for each space): the fewest pieces that cover it, longest first, never dropping a character; the prefix may
-end inside a word (the last piece is then a part of the piece the model would choose). A character that appears in
-no piece is written in its NFKC form when that one does ("，" → ","; the shown text is punctuation-normalised, the
-model's pieces often are not); one that still cannot be written is an InputError, not a silent loss.
+The bundle carries only the source SentencePiece model; pieces.json holds the target pieces (the decoder's ids; with
+separate source and target vocabularies the source ids number other pieces, so only the target side is read here:
+`TargetPieces`). So the prefix is segmented over the target vocabulary the way SentencePiece writes text (a word-start
+marker `▁` before the text and for each space): the fewest pieces that cover it, longest first, never dropping a
+character; the prefix may end inside a word (the last piece is then a part of the piece the model would choose). A
+character that appears in no piece is written in its NFKC form when that one does ("，" → ","; the shown text is
+punctuation-normalised, the model's pieces often are not); one that still cannot be written is an InputError, not a
+silent loss.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 import weakref
+from collections.abc import Iterable
+from typing import Protocol
 
 from engine.errors import InputError
 
@@ -20,7 +24,17 @@ _WORD = "▁"
 _tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _table(tokenizer) -> tuple[dict[str, int], int, frozenset[str]]:
+class TargetPieces(Protocol):
+    """The target side of engine.families.marian.tokenizer.MarianTokenizer: its pieces by target id."""
+
+    vocab_size: int  # the target vocabulary's
+
+    def id_to_piece(self, idx: int) -> str: ...
+
+    def pieces_text(self, ids: Iterable[int]) -> str: ...
+
+
+def _table(tokenizer: TargetPieces) -> tuple[dict[str, int], int, frozenset[str]]:
     """Piece → id of every piece that decodes to itself (no specials, language tokens or control pieces), the
     longest piece's length and every character the pieces use."""
     cached = _tables.get(tokenizer)
@@ -35,8 +49,9 @@ def _table(tokenizer) -> tuple[dict[str, int], int, frozenset[str]]:
     return cached
 
 
-def encode_target_prefix(tokenizer, text: str) -> list[int]:
-    """Token ids whose decoding is `text` (leading space dropped, inner and trailing spaces kept as word starts)."""
+def encode_target_prefix(tokenizer: TargetPieces, text: str) -> list[int]:
+    """Target token ids whose decoding is `text` (leading space dropped, inner and trailing spaces kept as word
+    starts)."""
     body = re.sub(r"\s+", " ", text.lstrip())
     if not body:
         return []

@@ -119,14 +119,27 @@ class MarianTokenizer:
         return blob[offsets[idx] : offsets[idx + 1]]
 
     def token_to_id(self, piece: str) -> int:
-        """The vocab.json id of `piece`, or `<unk>`'s id, like MarianTokenizer's lookup."""
+        """The vocab.json id of `piece`, or `<unk>`'s id, like MarianTokenizer's lookup. A language token answers
+        its source id (what is prepended to the source); everything else the target's: to spell target text use
+        `target_token_to_id`."""
         if piece in self._language_ids:
             return self._language_ids[piece]
-        if self._ids is None:  # only unknown runs and odd language codes need the reverse table
+        return self.target_token_to_id(piece)
+
+    def target_token_to_id(self, piece: str) -> int:
+        """The target vocabulary's id of `piece` (pieces.json), or `<unk>`'s: the ids a decoder writes, so what a
+        glossary term or a forced prefix is spelled with (with separate vocabularies source ids number others)."""
+        if self._ids is None:  # only target spelling and odd language codes need the reverse table
             blob, offsets = self._pieces_blob()
             bounds = offsets.tolist()
             self._ids = {blob[a:b]: i for i, (a, b) in enumerate(pairwise(bounds))}
         return self._ids.get(piece, self.unk_id)
+
+    def encode_target(self, text: str) -> list[int]:
+        """`text` as target ids, no `</s>`: the source SentencePiece model's pieces looked up in the target
+        vocabulary (a bundle has no target model), `<unk>` where it lacks one. With a shared vocabulary this is
+        `encode(text, add_eos=False)` for plain text; with separate ones `encode` gives source ids."""
+        return [self.target_token_to_id(piece) for piece in self.pieces(text)]
 
     def _source_ids_by_piece(self) -> dict[str, int]:
         """source_pieces.json as piece → id (the source side's vocab.json again)."""
