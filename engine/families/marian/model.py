@@ -4,6 +4,7 @@ table, or with separate vocabularies the encoder's own `source_embedding` beside
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,11 @@ class EncoderState:
     def repeated(self, n: int) -> EncoderState:
         """Each row n times in a row: one per decoder row of a sentence (beams, candidates)."""
         return EncoderState(cross=[np.repeat(c, n, axis=0) for c in self.cross], mask=np.repeat(self.mask, n, axis=0))
+
+    def take(self, rows: Sequence[int]) -> EncoderState:
+        """Only `rows`, in that order (a search that runs some sentences on their own)."""
+        index = np.asarray(rows, dtype=np.int64)  # a tuple would index dimensions, not rows
+        return EncoderState(cross=[c[index] for c in self.cross], mask=self.mask[index])
 
 
 class OnnxMarian:

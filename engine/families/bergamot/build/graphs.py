@@ -1,0 +1,473 @@
+"""The Bergamot family's two ONNX graphs, written node by node from a checkpoint's parameters (Marian names).
+
+The computation is marian-dev's for `type: transformer` with `transformer-decoder-autoreg: rnn` and `dec-cell:
+ssru` (src/models/transformer.h, src/rnn/cells.h), as ../shared/research/bergamot-format.md §2e gives it:
+
+* `encoder.onnx`: `ids` [B,S] int64, `mask_bias` [B,S] float (0 on tokens, −99999999 on padding: Marian's
+  additive log mask) and `positions` [S,E] (the sinusoidal signal, computed by the engine in Marian's float32
+  arithmetic) → the cross-attention keys `cross_k.{i}` [B,H,Dh,S] (already transposed for the step's QKᵀ) and
+  values `cross_v.{i}` [B,H,S,Dh] of every decoder layer: computed once per batch. Embeddings × √E + positions (no
+  embedding LayerNorm), then per layer x = LN(MHA(x)+x), x = LN(W2·relu(W1·x+b1)+b2 + x); no final LayerNorm.
+* `decoder.onnx`: one step for every position. `tokens` [N] (the previous output ids), `embed_scale` [1] (√E, or 0
+  at the first step: Marian's first input is a zero embedding, and 0·row = 0), `position` [1,E], `mask_bias`
+  [Bs,S], the cross K/V, `state.{i}` [N,E] (each SSRU layer's cell c, carried before the relu) and `shortlist` [K]
+  (the target ids this batch may emit) → `logits` [N,K] over the shortlist, `next_state.{i}` and `alignment`
+  [N,S] (head 0 of the cross-attention of the alignment layer, the last by default: Marian's soft alignment).
+  Rows are sentences × rows per sentence (beams): the cross K/V have one row per sentence and a sentence's rows
+  query them together.
+* Heads are contiguous slices of the width; attention is softmax(QKᵀ·(1/√Dh) + mask)·V; LayerNorm is
+  (x−μ)/sqrt(mean((x−μ)²) + 1e−6)·scale + bias, written as the same standard ops Marian's CPU kernel performs.
+
+Precision:
+
+* FP32: every matrix as float32 (an int8 model's dequantised by the reader, `q/qm`; Wemb `q·(1/qm)`).
+* INT8: Marian's `int8shiftAlphaAll`: each weight's own int8 values and its `qm` (or, for a float model, Marian's
+  own quantisation `round(W·127/max|W|)`); each activation quantised with the model's stored alpha for that weight,
+  `clip(round(A·alpha), −127, 127)` (a fixed scale, never a dynamic one), then an integer product rescaled by
+  `1/(alpha·qm)` and the bias added: one com.microsoft `MatMulIntegerToFloat`, B prepacked by ORT. Products that
+  read the same activation with the same alpha share one quantisation and one packed matrix. The embedding tables
+  stay int8 with their scale (a lookup is `q·(1/qm)` in float32, exactly Marian's dequantisation); the output
+  layer is the table re-quantised as Marian does at run time (`127/max|W|` over the float table), which for a
+  tied int8 `Wemb` is its own int8 values, so the decoder keeps one int8 table for lookups and output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.families.bergamot.architecture import Architecture, embed_scale
+
+OPSET = 18
+LN_EPSILON = 1e-6
+MASK_FACTOR = np.float32(-99999999.0)  # max(lowest/2, −99999999) for float32 (transformer.h transposedLogMask)
+PRECISIONS = ("fp32", "int8")
+
+ENCODER_INPUTS = ["ids", "mask_bias", "positions"]
+
+
+def cross_names(layers: int) -> list[str]:
+    return [f"cross_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
+
+
+def state_names(layers: int, prefix: str = "state") -> list[str]:
+    return [f"{prefix}.{i}" for i in range(layers)]
+
+
+def decoder_inputs(layers: int, shortlisted: bool = True) -> list[str]:
+    names = ["tokens", "embed_scale", "position", "mask_bias", *cross_names(layers), *state_names(layers)]
+    return [*names, "shortlist"] if shortlisted else names
+
+
+def decoder_outputs(layers: int) -> list[str]:
+    return ["logits", *state_names(layers, "next_state"), "alignment"]
+
+
+class WeightError(ValueError):
+    """A parameter the computation needs is missing, misshapen, or (INT8) has no activation alpha."""
+
+
+@dataclass
+class Weights:
+    """A checkpoint's parameters by Marian name.
+
+    `params`: every parameter as float32 (an int8 model's dequantised). `quantized`: for an int8 model, the stored
+    int8 values of each int8 parameter in its recorded orientation (`[in, out]` for a weight, `[V, E]` for a
+    table) with its `qm` (values = q / qm). `alphas`: the activation multipliers, by weight name (with or without
+    the `_QuantMultA` suffix)."""
+
+    params: Mapping[str, np.ndarray]
+    quantized: Mapping[str, tuple[np.ndarray, float]] = field(default_factory=dict)
+    alphas: Mapping[str, float] = field(default_factory=dict)
+
+    def float(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        if name not in self.params:
+            raise WeightError(f"the model has no parameter {name!r}")
+        array = np.asarray(self.params[name], dtype=np.float32)
+        if array.size != math.prod(shape):
+            raise WeightError(f"{name} has shape {list(array.shape)}, expected {list(shape)}")
+        return np.ascontiguousarray(array.reshape(shape))
+
+    def int8(self, name: str, shape: tuple[int, int]) -> tuple[np.ndarray, np.float32]:
+        """The int8 values and qm Marian computes with: the stored ones, or its quantisation of the float."""
+        stored = self.quantized.get(name)
+        if stored is not None:
+            q, qm = stored
+            q = np.asarray(q, dtype=np.int8)
+            if q.shape != shape:
+                raise WeightError(f"{name}'s int8 values have shape {list(q.shape)}, expected {list(shape)}")
+            return np.ascontiguousarray(q), np.float32(qm)
+        return quantize(self.float(name, shape))
+
+    def alpha(self, *names: str) -> np.float32:
+        """The first of `names` with a stored alpha (bergamot aborts without one, and so does this build)."""
+        for name in names:
+            for key in (f"{name}_QuantMultA", name):
+                if key in self.alphas:
+                    return np.float32(self.alphas[key])
+        raise WeightError(f"no activation alpha for {names[0]} (the model's {names[0]}_QuantMultA)")
+
+
+def from_checkpoint(checkpoint) -> tuple[Architecture, Weights]:
+    """The architecture and weights of a checkpoint read by engine.families.bergamot.build.reader (its
+    Architecture's fields renamed; its int8 matrices as (q, qm) pairs; its alphas as they are)."""
+    ra = checkpoint.arch
+    arch = Architecture(
+        dim=ra.dim_emb,
+        ffn=ra.dim_ffn,
+        decoder_ffn=ra.dec_dim_ffn,
+        heads=ra.heads,
+        encoder_layers=ra.enc_depth,
+        decoder_layers=ra.dec_depth,
+        source_vocab=ra.src_vocab_size,
+        target_vocab=ra.trg_vocab_size,
+        tied_all=ra.tied_embeddings_all,
+        tied_src=ra.tied_embeddings_src,
+        tied=ra.tied_embeddings,
+        alignment_layer=ra.alignment_layer,
+    )
+    quantized = {name: (m.q, m.qm) for name, m in checkpoint.int8.items()}
+    return arch, Weights(checkpoint.params, quantized, dict(checkpoint.alphas))
+
+
+def quantize(weight: np.ndarray) -> tuple[np.ndarray, np.float32]:
+    """Marian's int8 quantisation of a float matrix: qm = 127/max|W| (float32), q = round-half-even(W·qm)."""
+    qm = np.float32(127.0) / np.float32(np.max(np.abs(weight)))
+    q = np.clip(np.rint((weight * qm).astype(np.float32)), -128, 127).astype(np.int8)
+    return q, qm
+
+
+def unquant_multiplier(alpha: np.float32, qm: np.float32) -> np.float32:
+    """intgemm_interface.h: `1.0f/(aQuantMult*bQuantMult)` in float32."""
+    return np.float32(np.float32(1.0) / np.float32(np.float32(alpha) * np.float32(qm)))
+
+
+class _Graph:
+    """A small ONNX graph writer: named initializers, auto-named intermediate values."""
+
+    def __init__(self) -> None:
+        self.nodes: list = []
+        self.initializers: list = []
+        self._count = 0
+        self._names: set[str] = set()
+
+    def weight(self, name: str, array: np.ndarray) -> str:
+        """An initializer; one already written under `name` is shared (written once)."""
+        from onnx import numpy_helper
+
+        if name not in self._names:
+            self._names.add(name)
+            self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        return name
+
+    def const(self, name: str, value, dtype) -> str:
+        return self.weight(name, np.array(value, dtype=dtype))
+
+    def op(self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, ms: bool = False, **attrs):
+        from onnx import helper
+
+        self._count += 1
+        names = outputs if isinstance(outputs, list) else [f"{op_type}_{self._count}.{i}" for i in range(outputs)]
+        domain = "com.microsoft" if ms else ""
+        self.nodes.append(
+            helper.make_node(op_type, inputs, names, name=f"{op_type}_{self._count}", domain=domain, **attrs)
+        )
+        return names if len(names) > 1 else names[0]
+
+    def model(self, name: str, inputs: list, outputs: list):
+        from onnx import helper
+
+        graph = helper.make_graph(self.nodes, name, inputs, outputs, self.initializers)
+        opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)]
+        model = helper.make_model(graph, opset_imports=opsets, producer_name="qiao")
+        model.ir_version = 9
+        return model
+
+
+class _Builder:
+    """Marian's layers over one `_Graph` at one precision."""
+
+    def __init__(self, arch: Architecture, weights: Weights, precision: str) -> None:
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+        self.arch, self.w, self.precision = arch, weights, precision
+        self.g = _Graph()
+        self._widths: dict[str, int] = {}  # activations narrower or wider than the model (the FFN's inner one)
+        self._quantized: dict[tuple[str, float], str] = {}  # (activation, alpha) -> its int8 values
+
+    # -- products -----------------------------------------------------------------------------------------------
+    def linear(self, x: str, parts: Sequence[tuple[str, str | None, int]], label: str) -> list[str]:
+        """x·W + b for every (weight name, bias name or None, output width) of `parts`, which all read `x`;
+        one product per group that can share it (all of them in FP32; those with the same alpha in INT8)."""
+        d_in = self._width(x)
+        if self.precision == "fp32":
+            groups = [list(parts)]
+        else:
+            by_alpha: dict[float, list] = {}
+            for part in parts:
+                by_alpha.setdefault(float(self.w.alpha(part[0])), []).append(part)
+            groups = list(by_alpha.values())
+        out: dict[str, str] = {}
+        for n, group in enumerate(groups):
+            name = f"{label}.{n}" if len(groups) > 1 else label
+            y = self._product(x, d_in, group, name)
+            widths = [width for _, _, width in group]
+            pieces = [y] if len(group) == 1 else self.g.op("Split", [y, self._split(widths)], len(group), axis=-1)
+            for (weight, _, _), piece in zip(group, pieces if len(group) > 1 else [y]):
+                out[weight] = piece
+        return [out[weight] for weight, _, _ in parts]
+
+    def _product(self, x: str, d_in: int, group: list[tuple[str, str | None, int]], name: str) -> str:
+        bias = np.concatenate(
+            [self.w.float(b, (width,)) if b else np.zeros(width, np.float32) for _, b, width in group]
+        )
+        with_bias = any(b for _, b, _ in group)
+        g = self.g
+        if self.precision == "fp32":
+            weight = np.concatenate([self.w.float(w, (d_in, width)) for w, _, width in group], axis=1)
+            y = g.op("MatMul", [x, g.weight(f"{name}.W", weight)])
+            return g.op("Add", [y, g.weight(f"{name}.b", bias)]) if with_bias else y
+        alpha = self.w.alpha(group[0][0])
+        qs, scales = [], []
+        for w, _, width in group:
+            q, qm = self.w.int8(w, (d_in, width))
+            qs.append(q)
+            scales.append(np.full(width, unquant_multiplier(alpha, qm), dtype=np.float32))
+        xq = self.quantize_activation(x, alpha)
+        inputs = [
+            xq,
+            g.weight(f"{name}.Wq", np.concatenate(qs, axis=1)),
+            g.const("one", 1.0, np.float32),
+            g.weight(f"{name}.scale", np.concatenate(scales)),
+            "",
+            "",
+            g.weight(f"{name}.b", bias) if with_bias else "",
+        ]
+        return g.op("MatMulIntegerToFloat", inputs, ms=True)
+
+    def quantize_activation(self, x: str, alpha: np.float32) -> str:
+        """int8 clip(round(x·alpha), −127, 127): Marian's A quantisation with the stored alpha (intgemm rounds to
+        nearest even and clamps at −127, never −128)."""
+        key = (x, float(alpha))
+        if key not in self._quantized:
+            g = self.g
+            scaled = g.op("Mul", [x, g.const(f"alpha_{float(alpha)!r}", alpha, np.float32)])
+            clipped = g.op("Clip", [scaled, g.const("q_lo", -127.0, np.float32), g.const("q_hi", 127.0, np.float32)])
+            self._quantized[key] = g.op(
+                "QuantizeLinear", [clipped, g.const("q_scale", 1.0, np.float32), g.const("q_zero", 0, np.int8)]
+            )
+        return self._quantized[key]
+
+    def _split(self, widths: list[int]) -> str:
+        return self.g.const("split_" + "_".join(map(str, widths)), widths, np.int64)
+
+    def _width(self, x: str) -> int:
+        return self._widths.get(x, self.arch.dim)
+
+    # -- layers -------------------------------------------------------------------------------------------------
+    def add_norm(self, x: str, residual: str, prefix: str) -> str:
+        """LN(x + residual) with `{prefix}_ln_scale/bias` (tensor_operators.cpp LayerNormalizationImpl: the mean,
+        the mean square of the centred values, sigma = sqrt(that + eps), scale·((x − mean)/sigma) + bias)."""
+        g, e = self.g, self.arch.dim
+        axis = g.const("last_axis", [-1], np.int64)
+        h = g.op("Add", [x, residual])
+        centred = g.op("Sub", [h, g.op("ReduceMean", [h, axis], keepdims=1)])
+        variance = g.op("ReduceMean", [g.op("Mul", [centred, centred]), axis], keepdims=1)
+        sigma = g.op("Sqrt", [g.op("Add", [variance, g.const("ln_epsilon", LN_EPSILON, np.float32)])])
+        scale = g.weight(f"{prefix}_ln_scale", self.w.float(f"{prefix}_ln_scale", (e,)))
+        scaled = g.op("Mul", [scale, g.op("Div", [centred, sigma])])
+        return g.op("Add", [scaled, g.weight(f"{prefix}_ln_bias", self.w.float(f"{prefix}_ln_bias", (e,)))])
+
+    def heads(self, x: str, keys_last: bool = False) -> str:
+        """[B,S,E] → [B,H,S,Dh] (heads are contiguous slices of E), or [B,H,Dh,S] with `keys_last`."""
+        g, a = self.g, self.arch
+        split = g.op("Reshape", [x, g.const("heads_shape", [0, 0, a.heads, a.head_dim], np.int64)])
+        return g.op("Transpose", [split], perm=[0, 2, 3, 1] if keys_last else [0, 2, 1, 3])
+
+    def attend(self, q: str, k_t: str, v: str, mask: str) -> tuple[str, str]:
+        """softmax(q·kᵀ·(1/√Dh) + mask)·v for q [B,H,T,Dh], kᵀ [B,H,Dh,S], v [B,H,S,Dh], mask [B,1,1,S]
+        → (output [B,T,H,Dh], the probabilities [B,H,T,S])."""
+        g = self.g
+        scale = np.float32(1.0) / np.float32(math.sqrt(np.float32(self.arch.head_dim)))
+        z = g.op("Mul", [g.op("MatMul", [q, k_t]), g.const("attention_scale", scale, np.float32)])
+        weights = g.op("Softmax", [g.op("Add", [z, mask])], axis=-1)
+        out = g.op("Transpose", [g.op("MatMul", [weights, v])], perm=[0, 2, 1, 3])
+        return out, weights
+
+    def ffn(self, x: str, prefix: str, width: int) -> str:
+        a = self.arch
+        (h,) = self.linear(x, [(f"{prefix}_ffn_W1", f"{prefix}_ffn_b1", width)], f"{prefix}_ffn_1")
+        h = self.g.op("Relu", [h])
+        self._widths[h] = width
+        (h,) = self.linear(h, [(f"{prefix}_ffn_W2", f"{prefix}_ffn_b2", a.dim)], f"{prefix}_ffn_2")
+        return self.add_norm(h, x, f"{prefix}_ffn_ffn")
+
+    # -- tables -------------------------------------------------------------------------------------------------
+    def lookup(self, table: str, vocab: int, ids: str) -> str:
+        """Rows of an embedding table as float32: the float table, or (INT8, an int8 table) q·(1/qm)."""
+        g, e = self.g, self.arch.dim
+        if self.precision == "int8" and table in self.w.quantized:
+            q, qm = self.w.int8(table, (vocab, e))
+            rows = g.op("Cast", [g.op("Gather", [g.weight(f"{table}.q", q), ids], axis=0)], to=1)
+            inverse = np.float32(np.float32(1.0) / qm)
+            return g.op("Mul", [rows, g.const(f"{table}.dequant", inverse, np.float32)])
+        return g.op("Gather", [g.weight(table, self.w.float(table, (vocab, e))), ids], axis=0)
+
+
+def _float_table(weights: Weights, arch: Architecture) -> np.ndarray:
+    """The output layer's float matrix [Vt, E] (a legacy untied `decoder_ff_logit_out_W` [E, Vt] is transposed)."""
+    name, shape = arch.output_table, (arch.target_vocab, arch.dim)
+    if name == "decoder_ff_logit_out_Wt" and name not in weights.params and "decoder_ff_logit_out_W" in weights.params:
+        return np.ascontiguousarray(weights.float("decoder_ff_logit_out_W", (arch.dim, arch.target_vocab)).T)
+    return weights.float(name, shape)
+
+
+def build_encoder(arch: Architecture, weights: Weights, precision: str = "fp32"):
+    """The encoder graph (see the module docstring) → (onnx.ModelProto, input names, output names)."""
+    from onnx import TensorProto, helper
+
+    b = _Builder(arch, weights, precision)
+    g, e, layers = b.g, arch.dim, arch.decoder_layers
+    emb = b.lookup(arch.source_table, arch.source_vocab, "ids")
+    x = g.op("Add", [g.op("Mul", [emb, g.const("embed_scale", embed_scale(e), np.float32)]), "positions"])
+    mask = g.op("Unsqueeze", ["mask_bias", g.const("mask_axes", [1, 2], np.int64)])  # [B,1,1,S]
+    for i in range(1, arch.encoder_layers + 1):
+        p = f"encoder_l{i}_self"
+        q, k, v = b.linear(x, [(f"{p}_W{n}", f"{p}_b{n}", e) for n in "qkv"], f"{p}_qkv")
+        out, _ = b.attend(b.heads(q), b.heads(k, keys_last=True), b.heads(v), mask)
+        out = g.op("Reshape", [out, g.const("join_shape", [0, 0, e], np.int64)])
+        (out,) = b.linear(out, [(f"{p}_Wo", f"{p}_bo", e)], f"{p}_o")
+        x = b.add_norm(out, x, f"{p}_Wo")
+        x = b.ffn(x, f"encoder_l{i}", arch.ffn)
+    parts = []
+    for i in range(1, layers + 1):
+        p = f"decoder_l{i}_context"
+        parts += [(f"{p}_Wk", f"{p}_bk", e), (f"{p}_Wv", f"{p}_bv", e)]
+    kv = b.linear(x, parts, "cross_kv")
+    names = cross_names(layers)
+    for i in range(layers):
+        g.op("Identity", [b.heads(kv[2 * i], keys_last=True)], outputs=[names[2 * i]])
+        g.op("Identity", [b.heads(kv[2 * i + 1])], outputs=[names[2 * i + 1]])
+    dh = arch.head_dim
+    inputs = [
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "src"]),
+        helper.make_tensor_value_info("mask_bias", TensorProto.FLOAT, ["batch", "src"]),
+        helper.make_tensor_value_info("positions", TensorProto.FLOAT, ["src", e]),
+    ]
+    outputs = []
+    for i in range(layers):
+        outputs.append(helper.make_tensor_value_info(names[2 * i], TensorProto.FLOAT, ["batch", arch.heads, dh, "src"]))
+        outputs.append(
+            helper.make_tensor_value_info(names[2 * i + 1], TensorProto.FLOAT, ["batch", arch.heads, "src", dh])
+        )
+    return g.model("bergamot_encoder", inputs, outputs), ENCODER_INPUTS, names
+
+
+def build_decoder(arch: Architecture, weights: Weights, precision: str = "fp32", shortlisted: bool = True):
+    """One decoder step (see the module docstring) → (onnx.ModelProto, input names, output names). Without
+    `shortlisted` (a model without a lexical shortlist) there is no `shortlist` input and the logits cover the
+    whole target vocabulary, the output matrix used as it is (no per-step row gather)."""
+    from onnx import TensorProto, helper
+
+    b = _Builder(arch, weights, precision)
+    g, e, a = b.g, arch.dim, arch
+    emb = b.lookup(arch.target_table, arch.target_vocab, "tokens")  # [N,E]
+    q = g.op("Add", [g.op("Mul", [emb, "embed_scale"]), "position"])
+    # [Bs,1,1,S]; the rows of a sentence query its keys together: [N,E] → [Bs,H,rows per sentence,Dh]
+    mask = g.op("Unsqueeze", ["mask_bias", g.const("mask_axes", [1, 2], np.int64)])
+    sentences = g.op("Shape", ["cross_k.0"], start=0, end=1)
+    fold = g.op("Concat", [sentences, g.const("fold_tail", [-1, a.heads, a.head_dim], np.int64)], axis=0)
+    flat = g.const("flat_shape", [-1, e], np.int64)
+    aligned = ""
+    for i in range(1, a.decoder_layers + 1):
+        p = f"decoder_l{i}"
+        # SSRU (cells.h): x̃ = q·W, f = q·Wf + bf, c = σ(f)·c_prev + (1 − σ(f))·x̃, out = relu(c); post-norm
+        x_t, f = b.linear(q, [(f"{p}_rnn_W", None, e), (f"{p}_rnn_Wf", f"{p}_rnn_bf", e)], f"{p}_rnn")
+        gate = g.op("Sigmoid", [f])
+        kept = g.op("Mul", [gate, f"state.{i - 1}"])
+        fresh = g.op("Mul", [g.op("Sub", [g.const("one", 1.0, np.float32), gate]), x_t])
+        cell = g.op("Add", [kept, fresh], outputs=[f"next_state.{i - 1}"])
+        q = b.add_norm(g.op("Relu", [cell]), q, f"{p}_rnn_ffn")
+        # cross-attention over the cached keys and values
+        c = f"{p}_context"
+        (cq,) = b.linear(q, [(f"{c}_Wq", f"{c}_bq", e)], f"{c}_q")
+        cq = g.op("Transpose", [g.op("Reshape", [cq, fold])], perm=[0, 2, 1, 3])
+        out, probabilities = b.attend(cq, f"cross_k.{i - 1}", f"cross_v.{i - 1}", mask)
+        if i == a.alignment_from:
+            aligned = probabilities
+        (out,) = b.linear(g.op("Reshape", [out, flat]), [(f"{c}_Wo", f"{c}_bo", e)], f"{c}_o")
+        q = b.add_norm(out, q, f"{c}_Wo")
+        q = b.ffn(q, p, a.decoder_ffn_dim)
+    # soft alignment: head 0 of the alignment layer's (the last by default) attention, one row per decoder row
+    head0 = g.op("Gather", [aligned, g.const("head0", 0, np.int64)], axis=1)  # [Bs,rows,S]
+    src = g.op("Shape", ["mask_bias"], start=1, end=2)
+    g.op("Reshape", [head0, g.op("Concat", [g.const("minus_one", [-1], np.int64), src], axis=0)], ["alignment"])
+    _output_layer(b, q, shortlisted)
+    layers, dh = a.decoder_layers, a.head_dim
+    cross = cross_names(layers)
+    inputs = [
+        helper.make_tensor_value_info("tokens", TensorProto.INT64, ["rows"]),
+        helper.make_tensor_value_info("embed_scale", TensorProto.FLOAT, [1]),
+        helper.make_tensor_value_info("position", TensorProto.FLOAT, [1, e]),
+        helper.make_tensor_value_info("mask_bias", TensorProto.FLOAT, ["sentences", "src"]),
+    ]
+    for i in range(layers):
+        inputs.append(helper.make_tensor_value_info(cross[2 * i], TensorProto.FLOAT, ["sentences", a.heads, dh, "src"]))
+        inputs.append(
+            helper.make_tensor_value_info(cross[2 * i + 1], TensorProto.FLOAT, ["sentences", a.heads, "src", dh])
+        )
+    inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["rows", e]) for n in state_names(layers)]
+    if shortlisted:
+        inputs.append(helper.make_tensor_value_info("shortlist", TensorProto.INT64, ["shortlist"]))
+    width = "shortlist" if shortlisted else a.target_vocab
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["rows", width])]
+    outputs += [
+        helper.make_tensor_value_info(n, TensorProto.FLOAT, ["rows", e]) for n in state_names(layers, "next_state")
+    ]
+    outputs.append(helper.make_tensor_value_info("alignment", TensorProto.FLOAT, ["rows", "src"]))
+    io = decoder_inputs(layers, shortlisted), decoder_outputs(layers)
+    return g.model("bergamot_decoder_step", inputs, outputs), *io
+
+
+def _output_layer(b: _Builder, q: str, shortlisted: bool) -> None:
+    """logits = q·W[shortlist]ᵀ + bias[shortlist] (generic.cpp: the shortlisted rows of the output matrix)."""
+    g, a = b.g, b.arch
+
+    def select(array: str) -> str:
+        return g.op("Gather", [array, "shortlist"], axis=0) if shortlisted else array
+
+    bias = select(g.weight("output.b", b.w.float("decoder_ff_logit_out_b", (a.target_vocab,))))
+    if b.precision == "fp32":
+        table = a.output_table
+        name = table if table == a.target_table else "output.W"
+        g.op("Gemm", [q, select(g.weight(name, _float_table(b.w, a))), bias], ["logits"], transB=1)
+        return
+    q_out, qm = _output_int8(b.w, a)
+    alpha = b.w.alpha(a.output_table, "none")
+    xq = b.quantize_activation(q, alpha)
+    scale = g.const("output.scale", unquant_multiplier(alpha, qm), np.float32)
+    if shortlisted:
+        name = "output.Wq"
+        target = a.target_table
+        if target == a.output_table and target in b.w.quantized:
+            q_table, _ = b.w.int8(target, (a.target_vocab, a.dim))
+            if np.array_equal(q_table, q_out):
+                name = f"{target}.q"  # the lookup table's own int8 values: one table in the graph
+        matrix = g.op("Transpose", [select(g.weight(name, q_out))], perm=[1, 0])  # [E,K]
+    else:
+        matrix = g.weight("output.Wq", np.ascontiguousarray(q_out.T))  # [E,V], a constant ORT prepacks
+    inputs = [xq, matrix, g.const("one", 1.0, np.float32), scale, "", "", bias]
+    g.op("MatMulIntegerToFloat", inputs, ["logits"], ms=True)
+
+
+def _output_int8(weights: Weights, arch: Architecture) -> tuple[np.ndarray, np.float32]:
+    """The output layer's int8 rows [Vt, E] and qm: an untied int8 `decoder_ff_logit_out_Wt` as stored; a float
+    matrix (a tied table is always float at run time: Marian dequantises every Wemb at load) quantised as Marian
+    does at run time."""
+    name = arch.output_table
+    if name == "decoder_ff_logit_out_Wt" and name in weights.quantized:
+        return weights.int8(name, (arch.target_vocab, arch.dim))
+    return quantize(_float_table(weights, arch))

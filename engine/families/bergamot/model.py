@@ -1,0 +1,298 @@
+"""One precision of a Bergamot model loaded into ONNX Runtime: the encoder and the SSRU decoder step
+(engine.families.bergamot.build.graphs writes them), the batch's lexical shortlist, and what the searches drive.
+
+The searches (engine.search) see the same surface as the Marian family's: `encode`, `start` → a run with
+`step(tokens)` → logits [rows, V], `reorder` and `select`. Bergamot's rules live here:
+
+* The first step feeds a zero embedding (no start token: the searches' start id is ignored there), later steps
+  the previous output id; the position is the step index.
+* The decoder state is each SSRU layer's cell [rows, E], carried from step to step (no attention cache): beams
+  reorder it by row, finished sentences leave it by row.
+* With a shortlist, the graph scores only the batch's allowed ids (Marian's rules: engine.families.bergamot
+  .shortlist, the union over the whole batch); `step` spreads them over a full-width row whose other entries are
+  −inf, so a log-softmax over the row is the log-softmax over the shortlist (as Marian scores) and argmax and
+  top-k give vocabulary ids. `run.shortlist_logits` [rows, K] and `run.shortlist` are the compact form.
+* `<unk>` is never emitted: its logit is −inf (Marian without `allow-unk`), in the shortlist or not.
+* `run.alignment` [rows, S]: head 0 of the last layer's cross-attention at the last step (Marian's soft alignment).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import onnxruntime as ort
+
+from engine.families.bergamot.architecture import Architecture, embed_scale, positions
+from engine.runtime.sessions import SHRINK_ARENA, default_threads, inference_session, session_options
+
+UNK_ID = 1
+MASK_FACTOR = np.float32(-99999999.0)  # Marian's additive mask on padding (transformer.h transposedLogMask)
+DEFAULT_MAX_POSITIONS = 1024  # positions have no trained limit (sinusoidal); this bounds a request's length
+
+
+class ShortlistRule(Protocol):
+    """engine.families.bergamot.shortlist.Shortlist: the target ids a batch of source rows may emit."""
+
+    def allowed(self, source_ids: np.ndarray, target_vocab_size: int, shared: bool) -> np.ndarray: ...
+
+
+@dataclass
+class BergamotEncoderState:
+    """Per-batch encoder results the decoder reads at every step, and the batch's shortlist."""
+
+    cross: list[np.ndarray]  # cross_k.0 [B,H,Dh,S], cross_v.0 [B,H,S,Dh], ...
+    mask: np.ndarray  # [B,S] int64, 1 on tokens
+    ids: np.ndarray  # [B,S] the source ids (a row subset's shortlist is computed again from them)
+    shortlist: np.ndarray | None  # sorted target ids the batch may emit (None: every id)
+    # the model's rule (OnnxBergamot.shortlist_for): a batch of other rows gets its own shortlist
+    shortlist_of: Callable[[np.ndarray], np.ndarray | None] | None = None
+
+    @property
+    def mask_bias(self) -> np.ndarray:
+        """Marian's additive mask [B,S]: 0 on tokens, −99999999 on padding."""
+        return ((1 - self.mask).astype(np.float32) * MASK_FACTOR).astype(np.float32)
+
+    def repeated(self, n: int) -> BergamotEncoderState:
+        """Each row n times in a row (the shortlist, a union over the same ids, stays)."""
+        return BergamotEncoderState(
+            cross=[np.repeat(c, n, axis=0) for c in self.cross],
+            mask=np.repeat(self.mask, n, axis=0),
+            ids=np.repeat(self.ids, n, axis=0),
+            shortlist=self.shortlist,
+            shortlist_of=self.shortlist_of,
+        )
+
+    def take(self, rows: Sequence[int] | np.ndarray) -> BergamotEncoderState:
+        """Only `rows`, in that order: a batch of its own, with its own shortlist (Marian's is per batch)."""
+        return self._rows(np.asarray(rows, dtype=np.int64), keep_shortlist=False)
+
+    def _rows(self, index: np.ndarray, keep_shortlist: bool) -> BergamotEncoderState:
+        mask, ids = self.mask[index], self.ids[index]
+        shortlist = self.shortlist
+        if not keep_shortlist and self.shortlist_of is not None:
+            shortlist = self.shortlist_of(ids * mask)
+        cross = [np.ascontiguousarray(c[index]) for c in self.cross]
+        return BergamotEncoderState(cross, mask, ids, shortlist, self.shortlist_of)
+
+
+class OnnxBergamot:
+    """Runs a Bergamot model's two graphs at one precision. Sessions are created once and kept."""
+
+    def __init__(
+        self,
+        encoder: Path | bytes,
+        decoder: Path | bytes,
+        arch: Architecture,
+        precision: str,
+        *,
+        shortlist: ShortlistRule | None = None,
+        shared_vocab: bool = False,
+        threads: int | None = None,
+        providers: list[str] | None = None,
+        max_positions: int = DEFAULT_MAX_POSITIONS,
+    ) -> None:
+        """`shortlist`: the model's lexical shortlist (the decoder graph must then take a `shortlist` input);
+        `shared_vocab`: source and target are one vocabulary (one file), so the source ids join the shortlist."""
+        self.arch = arch
+        self._precision = precision
+        self.threads = threads or default_threads()
+        self.encoder = inference_session(encoder, session_options(self.threads), providers)
+        self.decoder = inference_session(decoder, session_options(self.threads, spinning=True), providers)
+        self._shortlist_rule = shortlist
+        self.shared_vocab = shared_vocab
+        self._max_positions = max_positions
+        self._dec_inputs = {i.name for i in self.decoder.get_inputs()}
+        self.shortlisted = "shortlist" in self._dec_inputs
+        if self.shortlisted != (shortlist is not None):
+            have = "takes" if self.shortlisted else "has no"
+            raise ValueError(f"the decoder graph {have} a shortlist input but the model has {shortlist is not None}")
+        self._enc_out = [o.name for o in self.encoder.get_outputs()]
+        layers = arch.decoder_layers
+        self._cross_names = [f"cross_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
+        self._state_in = [f"state.{i}" for i in range(layers)]
+        self._state_out = [f"next_state.{i}" for i in range(layers)]
+        if self._enc_out != self._cross_names:
+            raise ValueError(f"the encoder graph's outputs {self._enc_out} are not {self._cross_names}")
+        self.embed_scale = np.array([embed_scale(arch.dim)], dtype=np.float32)
+        self._positions = positions(0, 256, arch.dim)
+
+    # -- what the pipeline reads ----------------------------------------------------------------------------------
+    @property
+    def precision(self) -> str:
+        return self._precision
+
+    @property
+    def max_positions(self) -> int:
+        return self._max_positions
+
+    @property
+    def vocab_size(self) -> int:
+        """The target vocabulary's size: the width of `step`'s logits."""
+        return self.arch.target_vocab
+
+    def scorer(self, params) -> None:
+        """No bundled top-k scorer: beam search takes the full-vocabulary path over the −inf-padded rows."""
+        return None
+
+    def position_rows(self, start: int, count: int) -> np.ndarray:
+        """The sinusoidal signal of positions [start, start+count), extended on demand."""
+        end = start + count
+        if end > len(self._positions):
+            self._positions = positions(0, max(end, 2 * len(self._positions)), self.arch.dim)
+        return self._positions[start:end]
+
+    # -- graphs -----------------------------------------------------------------------------------------------
+    def shortlist_for(self, ids: np.ndarray) -> np.ndarray | None:
+        """The sorted target ids a batch of source rows may emit (padding is </s> = 0, as Marian pads)."""
+        if self._shortlist_rule is None:
+            return None
+        return np.asarray(self._shortlist_rule.allowed(ids, self.arch.target_vocab, self.shared_vocab), dtype=np.int64)
+
+    def encode(self, ids: np.ndarray, mask: np.ndarray) -> BergamotEncoderState:
+        """Source rows [B,S] (each ending in </s>, padded with 0) and their mask → the decoder's cross K/V."""
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        mask = np.ascontiguousarray(mask, dtype=np.int64)
+        state = BergamotEncoderState([], mask, ids, self.shortlist_for(ids * mask), self.shortlist_for)
+        feeds = {"ids": ids, "mask_bias": state.mask_bias, "positions": self.position_rows(0, ids.shape[1])}
+        # activations scale with batch × length: the arena shrinks after every batch's encoder run
+        state.cross = self.encoder.run(self._enc_out, feeds, SHRINK_ARENA)
+        return state
+
+    def start(self, enc: BergamotEncoderState, max_len: int, beams: int = 1) -> BergamotRun:
+        """A decoding run of `beams` rows per sentence of `enc` (each sentence's rows consecutive; they share its
+        encoder state). `max_len` only bounds the positions (an SSRU state has no cache to size)."""
+        if max_len > self._max_positions:
+            raise ValueError(f"{max_len} positions asked for; the model decodes at most {self._max_positions}")
+        return BergamotRun(self, enc, beams)
+
+
+class BergamotRun:
+    """One batch being decoded: the SSRU cells (two buffers per layer, read one, written the other, swapped each
+    step), the logits and alignment buffers bound to the decoder once (IOBinding)."""
+
+    def __init__(self, model: OnnxBergamot, enc: BergamotEncoderState, group: int = 1) -> None:
+        self.model = model
+        self.enc = enc
+        self.group = group
+        self.length = 0
+        e = model.arch.dim
+        rows = enc.mask.shape[0] * group
+        self._states = [np.zeros((rows, e), np.float32) for _ in model._state_in]  # read at the next step
+        self._spare = [np.zeros((rows, e), np.float32) for _ in model._state_in]  # written at the next step
+        shortlist = enc.shortlist
+        width = model.vocab_size if shortlist is None else len(shortlist)
+        self.shortlist = np.arange(model.vocab_size, dtype=np.int64) if shortlist is None else shortlist
+        self._unk = np.flatnonzero(self.shortlist == UNK_ID)
+        self._compact = np.empty((rows, width), np.float32)
+        self._alignment = np.empty((rows, enc.mask.shape[1]), np.float32)
+        # full-width rows: −inf outside the shortlist
+        self._full = self._compact if shortlist is None else np.full((rows, model.vocab_size), -np.inf, np.float32)
+        self._owns_enc = False
+        self._bind()
+
+    @property
+    def rows(self) -> int:
+        return self.enc.mask.shape[0] * self.group
+
+    @property
+    def cache(self) -> list[np.ndarray]:
+        """The SSRU cells [rows, E] per layer that the next step reads (the decoder's whole state)."""
+        return self._states
+
+    @property
+    def shortlist_logits(self) -> np.ndarray:
+        """The last step's logits over `shortlist` [rows, K] (<unk> at −inf); valid until the next step."""
+        return self._compact[: self.rows]
+
+    @property
+    def alignment(self) -> np.ndarray:
+        """Head 0 of the last decoder layer's cross-attention at the last step [rows, S]."""
+        return self._alignment[: self.rows]
+
+    def _bind(self) -> None:
+        model, value = self.model, ort.OrtValue.ortvalue_from_numpy
+        rows = self.rows
+        io = model.decoder.io_binding()
+        self._mask_bias = self.enc.mask_bias
+        self._keep = [self._mask_bias, *self.enc.cross]  # bound memory must outlive the binding
+        io.bind_ortvalue_input("mask_bias", value(self._mask_bias))
+        for name, array in zip(model._cross_names, self.enc.cross):
+            io.bind_ortvalue_input(name, value(array))
+        if model.shortlisted:
+            io.bind_ortvalue_input("shortlist", value(self.shortlist))
+        self._compact_view = self._compact[:rows]
+        self._full_view = self._full[:rows]
+        io.bind_ortvalue_output("logits", value(self._compact_view))
+        io.bind_ortvalue_output("alignment", value(self._alignment[:rows]))
+        self.io = io
+
+    def step(self, tokens: np.ndarray) -> np.ndarray:
+        """Decode `tokens` [rows] (the previous outputs; ignored at the first step, whose input is a zero
+        embedding) at the next position → logits [rows, V] (valid until the next step)."""
+        model, io = self.model, self.io
+        first = self.length == 0
+        rows = self.rows
+        fed = np.zeros(rows, np.int64) if first else np.ascontiguousarray(tokens, dtype=np.int64).reshape(-1)
+        io.bind_cpu_input("tokens", fed)
+        io.bind_cpu_input("embed_scale", np.zeros(1, np.float32) if first else model.embed_scale)
+        io.bind_cpu_input("position", model.position_rows(self.length, 1))
+        for name, array in zip(model._state_in, self._states):
+            io.bind_cpu_input(name, array[:rows])
+        for name, array in zip(model._state_out, self._spare):
+            io.bind_output(name, "cpu", 0, np.float32, [rows, array.shape[1]], array[:rows].ctypes.data)
+        # The first step of a batch releases what earlier (possibly larger) batches left in the arena.
+        model.decoder.run_with_iobinding(io, SHRINK_ARENA if first else None)
+        self._states, self._spare = self._spare, self._states
+        self.length += 1
+        compact = self._compact_view
+        if self._unk.size:
+            compact[:, self._unk] = -np.inf
+        if self._full is not self._compact:
+            # filled again every step: the searches use the returned rows as scratch (engine.search.scores)
+            full = self._full_view
+            full.fill(-np.inf)
+            full[:, self.shortlist] = compact
+        return self._full_view
+
+    def reorder(self, index: np.ndarray, shared: np.ndarray | None = None) -> None:
+        """Beam search: row r continues the history of row index[r] (`shared` is the attention caches' hint;
+        a recurrent state has no positions to skip)."""
+        if np.array_equal(index, np.arange(len(index))):
+            return
+        for array in self._states:
+            view = array[: len(index)]
+            view[:] = view[index]
+
+    def select(self, rows: np.ndarray) -> None:
+        """Keep only `rows` (ascending whole sentences; finished sentences leave the batch) and rebind. The
+        shortlist stays the batch's (Marian computes it once per batch)."""
+        sentences = _sentences(rows, self.group)
+        if self._owns_enc:
+            self.enc.cross = [np.ascontiguousarray(c[sentences]) for c in self.enc.cross]
+            self.enc.mask = self.enc.mask[sentences]
+            self.enc.ids = self.enc.ids[sentences]
+        else:  # the caller's state (it may decode other runs over it): a copy of the kept rows
+            self.enc = self.enc._rows(sentences, keep_shortlist=True)
+            self._owns_enc = True
+        for array in self._states:
+            array[: len(rows)] = array[rows]
+        self._bind()
+
+    def adopt(self, other: BergamotRun) -> None:
+        """Continue from `other`'s first row on every row (a shared start decoded once at batch 1)."""
+        for mine, theirs in zip(self._states, other._states):
+            mine[: self.rows] = theirs[:1]
+        self.length = other.length
+
+
+def _sentences(rows: np.ndarray, group: int) -> np.ndarray:
+    """The sentences whose rows `rows` are: ascending, each sentence's `group` rows kept together or not at all."""
+    sentences = rows[::group] // group
+    whole = len(rows) % group == 0 and np.array_equal(rows, (sentences[:, None] * group + np.arange(group)).ravel())
+    if not whole or np.any(np.diff(rows) <= 0):
+        raise ValueError(f"rows {rows.tolist()} are not ascending whole sentences of {group} rows")
+    return sentences
