@@ -1,5 +1,4 @@
-"""The worker's "review" requests (alternatives for one word, one sentence re-decoded),
-kept out of gui/worker/scheduler.py.
+"""The worker's "review" requests (alternatives for one word, one sentence re-decoded) and their job sources.
 
 One slot, latest wins: the popup only ever shows the answer to the user's last click, so a newer review request
 replaces the waiting one and cancels the running one (the engine's `cancel` event, one decoder step). They run just
@@ -15,18 +14,26 @@ them (`more_translations_options`); no separate kind is needed.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from PySide6.QtCore import SignalInstance
+
+from engine.errors import QiaoError
 from engine.options import TranslationOptions
 from engine.results import Alternative
+from gui.worker.jobs import Job, LatestWins
+from gui.worker.messages import CANCELLED, FRAME_S, NO_MODEL, internal
 
 ALTERNATIVES = "alternatives"  # Translator.alternatives: other words at one position, the rest re-decoded
 SENTENCE = "sentence"  # Translator.translate_sentence: one sentence, its start forced to the given tokens
 PREPARE = "prepare"  # Translator.prepare_alternatives: a sentence's start decoded before a click (nothing reported)
 REVIEW = "review"  # the channel name (is_busy / cancel)
+PREPARING = "prepare"  # the running prepare request's channel: no one's to cancel or wait for (is_busy: False)
 MORE_ALTERNATIVES = 4  # n-best entries asked for by "More translations…"
 MORE_BEAMS = 5  # at least this many beams then (n-best comes from the beam)
 
@@ -106,3 +113,81 @@ def more_translations_options(options: TranslationOptions, default_beams: int | 
     """The options of a sentence re-run that yields n-best entries when the shown result has none."""
     beams = options.beams or default_beams or 1
     return options.replace(alternatives=MORE_ALTERNATIVES, beams=max(beams, MORE_BEAMS))
+
+
+class ReviewSignals(Protocol):
+    alternatives_progress: SignalInstance  # id, list[Alternative] (some still decoding their rest)
+    alternatives_ready: SignalInstance  # id, list[Alternative]
+    sentence_ready: SignalInstance  # id, SentenceResult
+    review_failed: SignalInstance  # id, message
+
+
+class ReviewSource(LatestWins[ReviewRequest]):
+    """The "review" channel: alternatives or one sentence; nothing is reported for a request a newer one (or a
+    restart) replaced."""
+
+    def __init__(self, translator: Callable[[], Any], signals: ReviewSignals) -> None:
+        super().__init__()
+        self._translator, self._signals = translator, signals
+
+    def job(self, request: ReviewRequest) -> Job:
+        return Job(request.id, REVIEW, lambda job: self._run(job, request), restart=lambda: self.put_back(request))
+
+    def _run(self, job: Job, request: ReviewRequest) -> None:
+        failed = ""
+        result: object = None
+        try:
+            translator = self._translator()
+            if translator is None:
+                failed = NO_MODEL
+            else:
+                result = run_review(translator, request, job.cancel, self._progress(job))
+        except QiaoError as exc:
+            failed = str(exc)
+        except Exception as exc:  # a bug: the window words it, the worker goes on
+            failed = internal(exc)
+        if job.superseded:
+            return
+        if job.cancel.is_set():  # whatever the engine did when cut short (returned or raised)
+            failed = CANCELLED
+        if failed:
+            self._signals.review_failed.emit(request.id, failed)
+        elif isinstance(result, list):
+            self._signals.alternatives_ready.emit(request.id, result)
+        else:
+            self._signals.sentence_ready.emit(request.id, result)
+
+    def _progress(self, job: Job) -> Callable[[list], None]:
+        """alternatives_progress for `job`: the first list at once (the words the popup waits for), later ones at
+        most one a frame; nothing once a newer request replaced it or it was cancelled."""
+        last_emit: float | None = None
+
+        def report(alternatives: list) -> None:
+            nonlocal last_emit
+            if job.superseded or job.cancel.is_set():
+                return
+            now = time.perf_counter()
+            if last_emit is None or now - last_emit >= FRAME_S:
+                last_emit = now
+                self._signals.alternatives_progress.emit(job.id, alternatives)
+
+        return report
+
+
+class PrepareSource(LatestWins[ReviewRequest]):
+    """A sentence's start decoded before a click: only a speed-up, so whatever goes wrong (cancelled, a problem the
+    click will report itself) is dropped."""
+
+    def __init__(self, translator: Callable[[], Any]) -> None:
+        super().__init__()
+        self._translator = translator
+
+    def job(self, request: ReviewRequest) -> Job:
+        return Job(request.id, PREPARING, lambda job: self._run(job, request))
+
+    def _run(self, job: Job, request: ReviewRequest) -> None:
+        translator = self._translator()
+        if translator is None:
+            return
+        with contextlib.suppress(Exception):
+            run_review(translator, request, job.cancel)
