@@ -384,3 +384,48 @@ def test_the_worker_iterates_the_stream_itself(qtbot, tmp_path):
         assert tr.threads and threading.get_ident() not in tr.threads
     finally:
         assert wt.shutdown(5000)
+
+
+class _Port:
+    """One EnginePort object (gui.worker.model_load): what the worker asks of the engine, logged by name."""
+
+    def __init__(self, tmp_path) -> None:
+        self.factory = FakeFactory()
+        self.tmp_path = tmp_path
+        self.asked: list[str] = []
+
+    def open(self, bundle, precision, threads):
+        self.asked.append("open")
+        return self.factory(bundle, precision, threads)
+
+    def locate(self, explicit, pair):
+        self.asked.append("locate")
+        return self.tmp_path
+
+    def expected_dir(self, pair):
+        self.asked.append("expected_dir")
+        return self.tmp_path / "expected"
+
+    def verify(self, bundle, precision):
+        self.asked.append("verify")
+
+    def pairs(self, explicit):
+        self.asked.append("pairs")
+        return ("en-zh", "zh-en")
+
+    def document_job(self, source, options, translation, *, target_lang, model_key):
+        raise AssertionError("no document was queued")
+
+
+def test_the_worker_reaches_the_engine_through_one_port(qtbot, tmp_path):
+    port = _Port(tmp_path)
+    wt = WorkerThread(engine=port)
+    rec = Recorder(wt.worker)
+    try:
+        info = load(qtbot, wt, rec)
+        assert info.pairs == ("en-zh", "zh-en") and info.bundle_dir == str(tmp_path)
+        assert sorted(port.asked) == ["expected_dir", "locate", "open", "pairs"]
+        with pytest.raises(TypeError):
+            WorkerThread(port.factory, engine=port)  # one or the other, never a mix
+    finally:
+        assert wt.shutdown(5000)
