@@ -224,8 +224,11 @@ FLOORS = {
         "engine.history": 1,
         "engine.runtime": 1,
         "engine.text": 1,
-        "engine.families.base": 1,  # the seam the searches see (start/step/reorder/select): below them
-        "engine.families": 2,
+        # the registry (family names, loaded by name) and the seam the searches see (start/step/reorder/select):
+        # vocabulary, importing nothing but the ground floor; engine.bundle checks a manifest's family against it
+        "engine.families": 0,
+        "engine.families.base": 0,
+        "engine.families.*": 2,  # each family's folder (engine.families.marian, ...): one floor, whatever its name
         "engine.store": 2,
         "engine.documents": 2,
         "engine.search": 3,
@@ -254,7 +257,8 @@ FLOORS = {
 
 def floor_of(module: str) -> tuple[str, int]:
     """The (floor name, floor number) of `module`: its longest prefix in FLOORS; a root module of a package is on
-    the package's own floor (engine.options -> ("engine", 0)) unless FLOORS names it."""
+    the package's own floor (engine.options -> ("engine", 0)) unless FLOORS names it. `a.b.*` names every module
+    strictly under `a.b` that no longer entry names (engine.families.marian.model -> ("engine.families.*", 2))."""
     table = FLOORS[module.split(".")[0]]
     parts = module.split(".")
     while parts:
@@ -262,7 +266,34 @@ def floor_of(module: str) -> tuple[str, int]:
         if name in table:
             return name, table[name]
         parts.pop()
+        wildcard = ".".join(parts) + ".*"
+        if parts and wildcard in table:
+            return wildcard, table[wildcard]
     raise AssertionError(f"no floor for {module}")
+
+
+# Of the families package, the searches see only the seam (engine.families.base): never a family's own modules nor
+# the registry that loads them. Outside the families package only the converter (engine.convert, build time) may
+# import a family's folder; everything else goes through the registry.
+SEARCH = "engine.search"
+FAMILIES = "engine.families"
+FAMILY_SEAM = "engine.families.base"
+FAMILY_IMPORTERS = ("engine.families", "engine.convert")
+
+
+def family_edges(graph: Graph) -> list[str]:
+    """Every import that reaches past the family seam: engine.search importing anything of engine.families but
+    engine.families.base, and a module outside FAMILY_IMPORTERS importing a family's folder."""
+    found = []
+    for module, targets in sorted(graph.edges.items()):
+        for target in sorted(targets):
+            if not _under(target, FAMILIES) or target == FAMILY_SEAM:
+                continue
+            if _under(module, SEARCH):
+                found.append(f"{module} -> {target} (the searches see a model only through {FAMILY_SEAM})")
+            elif target != FAMILIES and not any(_under(module, p) for p in FAMILY_IMPORTERS):
+                found.append(f"{module} -> {target} (a family is loaded through the registry, {FAMILIES})")
+    return found
 
 
 def reversed_edges(graph: Graph) -> list[str]:
@@ -325,6 +356,10 @@ def test_no_import_runs_back_up():
 
 def test_the_engine_never_imports_qt():
     assert qt_imports() == []
+
+
+def test_families_are_reached_only_through_the_seam_and_the_registry():
+    assert family_edges(build_graph()) == []
 
 
 # -- the scan itself ----------------------------------------------------------------------------------------------
@@ -393,8 +428,35 @@ def test_an_edge_back_up_is_reported(tmp_path):
     assert found == [
         "engine.api.app -> engine.cli.serve (engine.api is on floor 6, engine.cli on floor 7)",
         "engine.decoder -> engine.cli.serve (engine is on floor 0, engine.cli on floor 7)",
-        "engine.store.installed -> engine.families.marian (engine.store is on floor 2, engine.families on floor 2)",
+        "engine.store.installed -> engine.families.marian (engine.store is on floor 2, engine.families.* on floor 2)",
         "engine.store.installed -> gui.window (engine is below gui)",
         "engine.text -> engine.search.decoding (engine.text is on floor 1, engine.search on floor 3)",
         "gui.window -> engine.cli.serve (the engine's CLI is an entry point, not a library)",
     ]
+
+
+def test_an_edge_past_the_family_seam_is_reported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "engine/__init__.py": "",
+            "engine/families/__init__.py": "from engine.families.base import Model\n",
+            "engine/families/base.py": "",
+            "engine/families/marian/__init__.py": "from engine.families.marian.model import M\n",
+            "engine/families/marian/model.py": "from engine.families.base import Model\n",
+            "engine/search/decoding.py": "from engine.families.base import M\nfrom engine.families.marian import m\n",
+            "engine/search/batch.py": "from engine import families\n",
+            "engine/pipeline/translator.py": "from engine import f\nfrom engine.families.marian.model import M\n",
+            "engine/convert/pipeline.py": "from engine.families.marian.model import M\n",
+        },
+    )
+    graph = build_graph(root, ["engine"])
+    assert family_edges(graph) == [
+        "engine.pipeline.translator -> engine.families.marian.model (a family is loaded through the registry, "
+        "engine.families)",
+        "engine.search.batch -> engine.families (the searches see a model only through engine.families.base)",
+        "engine.search.decoding -> engine.families.marian (the searches see a model only through engine.families.base)",
+    ]
+    assert floor_of("engine.families.marian.model") == ("engine.families.*", 2)
+    assert floor_of("engine.families.base") == ("engine.families.base", 0)
+    assert floor_of("engine.families") == ("engine.families", 0)

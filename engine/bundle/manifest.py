@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine import families
 from engine.bundle import strict_json
 from engine.bundle.onnx_external import OnnxFormatError, external_data
 from engine.bundle.safe_paths import beside, inside
@@ -25,8 +26,8 @@ from engine.languages import LanguagePair
 __all__ = [
     "FORMAT_VERSION",
     "MANIFEST",
+    "MARIAN_ONLY_FORMAT",
     "READABLE_FORMATS",
-    "SEPARATE_VOCABULARIES_FORMAT",
     "Manifest",
     "dumps",
     "load_manifest",
@@ -39,12 +40,13 @@ __all__ = [
 # 2: compact source tokenizer (tokenizer.json + source_ids.json)
 # 3: manifest_sha256 seals the manifest; every file the engine opens is listed in `files`
 # 4: `languages` (engine.languages) replaces `scripts` and `sentence_joiner`: the pair is data
-# 5: separate source/target vocabularies (config.source_vocab_size, tokenizer.source_vocab_size and
-#    source_pieces_file, precisions.*.source_embedding): an older Qiao would look source ids up in the target table,
-#    so such a bundle must carry a format it refuses. Every other bundle is still written as format 4.
-FORMAT_VERSION = 4
-SEPARATE_VOCABULARIES_FORMAT = 5
-READABLE_FORMATS = (4, 5)
+# 5: `family` names the model family (engine.families) whose code runs the bundle. Only format 5 may have separate
+#    source/target vocabularies (config.source_vocab_size, tokenizer.source_vocab_size and source_pieces_file,
+#    precisions.*.source_embedding): a Qiao that reads format 4 only would look source ids up in the target table.
+# Every bundle is written as format 5; a format-4 bundle (every release before it) is read as Marian.
+FORMAT_VERSION = 5
+MARIAN_ONLY_FORMAT = 4  # no `family`: Marian, one shared vocabulary
+READABLE_FORMATS = (MARIAN_ONLY_FORMAT, FORMAT_VERSION)
 MAX_MANIFEST_BYTES = 16 << 20  # the real model's manifest is ~10 kB
 _CHUNK = 1 << 20
 
@@ -84,6 +86,11 @@ class Manifest:
     @property
     def model_id(self) -> str:
         return self.raw["model"]["id"]
+
+    @property
+    def family(self) -> str:
+        """The model family that runs this bundle (engine.families): the manifest's `family`; Marian for format 4."""
+        return str(self.raw.get("family", families.MARIAN))
 
     @property
     def license(self) -> str:
@@ -193,6 +200,17 @@ def _format_problem(version: object) -> FileProblem:
     return _problem(message, "format")
 
 
+def _family_problem(family: str) -> FileProblem:
+    """A family this Qiao has no code for: made by a newer Qiao (a "format" problem, worded for a person)."""
+    known = ", ".join(families.names())
+    shown = family if len(family) <= 40 else family[:40] + "…"
+    message = (
+        f"{MANIFEST}: the model family {shown!r} is not one this Qiao runs (it runs {known}); "
+        "the bundle was made by a newer Qiao: update Qiao"
+    )
+    return _problem(message, "format")
+
+
 def load_manifest(bundle_dir: str | Path) -> Manifest:
     """Read and check a bundle's manifest: a clear error when there is no bundle, or a BundleError listing every
     problem (unreadable, wrong format version, broken seal, schema) before any other file is opened."""
@@ -211,6 +229,9 @@ def load_manifest(bundle_dir: str | Path) -> Manifest:
     version = raw.get("format_version")
     if version not in READABLE_FORMATS or isinstance(version, bool):
         raise BundleError(str(bundle), [_format_problem(version)])
+    family = raw.get("family")
+    if version != MARIAN_ONLY_FORMAT and isinstance(family, str) and family and family not in families.names():
+        raise BundleError(str(bundle), [_family_problem(family)])
     problems: list[FileProblem] = []
     recorded = raw.get(SEAL)
     if not isinstance(recorded, str):

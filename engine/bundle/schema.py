@@ -150,6 +150,10 @@ def _is_code(v: Any) -> bool:
     return isinstance(v, str) and _CODE.fullmatch(v) is not None
 
 
+def _never(v: Any) -> bool:
+    return False
+
+
 def _is_number(v: Any) -> bool:
     return (isinstance(v, int | float) and not isinstance(v, bool)) and math.isfinite(v)
 
@@ -164,6 +168,11 @@ def validate(raw: dict) -> list[FileProblem]:
     c.text(model, "architecture", "model", optional=True)
     c.obj(raw, "tools", optional=True)
     c.text(raw, "created", "", optional=True)
+    marian_only = raw.get("format_version") == 4  # engine.bundle.manifest.MARIAN_ONLY_FORMAT
+    if marian_only:
+        c.field(raw, "family", "", "nothing (a format-4 bundle is Marian; format 5 names its family)", _never, True)
+    else:
+        c.field(raw, "family", "", "the name of a model family", _is_code)
 
     cfg = c.obj(raw, "config")
     d_model = c.integer(cfg, "d_model", "config", 1, MAX_DIM)
@@ -177,6 +186,12 @@ def validate(raw: dict) -> list[FileProblem]:
     positions = c.integer(cfg, "max_position_embeddings", "config", 1, MAX_POSITIONS)
     c.text(cfg, "activation", "config", optional=True)
     c.number(cfg, "embed_scale", "config", 1e-6, 1e6, optional=True)
+    if marian_only and source_vocab is not None:
+        c.fail(
+            "config.source_vocab_size",
+            "nothing in a format-4 bundle (separate vocabularies need format 5)",
+            source_vocab,
+        )
     if d_model and heads and d_model % heads:
         c.fail("config.d_model", f"a multiple of config.decoder_attention_heads ({heads})", d_model)
 

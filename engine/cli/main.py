@@ -466,13 +466,13 @@ def _model_verify(args) -> int:
 
 
 def _load_tokenizer(model: str | None):
+    from engine import families
     from engine.bundle.manifest import verify_bundle
-    from engine.families.marian.tokenizer import MarianTokenizer
     from engine.store.installed import find_bundle
 
     bundle = find_bundle(model)
     manifest = verify_bundle(bundle, hashes=False)
-    return MarianTokenizer.from_manifest(manifest)
+    return families.of(manifest).load_tokenizer(manifest)
 
 
 def _tokenize(args) -> int:

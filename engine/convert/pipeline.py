@@ -11,8 +11,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from engine import __version__
-from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, SEPARATE_VOCABULARIES_FORMAT, dumps, seal, sha256_file
+from engine import __version__, families
+from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, dumps, seal, sha256_file
 from engine.errors import BuildError, CheckpointError
 from engine.families.marian.build.checkpoint import load_marian, resolve_checkpoint
 from engine.languages import default_pair
@@ -192,9 +192,10 @@ def build_bundle(
         (staging / "MODEL_LICENSE.txt").write_text(license_text, encoding="utf-8")
         separate = tables.source is not None
         manifest = {
-            # a bundle with its own source table is format 5: an older Qiao would look its source ids up in the
-            # target table, so it must refuse it; every other bundle is written as format 4, as before
-            "format_version": SEPARATE_VOCABULARIES_FORMAT if separate else FORMAT_VERSION,
+            # format 5 names the family whose code runs the bundle (engine.families); a Qiao that reads format 4
+            # only refuses it, as it must a bundle with separate vocabularies
+            "format_version": FORMAT_VERSION,
+            "family": families.MARIAN,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "model": {
                 "id": ckpt.model_id,

@@ -32,13 +32,14 @@ from dataclasses import replace
 import numpy as np
 
 from engine.errors import InputError, QiaoError
-from engine.families.marian.model import EncoderState
+from engine.families.base import EncoderState
 from engine.options import TranslationOptions
 from engine.pipeline import guards
 from engine.pipeline.length_limits import length_limit, length_rule, reached_limit
 from engine.pipeline.sentence_results import cut_flags
 from engine.results import Alternative, Flag, SentenceResult
-from engine.search.decoding import GenerationParams, StepUpdate, beam_search, greedy_search, log_softmax
+from engine.search.batch import encode_rows, search_encoded
+from engine.search.decoding import GenerationParams, StepUpdate, log_softmax
 from engine.search.types import Constraint, RowExtras, SentenceOutput
 from engine.text import punctuation
 from engine.text.target_prefix import encode_target_prefix
@@ -103,13 +104,7 @@ class SentenceRun:
 
     # -- decoding -------------------------------------------------------------------------------------------------
     def encode(self, rows: Sequence[Sequence[int]]) -> EncoderState:
-        width = max(len(r) for r in rows)
-        ids = np.full((len(rows), width), self.tok.pad_id, dtype=np.int64)
-        mask = np.zeros((len(rows), width), dtype=np.int64)
-        for i, r in enumerate(rows):
-            ids[i, : len(r)] = r
-            mask[i, : len(r)] = 1
-        return self.model.encode(ids, mask)
+        return encode_rows(self.model, rows, self.tok.pad_id)
 
     def search(
         self,
@@ -139,13 +134,8 @@ class SentenceRun:
     ) -> Iterator[StepUpdate]:
         """The search's updates, one per decoder step; `cancel` raises SearchCancelled after the step it is seen."""
         params = params.replace(max_length=int(limits.max()))
-        if any(e.constraints for e in extras):
-            from engine.search.constrained import constrained_beam_search
-
-            steps = constrained_beam_search(self.model, enc, params, limits, extras)
-        else:
-            search = greedy_search if params.num_beams == 1 else beam_search
-            steps = search(model or self.model, enc, params, limits, extras)
+        constrained = any(e.constraints for e in extras)  # the constrained search runs on the plain model
+        steps = search_encoded(self.model if constrained else (model or self.model), enc, params, limits, extras)
         try:
             for update in steps:
                 if cancel is not None and cancel.is_set():

@@ -25,7 +25,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from engine.errors import InputError
-from engine.families.marian.tokenizer import MarianTokenizer
+from engine.families.base import Tokenizer
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
 from engine.pipeline.assembly import Assembler
@@ -84,7 +84,7 @@ class Job:
 class Pipeline:
     """Texts to translations for one bundle's tokenizer and language pair (see the module docstring)."""
 
-    def __init__(self, tokenizer: MarianTokenizer, pair: LanguagePair) -> None:
+    def __init__(self, tokenizer: Tokenizer, pair: LanguagePair) -> None:
         self.tokenizer = tokenizer
         self.pair = pair
         self.segmentation = Segmentation.of(pair)

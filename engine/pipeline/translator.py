@@ -3,13 +3,11 @@
 Study notes that shaped it: faster-whisper (one facade, dataclass results, streaming as a lazy generator, sessions
 created once with explicit options) and CTranslate2 (cancellation checked between decoder steps).
 
-The facade owns the model (engine.families.marian.model, loaded per `EngineConfig`), the lock, and the sentence cache;
-the
-text work lives in small modules it drives: engine.text.segment (sentences and layout), engine.pipeline.planning (token
-rows, long
-sentences split), engine.pipeline.batching, engine.pipeline.decode_loop (batches through the search, cancellable),
-engine.pipeline.assembly
-(stream deltas) and engine.pipeline.requests (requests: one streamed text, or many texts decoded together).
+The facade owns the model (loaded per `EngineConfig` by the bundle's family: engine.families), the lock, and the
+sentence cache; the text work lives in small modules it drives: engine.text.segment (sentences and layout),
+engine.pipeline.planning (token rows, long sentences split), engine.pipeline.batching, engine.pipeline.decode_loop
+(batches through the search, engine.search.batch, cancellable), engine.pipeline.assembly (stream deltas) and
+engine.pipeline.requests (requests: one streamed text, or many texts decoded together).
 """
 
 from __future__ import annotations
@@ -23,13 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import families
 from engine.bundle.load_guard import diagnose
 from engine.bundle.manifest import Manifest, verify_bundle, verify_files
 from engine.bundle.verified_cache import VerifiedFiles
 from engine.config import MAX_BEAMS, PRECISIONS, EngineConfig
 from engine.errors import BundleError, FileProblem, InputError
-from engine.families.marian.model import OnnxMarian
-from engine.families.marian.tokenizer import MarianTokenizer
+from engine.families.base import TARGET_BY_FORCED_TOKEN, GenerationSpec, Model, Tokenizer
 from engine.options import TranslationOptions
 from engine.pipeline.batching import BATCH_POSITIONS, BATCH_SENTENCES, length_limit
 from engine.pipeline.planning import CHUNK_TOKENS, split_long
@@ -37,7 +35,8 @@ from engine.pipeline.requests import MAX_CHARS, Decoding, Pipeline, checked_text
 from engine.pipeline.sentence_cache import SentenceCache
 from engine.results import Alternative, SentenceResult, StreamEvent, Translation
 from engine.runtime.native_memory import release_free_memory, tune_allocator
-from engine.search.decoding import GenerationParams, beam_search, greedy_search
+from engine.search.batch import search_batch
+from engine.search.decoding import GenerationParams, Steps
 from engine.search.types import RowExtras
 
 # Re-exported for the callers that import them from here (engine.cli.main, engine.cli.translate, engine.cli.selftest,
@@ -81,12 +80,22 @@ class Translator:
         # Every path, size and (unless verify=False) sha256 is checked before any model file is opened.
         self.manifest: Manifest = verify_bundle(self.bundle_dir, config.precision, hashes=verify, cache=self._verified)
         self._config = config
-        self._model: OnnxMarian | None = None
+        self._model: Model | None = None
         self._lock = threading.Lock()
-        self.defaults = GenerationParams.from_generation_config(self.manifest.generation)
+        self.family = families.of(self.manifest)
+        self.generation: GenerationSpec = self.family.generation_spec(self.manifest)
+        if self.generation.target_language == TARGET_BY_FORCED_TOKEN:
+            problem = FileProblem(
+                "format",
+                "",
+                f"a {self.family.name} bundle forces its first target token, which "
+                "this Qiao's pipeline does not do yet: update Qiao",
+            )
+            raise BundleError(str(self.bundle_dir), [problem])
+        self.defaults = GenerationParams.from_spec(self.generation, self.manifest.generation)
         self.pair = self.manifest.pair
         try:
-            self.tokenizer = MarianTokenizer.from_manifest(self.manifest)
+            self.tokenizer: Tokenizer = self.family.load_tokenizer(self.manifest)
             self.tokenizer.load_vocabulary()  # a damaged pieces.json fails here, not at the first translation
         except Exception as exc:  # a raw tokenizers/json error: find out which file is damaged, and how
             raise diagnose(self.manifest, config.precision, exc, self._verified) from exc
@@ -126,7 +135,7 @@ class Translator:
         # sessions are built, so the process's high-water mark is the engine, not its loading garbage.
         release_free_memory()
         try:
-            model = OnnxMarian(self.manifest, config)
+            model = self.family.load_model(self.manifest, config)
             model.scorer(self.defaults)  # opened now, so a damaged scorer.onnx fails while loading
         except Exception as exc:  # e.g. InvalidProtobuf from damage the verified-files cache could not see
             raise diagnose(self.manifest, precision, exc, self._verified) from exc
@@ -171,24 +180,11 @@ class Translator:
         params: GenerationParams,
         max_lengths: np.ndarray,
         extras: Sequence[RowExtras | None] | None = None,
-    ):
-        """The search for one batch of source id rows: `extras` (one RowExtras per row, or None) force target
-        prefixes; any row with constraints sends the batch to engine.search.constrained's constrained beam search."""
+    ) -> Steps:
+        """engine.search.batch.search_batch on the loaded model (a method, so a test's spy sees every batch)."""
         model = self._model
         assert model is not None
-        width = max(len(ids) for ids in batch)
-        ids = np.full((len(batch), width), params.pad_id, dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=np.int64)
-        for r, row in enumerate(batch):
-            ids[r, : len(row)] = row
-            mask[r, : len(row)] = 1
-        enc = model.encode(ids, mask)
-        if extras is not None and any(e is not None and e.constraints for e in extras):
-            from engine.search.constrained import constrained_beam_search  # only glossary requests need it
-
-            return constrained_beam_search(model, enc, params, max_lengths, [e or RowExtras() for e in extras])
-        search = greedy_search if params.num_beams == 1 else beam_search
-        return search(model, enc, params, max_lengths, extras)
+        return search_batch(model, batch, params, max_lengths, extras)
 
     def generate_ids(
         self,
@@ -253,7 +249,7 @@ class Translator:
         with self._exclusive("clear_cache()"):
             self.sentence_cache.clear()
 
-    def _cache_for(self, model: OnnxMarian) -> SentenceCache:
+    def _cache_for(self, model: Model) -> SentenceCache:
         """The cache, emptied first when the model changed since it was filled (precision or threads)."""
         cache = self.sentence_cache
         if self._cache_model is None or self._cache_model() is not model:
@@ -281,8 +277,10 @@ class Translator:
         return chosen.token
 
     def _language_id(self, options: TranslationOptions) -> int | None:
+        """The id put before each source row for the options' variant (the family's generation spec says whether
+        the target language is chosen that way), or None."""
         lang = self.language_token(options.variant)
-        return self.tokenizer.token_to_id(lang) if lang else None
+        return self.generation.source_id(self.tokenizer.token_to_id(lang)) if lang else None
 
     def _split_long(self, text: str, budget: int) -> list[str]:
         """An over-long sentence in pieces of at most `budget` tokens (engine.pipeline.planning.split_long, this

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.families.marian.model import EncoderState
+from engine.families.base import EncoderState
 from engine.search.constraint_banks import ConstraintSet, Progress, allocate
 from engine.search.decoding import (
     GenerationParams,
@@ -62,9 +62,7 @@ def constrained_beam_search(
     tight = [b for b in range(batch) if extras[b].constraints]
     free = [b for b in range(batch) if not extras[b].constraints]
     plain = _plain_search(model, enc, params, max_lengths, extras, free) if free else None
-    search = (
-        _Search(model, _rows(enc, tight), params, max_lengths[tight], [extras[b] for b in tight]) if tight else None
-    )
+    search = _Search(model, enc.take(tight), params, max_lengths[tight], [extras[b] for b in tight]) if tight else None
     last: StepUpdate | None = None
     committed: list[list[int]] = [[] for _ in range(batch)]
     done = [False] * batch
@@ -95,17 +93,13 @@ def constrained_beam_search(
     yield StepUpdate(committed=committed, done=[True] * batch, tokens=committed, outputs=outputs, best=committed)
 
 
-def _rows(enc: EncoderState, rows: list[int]) -> EncoderState:
-    return EncoderState(cross=[c[rows] for c in enc.cross], mask=enc.mask[rows])
-
-
 def _plain_search(model, enc, params, max_lengths, extras, rows) -> Steps:
     """The unconstrained rows through engine.search.decoding's search, as Translator._search would run them alone."""
     search = greedy_search if params.num_beams == 1 else beam_search
     sub = [extras[b] for b in rows]
     if any(e.prefix for e in sub):  # only a search that takes row extras can force prefixes
-        return search(model, _rows(enc, rows), params, max_lengths[rows], sub)
-    return search(model, _rows(enc, rows), params, max_lengths[rows])
+        return search(model, enc.take(rows), params, max_lengths[rows], sub)
+    return search(model, enc.take(rows), params, max_lengths[rows])
 
 
 @dataclass

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.families.marian.model import EncoderState
+from engine.families.base import EncoderState, GenerationSpec
 from engine.search.repetition import repeating_tail
 from engine.search.scores import (
     ChosenLogprobs,
@@ -69,6 +69,18 @@ class GenerationParams:
     stop_repeats: bool = False  # beam search: a hypothesis caught in a loop (engine.search.repetition) stops there
     # beam search: a finished sentence's beams leave the batch (the others decode fewer rows; see `beam_search`)
     drop_finished: bool = True
+
+    @classmethod
+    def from_spec(cls, spec: GenerationSpec, gen: dict, **overrides) -> GenerationParams:
+        """The family's start, end and pad tokens (`spec`) with the bundle's search settings (`gen`, the manifest's
+        generation config: beams, lengths, bad words, length penalty, renormalisation)."""
+        params = cls.from_generation_config(gen).replace(
+            eos_id=spec.eos_id,
+            pad_id=spec.pad_id,
+            decoder_start_id=spec.decoder_start_id,
+            forced_eos_id=spec.forced_eos_id,
+        )
+        return params.replace(**overrides) if overrides else params
 
     @classmethod
     def from_generation_config(cls, gen: dict, **overrides) -> GenerationParams:

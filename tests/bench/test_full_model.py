@@ -29,7 +29,7 @@ def test_languages_follow_the_tokenizer(direction, languages, tmp_path):
 
 
 @pytest.mark.torch
-def test_zh_en_random_checkpoint_builds_a_format_4_bundle(tmp_path, monkeypatch):
+def test_zh_en_random_checkpoint_builds_a_format_5_marian_bundle(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     from engine.bundle.manifest import FORMAT_VERSION, verify_bundle
     from engine.convert.pipeline import build_bundle
@@ -42,7 +42,7 @@ def test_zh_en_random_checkpoint_builds_a_format_4_bundle(tmp_path, monkeypatch)
     config = json.loads((ckpt / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert (config["source_lang"], config["target_lang"]) == ("zho", "eng")
     manifest = build_bundle(str(ckpt), tmp_path / "bundle", eval_limit=4, quiet=True, model_id="full-random-zh-en")
-    assert manifest["format_version"] == FORMAT_VERSION == 4
+    assert (manifest["format_version"], manifest["family"]) == (FORMAT_VERSION, "marian") == (5, "marian")
     pair = verify_bundle(tmp_path / "bundle").pair
     assert pair.key == "zh-en" and pair.variants == ()
     assert manifest["validation"]["eval_set"] == "builtin"  # offline: the Chinese built-in sentences

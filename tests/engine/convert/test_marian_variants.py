@@ -106,8 +106,9 @@ def test_separate_vocabularies_match_optimums_onnx_export(variants, name, tmp_pa
 
 
 def test_a_separate_vocabulary_bundle_is_format_5_and_keeps_both_tables(variants):
-    """Format 5 (an older Qiao refuses it instead of reading source ids through the target table); the target
-    table sizes the logits, the scorer and the decoder's lookups, the source table the encoder's."""
+    """Format 5 with its family (a Qiao that reads format 4 only refuses it instead of reading source ids through the
+    target table); the target table sizes the logits, the scorer and the decoder's lookups, the source table the
+    encoder's."""
     from engine.bundle.manifest import load_manifest
     from engine.families.marian.model import OnnxMarian
 
@@ -115,7 +116,7 @@ def test_a_separate_vocabulary_bundle_is_format_5_and_keeps_both_tables(variants
     source_vocab = json.loads((ckpt / "vocab.json").read_text(encoding="utf-8"))
     target_vocab = json.loads((ckpt / "target_vocab.json").read_text(encoding="utf-8"))
     assert len(source_vocab) != len(target_vocab)
-    assert manifest["format_version"] == 5
+    assert (manifest["format_version"], manifest["family"]) == (5, "marian")
     assert manifest["config"]["vocab_size"] == manifest["tokenizer"]["vocab_size"] == len(target_vocab)
     assert manifest["config"]["source_vocab_size"] == manifest["tokenizer"]["source_vocab_size"] == len(source_vocab)
     for precision in ("fp32", "int8"):
@@ -126,9 +127,9 @@ def test_a_separate_vocabulary_bundle_is_format_5_and_keeps_both_tables(variants
         model = OnnxMarian(load_manifest(bundle), precision, threads=1)
         assert model.vocab_size == len(target_vocab)
         assert model._source_table.vocab == len(source_vocab)
-    for name in ("relu", "gelu-untied"):  # shared vocabularies: format 4, one table, as before
+    for name in ("relu", "gelu-untied"):  # shared vocabularies: format 5 too, one table
         shared = variants(name)[2]
-        assert shared["format_version"] == 4 and "source_vocab_size" not in shared["config"]
+        assert shared["format_version"] == 5 and "source_vocab_size" not in shared["config"]
         assert "source_embedding" not in shared["precisions"]["fp32"]
         assert "source_pieces_file" not in shared["tokenizer"]
 

@@ -29,8 +29,9 @@ def built(tmp_path_factory, checkpoint_dir):
 def test_pipeline_writes_a_verified_bundle(built):
     from engine.bundle.manifest import verify_bundle
 
-    out, _ = built
-    assert verify_bundle(out).model_id == "tiny"
+    out, manifest = built
+    assert (manifest["format_version"], manifest["family"]) == (5, "marian")  # format 5: the family it names
+    assert verify_bundle(out).model_id == "tiny" and verify_bundle(out).family == "marian"
     for rel in ("tokenizer.json", "validation.json", "MODEL_LICENSE.txt", "fp32/decoder.onnx", "int8/embedding.bin"):
         assert (out / rel).is_file(), rel
     report = json.loads((out / "validation.json").read_text(encoding="utf-8"))

@@ -7,6 +7,7 @@ import pytest
 
 import engine.pipeline.translator as translator_module
 from engine.config import EngineConfig
+from engine.families import Family
 from engine.errors import InputError
 from engine.pipeline.translator import Translator
 
@@ -48,17 +49,17 @@ class Loads:
     def __init__(self, monkeypatch):
         self.models: list[EngineConfig] = []
         self.checks = 0
-        real_model, real_verify = translator_module.OnnxMarian, translator_module.verify_files
+        real_model, real_verify = Family.load_model, translator_module.verify_files
 
-        def model(manifest, config):
+        def model(family, manifest, config):
             self.models.append(config)
-            return real_model(manifest, config)
+            return real_model(family, manifest, config)
 
         def verify(*args, **kwargs):
             self.checks += 1
             return real_verify(*args, **kwargs)
 
-        monkeypatch.setattr(translator_module, "OnnxMarian", model)
+        monkeypatch.setattr(Family, "load_model", model)
         monkeypatch.setattr(translator_module, "verify_files", verify)
 
 
@@ -82,10 +83,10 @@ def test_set_config_reloads_only_what_changed(bundle_dir, monkeypatch):
 def test_a_failed_reload_keeps_the_old_config(bundle_dir, monkeypatch):
     tr = Translator(bundle_dir, FP32_1)
 
-    def broken(manifest, config):
+    def broken(family, manifest, config):
         raise RuntimeError("no memory")
 
-    monkeypatch.setattr(translator_module, "OnnxMarian", broken)
+    monkeypatch.setattr(Family, "load_model", broken)
     with pytest.raises(Exception, match="no memory"):
         tr.set_threads(3)
     assert tr.config == FP32_1 and tr._model.threads == 1

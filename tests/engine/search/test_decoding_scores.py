@@ -211,7 +211,7 @@ def test_default_options_stay_on_the_fast_path(bundle_dir, monkeypatch):
         seen.append(params)
         return real_beam(model, enc, params, *args, **kwargs)
 
-    monkeypatch.setattr("engine.pipeline.translator.beam_search", watching)
+    monkeypatch.setattr("engine.search.batch.beam_search", watching)
     exact_steps = _count_exact_steps(monkeypatch)
     result = tr.translate(" ".join(_sources()[:5]))
     assert result.text.strip()
