@@ -1,0 +1,189 @@
+"""Marian's model containers, both ways: the binary `.bin` (marian-dev src/common/binary.cpp) and `.npz`.
+
+Reading is split so a caller can refuse a model by its names, shapes and embedded config before any weight bytes
+are decoded: `bin_items` parses headers only and keeps each item's raw payload as a memoryview.
+
+.bin layout: u64 version (1), u64 N, N headers {u64 nameLength incl. NUL, u64 type, u64 shapeLength, u64 dataLength},
+N NUL-terminated names, N shapes (int32 each), u64 offset + offset zero bytes (data starts 256-aligned), then N
+payloads of dataLength bytes (marian pads each to a multiple of 256 and counts the padding in dataLength)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+BINARY_VERSION = 1
+FLOAT32 = 0x404
+FLOAT16 = 0x402
+INT8 = 0x101
+INTGEMM8 = 0x4101
+INTGEMM16 = 0x4102
+TYPE_NAMES = {FLOAT32: "float32", FLOAT16: "float16", INT8: "int8", INTGEMM8: "intgemm8", INTGEMM16: "intgemm16"}
+META_NAME = "special:model.yml"
+
+
+class ContainerError(ValueError):
+    """The bytes are not a well-formed Marian .bin or .npz."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One stored tensor: its name, Marian type code, recorded shape and raw payload (for .bin: dataLength bytes,
+    padding included; for .npz: the array's bytes)."""
+
+    name: str
+    type: int
+    shape: tuple[int, ...]
+    payload: memoryview
+
+    @property
+    def elements(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+
+def read_bytes(path: Path) -> bytes:
+    """A file's bytes, gunzipped when its name ends in .gz (the published models are gzipped)."""
+    data = Path(path).read_bytes()
+    if Path(path).suffix == ".gz":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ContainerError(f"{Path(path).name}: not a valid gzip file ({exc})") from exc
+    return data
+
+
+def bin_items(blob: bytes) -> list[Item]:
+    """The items of a .bin file, headers checked against the file size; payloads are not decoded."""
+    view = memoryview(blob)
+    if len(blob) < 16:
+        raise ContainerError("file too short for a Marian binary model")
+    version, count = (int(v) for v in np.frombuffer(blob, "<u8", 2))
+    if version != BINARY_VERSION:
+        raise ContainerError(f"binary model version {version}, expected {BINARY_VERSION} (is this a Marian .bin?)")
+    pos = 16
+    if count > (len(blob) - pos) // 32:
+        raise ContainerError(f"binary model claims {count} items, more than the file can hold")
+    headers = np.frombuffer(blob, "<u8", count * 4, pos).reshape(count, 4).astype(np.int64)
+    pos += 32 * count
+    names = []
+    for name_len in headers[:, 0].tolist():
+        raw = bytes(view[pos : pos + name_len])
+        if name_len < 1 or len(raw) != name_len or raw[-1:] != b"\0":
+            raise ContainerError("malformed item name in binary model")
+        names.append(raw[:-1].decode("utf-8"))
+        pos += name_len
+    shapes = []
+    for shape_len in headers[:, 2].tolist():
+        if pos + 4 * shape_len > len(blob):
+            raise ContainerError("binary model truncated in its shapes")
+        shapes.append(tuple(int(d) for d in np.frombuffer(blob, "<i4", shape_len, pos)))
+        pos += 4 * shape_len
+    if pos + 8 > len(blob):
+        raise ContainerError("binary model truncated before its data")
+    offset = int(np.frombuffer(blob, "<u8", 1, pos)[0])
+    pos += 8 + offset
+    items = []
+    for (_, type_code, _, data_len), name, shape in zip(headers.tolist(), names, shapes):
+        if pos + data_len > len(blob):
+            raise ContainerError(f"binary model truncated in the data of {name!r}")
+        items.append(Item(name, int(type_code), shape, view[pos : pos + data_len]))
+        pos += data_len
+    return items
+
+
+def npz_items(blob: bytes) -> list[Item]:
+    """The arrays of an .npz model as Items (float32 -> FLOAT32, int8 -> INT8; any other dtype is refused)."""
+    try:
+        archive = np.load(io.BytesIO(blob), allow_pickle=False)
+    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+        raise ContainerError(f"not a valid .npz file ({exc})") from exc
+    items = []
+    with archive:
+        for name in archive.files:
+            array = archive[name]
+            if array.dtype == np.float32:
+                code = FLOAT32
+            elif array.dtype == np.int8:
+                code = INT8
+            else:
+                raise ContainerError(f"{name!r} has dtype {array.dtype}; Marian's .npz models hold float32 only")
+            data = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False)
+            items.append(Item(name, code, tuple(int(d) for d in array.shape), memoryview(data.tobytes())))
+    return items
+
+
+def float32_array(item: Item) -> np.ndarray:
+    """A float32 item's values in its recorded shape (the payload's padding ignored)."""
+    if item.type != FLOAT32:
+        raise ContainerError(f"{item.name!r} is {TYPE_NAMES.get(item.type, hex(item.type))}, not float32")
+    if len(item.payload) < 4 * item.elements:
+        raise ContainerError(f"{item.name!r}: payload of {len(item.payload)} bytes is short for shape {item.shape}")
+    return np.frombuffer(item.payload, "<f4", item.elements).reshape(item.shape).astype(np.float32)
+
+
+def intgemm8_payload(item: Item) -> tuple[np.ndarray, np.float32]:
+    """An intgemm8 item's int8 values, flat in stored order, and its quantisation multiplier (the float32 trailer
+    right after the elements)."""
+    if item.type != INTGEMM8:
+        raise ContainerError(f"{item.name!r} is {TYPE_NAMES.get(item.type, hex(item.type))}, not intgemm8")
+    if len(item.payload) < item.elements + 4:
+        raise ContainerError(f"{item.name!r}: intgemm8 payload of {len(item.payload)} bytes lacks its multiplier")
+    q = np.frombuffer(item.payload, np.int8, item.elements).copy()
+    qm = np.frombuffer(bytes(item.payload[item.elements : item.elements + 4]), "<f4")[0]
+    return q, np.float32(qm)
+
+
+def meta_text(item: Item) -> str:
+    """The text of `special:model.yml` (an int8 item holding the YAML and a trailing NUL)."""
+    if item.type != INT8:
+        raise ContainerError(f"{META_NAME} is {TYPE_NAMES.get(item.type, hex(item.type))}, expected int8")
+    raw = bytes(item.payload[: item.elements])
+    return raw.split(b"\0", 1)[0].decode("utf-8")
+
+
+# --- writing (tests, fixtures and tools that make models the way marian-conv does) ---
+
+
+def _padded(data: bytes) -> bytes:
+    return data + b"\0" * ((-len(data)) % 256)
+
+
+def write_bin(items: Iterable[tuple[str, int, tuple[int, ...], bytes]]) -> bytes:
+    """A .bin file holding `items` (name, type code, shape, payload), each payload padded to 256 bytes as
+    marian-conv does (the padding counted in dataLength)."""
+    items = [(name, code, tuple(shape), _padded(data)) for name, code, shape, data in items]
+    out = io.BytesIO()
+    out.write(np.array([BINARY_VERSION, len(items)], "<u8").tobytes())
+    for name, code, shape, data in items:
+        out.write(np.array([len(name.encode()) + 1, code, len(shape), len(data)], "<u8").tobytes())
+    for name, *_ in items:
+        out.write(name.encode() + b"\0")
+    for _, _, shape, _ in items:
+        out.write(np.array(shape, "<i4").tobytes())
+    pos = out.tell()
+    next_pos = ((pos + 8) // 256 + 1) * 256
+    offset = next_pos - pos - 8
+    out.write(np.array([offset], "<u8").tobytes() + b"\0" * offset)
+    for *_, data in items:
+        out.write(data)
+    return out.getvalue()
+
+
+def meta_array(yaml_text: str) -> np.ndarray:
+    """`special:model.yml` as Marian stores it: the text's bytes plus a NUL, as int8."""
+    return np.frombuffer(yaml_text.encode("utf-8") + b"\0", dtype=np.int8).copy()
+
+
+def write_npz(params: dict[str, np.ndarray], yaml_text: str) -> bytes:
+    """An .npz model: every parameter as float32 plus `special:model.yml`."""
+    out = io.BytesIO()
+    arrays = {name: np.asarray(value, dtype=np.float32) for name, value in params.items()}
+    arrays[META_NAME] = meta_array(yaml_text)
+    np.savez(out, **arrays)  # type: ignore[arg-type]
+    return out.getvalue()

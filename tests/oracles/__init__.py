@@ -1,0 +1,1 @@
+"""Oracles the tests run against: other implementations of what Qiao computes."""

@@ -1,0 +1,232 @@
+"""bergamot-translator itself (the PyPI wheel bergamot==0.4.5, what Firefox Translations runs) as a test oracle.
+
+The wheel is CPython 3.10 only, so it lives in its own venv (.cache/bergamot-venv, made on first use from pyenv's
+3.10 with `pip install bergamot==0.4.5`; git-ignored). Each call runs tests/oracles/bergamot_worker.py in a
+subprocess: the worker loads the wheel's native module by path (the package's __init__ fetches a model index from
+the network), and a model bergamot cannot load aborts only that process, reported here as OracleError.
+
+Settings are Firefox's (translationWorker.js, as firefox-translations-models' evals/translators/bergamot.config.yml
+copies them): beam 1, max-length-factor 2, soft alignment, plus `ssplit-mode: sentence` so one line is one sentence.
+Each line is its own request by default: the length limit and the shortlist are per batch, so batching lines together
+would change single-sentence results.
+
+What comes back per line: the text and bergamot's target tokens as surface strings (AnnotatedText words: one per
+emitted token, the final </s> not counted). Scores and alignments are not reachable through the wheel's bindings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = ROOT / ".cache"
+VENV = CACHE / "bergamot-venv"
+PACKAGE = "bergamot==0.4.5"
+WORKER = Path(__file__).with_name("bergamot_worker.py")
+MARKER = VENV / ".qiao-installed"
+PYTHON310 = ("/root/.pyenv/versions/3.10.13/bin/python3.10",)
+
+# Firefox's decoder settings (bergamot-format.md §1.3); gemm-precision is chosen per model file below.
+FIREFOX_OPTIONS = {
+    "beam-size": 1,
+    "normalize": 1.0,
+    "word-penalty": 0,
+    "max-length-break": 128,
+    "mini-batch-words": 1024,
+    "workspace": 128,
+    "max-length-factor": 2.0,
+    "skip-cost": True,
+    "cpu-threads": 0,
+    "quiet": True,
+    "quiet-translation": True,
+    "alignment": "soft",
+    "ssplit-mode": "sentence",
+}
+
+
+class OracleUnavailable(RuntimeError):
+    """The bergamot venv cannot be made here (no Python 3.10, the package registry unreachable, ...)."""
+
+
+class OracleError(RuntimeError):
+    """bergamot refused or crashed on the model (its process aborted); the message carries its stderr."""
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One input line as bergamot translated it: the text and the surface string of each emitted token."""
+
+    text: str
+    tokens: list[str]
+    sentences: int = 1
+
+
+_failure: str | None = None
+
+
+def _python310() -> str | None:
+    candidates = [os.environ.get("QIAO_PYTHON310", ""), *PYTHON310, shutil.which("python3.10") or ""]
+    return next((c for c in candidates if c and Path(c).exists()), None)
+
+
+@contextlib.contextmanager
+def _lock() -> Iterator[None]:
+    CACHE.mkdir(exist_ok=True)
+    with open(CACHE / "bergamot-venv.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def venv_python() -> Path:
+    """The venv's interpreter, making the venv on first use; OracleUnavailable (remembered for the session) when it
+    cannot be made."""
+    global _failure
+    python = VENV / "bin" / "python"
+    if MARKER.exists() and MARKER.read_text().strip() == PACKAGE and python.exists():
+        return python
+    if _failure is not None:
+        raise OracleUnavailable(_failure)
+    with _lock():
+        if MARKER.exists() and MARKER.read_text().strip() == PACKAGE and python.exists():
+            return python
+        base = _python310()
+        if base is None:
+            _failure = "no Python 3.10 interpreter (bergamot==0.4.5 is a CPython 3.10 wheel); set QIAO_PYTHON310"
+            raise OracleUnavailable(_failure)
+        shutil.rmtree(VENV, ignore_errors=True)
+        steps = [
+            [base, "-m", "venv", str(VENV)],
+            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", PACKAGE],
+        ]
+        for step in steps:
+            try:
+                done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                done = None
+                detail = str(exc)
+            else:
+                detail = (done.stderr or done.stdout)[-600:]
+            if done is None or done.returncode != 0:
+                shutil.rmtree(VENV, ignore_errors=True)
+                _failure = f"could not make the bergamot venv ({' '.join(step[-2:])}): {detail.strip()}"
+                raise OracleUnavailable(_failure)
+        if not list((VENV / "lib").glob("python3.10/site-packages/bergamot/_bergamot*.so")):
+            _failure = "the bergamot wheel installed but holds no native module"
+            raise OracleUnavailable(_failure)
+        MARKER.write_text(PACKAGE + "\n")
+    return python
+
+
+def unavailable_reason() -> str | None:
+    """None when the oracle can run, else why not (for pytest.skip)."""
+    try:
+        venv_python()
+    except OracleUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def native_module() -> Path:
+    venv_python()
+    return next((VENV / "lib").glob("python3.10/site-packages/bergamot/_bergamot*.so"))
+
+
+def _yaml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
+def _plain(path: Path, scratch: Path) -> Path:
+    """`path`, or its gunzipped copy in `scratch` (bergamot reads plain files)."""
+    if path.suffix != ".gz":
+        return path
+    target = scratch / path.name[:-3]
+    target.write_bytes(gzip.decompress(path.read_bytes()))
+    return target
+
+
+def precision_for(model: Path) -> str:
+    """The gemm-precision bergamot runs a model file with: float32 for float models (with an int8 setting Marian
+    would quantise them on the fly), int8shiftAlphaAll for .intgemm.alphas.bin, int8shiftAll for .intgemm8.bin."""
+    name = model.name.removesuffix(".gz")
+    if name.endswith(".intgemm.alphas.bin"):
+        return "int8shiftAlphaAll"
+    if name.endswith(".intgemm8.bin"):
+        return "int8shiftAll"
+    return "float32"
+
+
+def translate(
+    model: Path,
+    src_vocab: Path,
+    trg_vocab: Path,
+    lines: Sequence[str],
+    *,
+    shortlist: Path | None = None,
+    verify_shortlist: bool = True,
+    precision: str | None = None,
+    per_line: bool = True,
+    options: dict[str, object] | None = None,
+    timeout: float = 600,
+) -> list[Translation]:
+    """Translate `lines` with bergamot (one request per line unless `per_line` is False). For a shared vocabulary
+    pass the same path twice: Marian then shares one vocabulary object (the shortlist adds source ids)."""
+    python = venv_python()
+    with tempfile.TemporaryDirectory(prefix="bergamot-oracle-") as tmp:
+        scratch = Path(tmp)
+        settings: dict[str, object] = dict(FIREFOX_OPTIONS)
+        settings["gemm-precision"] = precision or precision_for(model)
+        settings.update(options or {})
+        src = _plain(Path(src_vocab), scratch)
+        trg = src if Path(trg_vocab) == Path(src_vocab) else _plain(Path(trg_vocab), scratch)
+        text = [f"models: [{json.dumps(str(_plain(Path(model), scratch)))}]"]
+        text.append(f"vocabs: [{json.dumps(str(src))}, {json.dumps(str(trg))}]")
+        if shortlist is not None:
+            short = _plain(Path(shortlist), scratch)
+            text.append(f"shortlist: [{json.dumps(str(short))}, {_yaml_value(verify_shortlist)}]")
+        text += [f"{key}: {_yaml_value(value)}" for key, value in settings.items()]
+        request = {"module": str(native_module()), "config": "\n".join(text) + "\n", "lines": list(lines)}
+        request["per_line"] = per_line
+        try:
+            done = subprocess.run(
+                [str(python), str(WORKER)],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env={**os.environ, "OMP_NUM_THREADS": "1"},
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise OracleError(f"bergamot did not finish in {timeout:.0f} s") from exc
+    if done.returncode != 0:
+        how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
+        raise OracleError(f"bergamot failed ({how}): {done.stderr.strip()[-2000:]}")
+    results = json.loads(done.stdout)["results"]
+    out = []
+    for result in results:
+        tokens = [token for sentence in result["sentences"] for token in sentence]
+        out.append(Translation(result["text"], tokens, len(result["sentences"])))
+    return out
+
+
+def translate_folder(
+    folder: object, lines: Sequence[str], *, use_shortlist: bool = True, **kwargs: object
+) -> list[Translation]:
+    """translate() for an engine.families.bergamot.build.reader.ModelFolder (its shortlist used when it has one)."""
+    model, src, trg = folder.model, folder.src_vocab, folder.trg_vocab  # type: ignore[attr-defined]
+    short = folder.shortlist if use_shortlist else None  # type: ignore[attr-defined]
+    return translate(model, src, trg, lines, shortlist=short, **kwargs)  # type: ignore[arg-type]
