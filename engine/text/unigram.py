@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,27 +39,58 @@ class UnigramSegmenter:
     def __init__(self, path: str | Path) -> None:
         """Reads `path` (a tokenizers JSON file with a Unigram model, no pre-tokenizer, no added tokens, no byte
         fallback: what engine.families.marian.build.tokenizer_json writes); raises ValueError for anything else."""
-        blob, lengths, scores, self.unk_id, self._normalizer = _read(Path(path))
-        self.size = len(lengths)
+        blob, lengths, scores, unk_id, normalizer = _read(Path(path))
         # Built from compact copies once the parsed file is gone, so these long-lived objects fill the freed space
         # rather than sit between the parser's dead ones (about 1 MB less resident at real scale).
         # Later duplicates win, as in the library's piece → id map; its scores are looked up through that id.
         ends = np.cumsum(lengths).tolist()
-        self._index: dict[str, int] = {blob[a:b]: i for i, (a, b) in enumerate(zip([0, *ends[:-1]], ends))}
+        index = {blob[a:b]: i for i, (a, b) in enumerate(zip([0, *ends[:-1]], ends))}
+        others = np.delete(scores, unk_id) if len(lengths) > 1 else scores  # its minimum skips the unknown piece
+        unk_score = float(np.float32(others.astype(np.float32).min()) - np.float32(UNK_PENALTY))
         # SentencePiece keeps scores, and sums them, in float32: ties and near-ties fall as its rounding makes them.
-        self._scores: list[float] = scores.astype(np.float32).astype(np.float64).tolist()
-        others = np.delete(scores, self.unk_id) if self.size > 1 else scores  # its minimum skips the unknown piece
-        self._unk_score = float(np.float32(others.astype(np.float32).min()) - np.float32(UNK_PENALTY))
+        scores32 = scores.astype(np.float32).astype(np.float64).tolist()
+        self._setup(index, scores32, unk_id, unk_score, normalizer.normalize_str if normalizer is not None else None)
+
+    @classmethod
+    def from_pieces(
+        cls,
+        index: dict[str, int],
+        scores: list[float],
+        unk_id: int,
+        unk_score: float,
+        normalize: Callable[[str], str] | None = None,
+    ) -> UnigramSegmenter:
+        """A segmenter over a vocabulary given directly rather than as a tokenizer.json (a SentencePiece model read
+        by another family): `index` holds every piece the search may match (piece → id), `scores[id]` its score as
+        SentencePiece adds it, `unk_score` what an uncovered character costs, `normalize` the text's normaliser."""
+        self = cls.__new__(cls)
+        self._setup(index, scores, unk_id, unk_score, normalize)
+        return self
+
+    def _setup(
+        self,
+        index: dict[str, int],
+        scores: list[float],
+        unk_id: int,
+        unk_score: float,
+        normalize: Callable[[str], str] | None,
+    ) -> None:
+        self.unk_id = unk_id
+        self.size = len(scores)
+        self._index = index
+        self._scores = scores
+        self._unk_score = unk_score
+        self._normalize = normalize
         # The longest piece for each two-character prefix: most positions try one or two lengths, not sixteen.
         longest: dict[str, int] = {}
-        for piece in self._index:
+        for piece in index:
             if len(piece) > 1 and len(piece) > longest.get(piece[:2], 0):
                 longest[piece[:2]] = len(piece)
         self._longest = longest
 
     def normalize(self, text: str) -> str:
         """The text as the model segments it (SentencePiece's normalisation, spaces as ▁)."""
-        return self._normalizer.normalize_str(text) if self._normalizer is not None else text
+        return self._normalize(text) if self._normalize is not None else text
 
     def segment(self, text: str) -> list[tuple[str, int]]:
         """The pieces of `text` after normalisation, with their indices in the file's vocabulary (fused unknown
