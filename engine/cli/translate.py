@@ -119,7 +119,7 @@ def translate_command(args: argparse.Namespace) -> int:
     """`qiao translate`: one request from an argument, a file or stdin, or (`--json`) one per input line, each in
     the installed direction that reads it (engine.cli.direction)."""
     from engine.cli.direction import Directions
-    from engine.pipeline.translator import MAX_CHARS
+    from engine.pipeline.requests import MAX_CHARS
 
     if args.text is not None and args.file is not None:
         raise QiaoError("give the text or --file, not both")

@@ -199,7 +199,8 @@ def validate(
     from transformers import MarianTokenizer
 
     from engine.families.marian.build.checkpoint import load_marian
-    from engine.pipeline.translator import Translator, length_limit
+    from engine.pipeline.length_limits import length_limit
+    from engine.pipeline.translator import Translator
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
     tok = MarianTokenizer.from_pretrained(str(checkpoint_dir))

@@ -29,30 +29,14 @@ from engine.config import MAX_BEAMS, PRECISIONS, EngineConfig
 from engine.errors import BundleError, FileProblem, InputError
 from engine.families.base import TARGET_BY_FORCED_TOKEN, GenerationSpec, Model, Tokenizer
 from engine.options import TranslationOptions
-from engine.pipeline.batching import BATCH_POSITIONS, BATCH_SENTENCES, length_limit
-from engine.pipeline.planning import CHUNK_TOKENS, split_long
-from engine.pipeline.requests import MAX_CHARS, Decoding, Pipeline, checked_text
+from engine.pipeline.planning import split_long
+from engine.pipeline.requests import Decoding, Pipeline, checked_text
 from engine.pipeline.sentence_cache import SentenceCache
 from engine.results import Alternative, SentenceResult, StreamEvent, Translation
 from engine.runtime.native_memory import release_free_memory, tune_allocator
 from engine.search.batch import search_batch
 from engine.search.decoding import GenerationParams, Steps
 from engine.search.types import RowExtras
-
-# Re-exported for the callers that import them from here (engine.cli.main, engine.cli.translate, engine.cli.selftest,
-# engine.convert.validate, bench); new code imports them from engine.config / engine.pipeline.requests /
-# engine.pipeline.batching.
-__all__ = [
-    "BATCH_POSITIONS",
-    "BATCH_SENTENCES",
-    "CHUNK_TOKENS",
-    "MAX_BEAMS",
-    "MAX_CHARS",
-    "PRECISIONS",
-    "EngineConfig",
-    "Translator",
-    "length_limit",
-]
 
 
 class Translator:

@@ -202,7 +202,7 @@ def test_frozen_app_does_not_list_bench(monkeypatch, capsys):
 
 
 def test_endless_file_is_refused_at_the_limit(monkeypatch, capsys, bundle_dir, echo):
-    from engine.pipeline.translator import MAX_CHARS
+    from engine.pipeline.requests import MAX_CHARS
 
     if not os.path.exists("/dev/zero"):
         pytest.skip("needs /dev/zero")
@@ -212,7 +212,7 @@ def test_endless_file_is_refused_at_the_limit(monkeypatch, capsys, bundle_dir, e
 
 
 def test_input_at_the_limit_still_reaches_the_engine(monkeypatch, capsys, bundle_dir, echo, tmp_path):
-    from engine.pipeline.translator import MAX_CHARS
+    from engine.pipeline.requests import MAX_CHARS
 
     big = tmp_path / "big.txt"
     big.write_bytes("字".encode() * (MAX_CHARS * 4 // 3))  # 3 bytes each: just under the byte limit

@@ -17,7 +17,7 @@ import pytest
 from engine.cli.io import iter_lines, json_line
 from engine.cli.main import main
 from engine.languages import default_pair
-from engine.pipeline.translator import MAX_CHARS
+from engine.pipeline.requests import MAX_CHARS
 from tests.engine.cli_fakes import BatchingTranslator, EchoTranslator, ErrorFieldTranslator, install
 
 # Every character str.splitlines() breaks on besides "\n", then the rest of C0 and C1, DEL and the BOM.

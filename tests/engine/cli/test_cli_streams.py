@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.pipeline.translator import MAX_CHARS
+from engine.pipeline.requests import MAX_CHARS
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX streams and devices")
 ROOT = Path(__file__).resolve().parents[3]

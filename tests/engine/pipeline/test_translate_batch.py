@@ -9,7 +9,8 @@ import pytest
 import engine.pipeline.batching as batching
 import engine.pipeline.requests as pipeline
 from engine.options import TranslationOptions
-from engine.pipeline.translator import MAX_CHARS, Translator
+from engine.pipeline.requests import MAX_CHARS
+from engine.pipeline.translator import Translator
 from tests.conftest import FIXTURE_DIR
 
 ROWS = [r.split("\t") for r in (FIXTURE_DIR / "corpus.tsv").read_text(encoding="utf-8").splitlines()]

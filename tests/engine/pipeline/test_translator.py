@@ -9,7 +9,9 @@ import unicodedata
 import pytest
 
 from engine.errors import BundleError, InputError, ModelNotFoundError
-from engine.pipeline.translator import CHUNK_TOKENS, MAX_CHARS, Translator
+from engine.pipeline.planning import CHUNK_TOKENS
+from engine.pipeline.requests import MAX_CHARS
+from engine.pipeline.translator import Translator
 from engine.results import StreamEvent, Translation
 from tests.conftest import FIXTURE_DIR
 

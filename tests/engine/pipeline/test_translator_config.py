@@ -7,8 +7,8 @@ import pytest
 
 import engine.pipeline.translator as translator_module
 from engine.config import EngineConfig
-from engine.families import Family
 from engine.errors import InputError
+from engine.families import Family
 from engine.pipeline.translator import Translator
 
 FP32_1 = EngineConfig(precision="fp32", threads=1)
@@ -109,10 +109,3 @@ def test_sessions_and_scorer_read_the_config(bundle_dir, monkeypatch):
     names = [name for name, _, _ in seen]
     assert "encoder.onnx" in names and "decoder.onnx" in names and "scorer.onnx" in names
     assert all(providers == ["CPUExecutionProvider"] and threads == 2 for _, providers, threads in seen)
-
-
-def test_names_other_modules_import_from_here_still_work():
-    from engine.config import MAX_BEAMS, PRECISIONS
-
-    assert translator_module.MAX_BEAMS == MAX_BEAMS and translator_module.PRECISIONS == PRECISIONS
-    assert translator_module.MAX_CHARS == 1_000_000 and translator_module.length_limit(1, 512) == 14
