@@ -11,7 +11,11 @@ Each line is its own request by default: the length limit and the shortlist are 
 would change single-sentence results.
 
 What comes back per line: the text and bergamot's target tokens as surface strings (AnnotatedText words: one per
-emitted token, the final </s> not counted). Scores and alignments are not reachable through the wheel's bindings.
+emitted token, the final </s> as an empty word, none when the length limit stopped the sentence). Scores and
+alignments are not reachable through the wheel's bindings (Response.alignments has no converter).
+
+The shortlist is checked (checksum and bounds) only under `check-bytearray: true`: bergamot loads it into memory
+first, and the second element of `shortlist: [file, check]` is not what decides then.
 """
 
 from __future__ import annotations
@@ -64,7 +68,8 @@ class OracleError(RuntimeError):
 
 @dataclass(frozen=True)
 class Translation:
-    """One input line as bergamot translated it: the text and the surface string of each emitted token."""
+    """One input line as bergamot translated it: the text and the surface string of each emitted token ('' for a
+    final </s>), and how many sentences bergamot saw in it (1 with ssplit-mode: sentence)."""
 
     text: str
     tokens: list[str]
@@ -198,6 +203,8 @@ def translate(
         if shortlist is not None:
             short = _plain(Path(shortlist), scratch)
             text.append(f"shortlist: [{json.dumps(str(short))}, {_yaml_value(verify_shortlist)}]")
+            # bergamot loads the shortlist into memory first, and then checks it only under check-bytearray
+            settings.setdefault("check-bytearray", verify_shortlist)
         text += [f"{key}: {_yaml_value(value)}" for key, value in settings.items()]
         request = {"module": str(native_module()), "config": "\n".join(text) + "\n", "lines": list(lines)}
         request["per_line"] = per_line
