@@ -49,6 +49,15 @@ def test_marian_is_registered_and_a_family_is_one_package():
     assert all(callable(getattr(runtime, name)) for name in ("load_model", "load_tokenizer", "generation_spec"))
 
 
+def test_the_converter_is_reached_through_the_family_only_when_asked(monkeypatch):
+    import sys
+
+    monkeypatch.delitem(sys.modules, "engine.families.marian.build", raising=False)
+    family = families.get("marian")
+    assert "engine.families.marian.build" not in sys.modules  # the registry imports no converter
+    assert family.build().__name__ == "engine.families.marian.build"
+
+
 def test_an_unknown_family_name_says_which_ones_exist():
     with pytest.raises(KeyError, match=r"unknown model family 'nllb'; this Qiao runs marian"):
         families.get("nllb")
