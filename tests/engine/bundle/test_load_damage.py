@@ -85,7 +85,7 @@ def test_a_file_that_matches_its_hash_but_cannot_load_is_damaged(bundle, capsys,
 
 
 def test_a_graph_whose_names_differ_from_the_manifest_is_damaged(bundle):
-    import onnx
+    onnx = pytest.importorskip("onnx")  # the build extra edits the graph
 
     path = bundle / "int8" / "encoder.onnx"
     model = onnx.load(str(path), load_external_data=False)
