@@ -12,7 +12,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from engine.documents.job import DocumentResult
 from gui import pair_text
 from gui.documents.document_queue import Entry, Problem, State
-from gui.worker.scheduler import DOC_DIRECTION, DOC_LANGUAGE, INTERNAL, NO_MODEL
+from gui.worker.messages import DOC_DIRECTION, DOC_LANGUAGE, INTERNAL, NO_MODEL
 
 CONTEXT = "DocumentsPanel"
 

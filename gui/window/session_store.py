@@ -18,10 +18,10 @@ from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, Qt, QT
 from PySide6.QtGui import QTextCursor
 
 from engine.results import ORIGIN_MEMORY, ORIGIN_MODEL, SentenceResult, Translation
+from gui.sentence_view import spans_fit
 from gui.settings import Key, Settings
 from gui.window.autosave import Autosave
 from gui.window.last_translation import LastTranslation, SavedTranslation, SentencePlaces
-from gui.sentence_view import spans_fit
 
 if TYPE_CHECKING:
     from gui.notice_bar import NoticeBar

@@ -17,8 +17,8 @@ from engine.results import SentenceResult
 from gui.fonts import pane_font
 from gui.pair_text import language_name, source_heading
 from gui.review.review_editor import SelectionLayers, text_after_change
-from gui.window.pane import Pane
 from gui.sentence_view import SentenceRanges, spans_fit
+from gui.window.pane import Pane
 from gui.window.word_count import count_characters, count_words
 
 COUNT_DELAY_MS = 200  # count once typing pauses this long, not on every key

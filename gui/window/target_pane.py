@@ -40,7 +40,6 @@ from gui.review.confidence import token_index, unsure_spans
 from gui.review.edit_memory import EditMemory, KeptContext
 from gui.review.review_colors import owned_tint, stale_tint, unsure_underline
 from gui.review.review_editor import MARK_EDIT, MARK_FLAG, MARK_STALE, Mark, ReviewEditor, text_after_change
-from gui.window.pane import Pane
 from gui.sentence_view import (
     EDIT_ORIGIN_ALTERNATIVE,
     EDIT_ORIGIN_MEMORY,
@@ -48,6 +47,7 @@ from gui.sentence_view import (
     SentenceRanges,
     spans_fit,
 )
+from gui.window.pane import Pane
 
 DEFAULT_THRESHOLD = 35
 

@@ -243,7 +243,7 @@ def test_a_model_imported_for_the_missing_direction_is_loaded(qtbot, pair_window
 
 def test_a_precision_switch_keeps_the_pairs_the_models_dialog_reported(qtbot, pair_window, settings, tmp_path):
     window, _ = pair_window(installed=("en-zh",))
-    window._models_changed([FakeModel(tmp_path / "zh-en", "opus-mt-zh-en", ZH_EN)])
+    window.model_control.models_changed([FakeModel(tmp_path / "zh-en", "opus-mt-zh-en", ZH_EN)])
     assert window.swap_action.isEnabled()
     settings.set(Key.PRECISION, "fp32")
     qtbot.waitUntil(lambda: window.model.precision == "fp32", timeout=5000)
