@@ -78,11 +78,13 @@ class Weights:
     `params`: every parameter as float32 (an int8 model's dequantised). `quantized`: for an int8 model, the stored
     int8 values of each int8 parameter in its recorded orientation (`[in, out]` for a weight, `[V, E]` for a
     table) with its `qm` (values = q / qm). `alphas`: the activation multipliers, by weight name (with or without
-    the `_QuantMultA` suffix)."""
+    the `_QuantMultA` suffix); without them (`dynamic`) INT8 scales each product's activations by 127/max|A|, as
+    Marian's `int8shiftAll` does."""
 
     params: Mapping[str, np.ndarray]
     quantized: Mapping[str, tuple[np.ndarray, float]] = field(default_factory=dict)
     alphas: Mapping[str, float] = field(default_factory=dict)
+    dynamic: bool = False  # int8shiftAll: no alphas, each product's activations scaled by 127/max|A| at run time
 
     def float(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
         if name not in self.params:
@@ -103,8 +105,11 @@ class Weights:
             return np.ascontiguousarray(q), np.float32(qm)
         return quantize(self.float(name, shape))
 
-    def alpha(self, *names: str) -> np.float32:
-        """The first of `names` with a stored alpha (bergamot aborts without one, and so does this build)."""
+    def alpha(self, *names: str) -> np.float32 | None:
+        """The first of `names` with a stored alpha (bergamot aborts without one, and so does this build); None
+        for a `dynamic` model."""
+        if self.dynamic:
+            return None
         for name in names:
             for key in (f"{name}_QuantMultA", name):
                 if key in self.alphas:
@@ -131,7 +136,8 @@ def from_checkpoint(checkpoint) -> tuple[Architecture, Weights]:
         alignment_layer=ra.alignment_layer,
     )
     quantized = {name: (m.q, m.qm) for name, m in checkpoint.int8.items()}
-    return arch, Weights(checkpoint.params, quantized, dict(checkpoint.alphas))
+    dynamic = not checkpoint.alphas  # intgemm8 without alphas (int8shiftAll), or a float model run at INT8
+    return arch, Weights(checkpoint.params, quantized, dict(checkpoint.alphas), dynamic)
 
 
 def quantize(weight: np.ndarray) -> tuple[np.ndarray, np.float32]:
@@ -198,7 +204,8 @@ class _Builder:
         self.g = _Graph()
         self.fused_norm = False  # ORT's LayerNormalization instead of Marian's two-pass ops (`add_norm`)
         self._widths: dict[str, int] = {}  # activations narrower or wider than the model (the FFN's inner one)
-        self._quantized: dict[tuple[str, float], str] = {}  # (activation, alpha) -> its int8 values
+        # (activation, alpha or None) -> its quantised values and their scale (a constant or, dynamic, a tensor)
+        self._quantized: dict[tuple[str, float | None], tuple[str, str]] = {}
 
     # -- products -----------------------------------------------------------------------------------------------
     def linear(self, x: str, parts: Sequence[tuple[str, str | None, int]], label: str) -> list[str]:
@@ -208,9 +215,10 @@ class _Builder:
         if self.precision == "fp32":
             groups = [list(parts)]
         else:
-            by_alpha: dict[float, list] = {}
+            by_alpha: dict[float | None, list] = {}
             for part in parts:
-                by_alpha.setdefault(float(self.w.alpha(part[0])), []).append(part)
+                alpha = self.w.alpha(part[0])
+                by_alpha.setdefault(None if alpha is None else float(alpha), []).append(part)
             groups = list(by_alpha.values())
         out: dict[str, str] = {}
         for n, group in enumerate(groups):
@@ -237,22 +245,25 @@ class _Builder:
         for w, _, width in group:
             q, qm = self.w.int8(w, (d_in, width))
             qs.append(q)
-            scales.append(np.full(width, unquant_multiplier(alpha, qm), dtype=np.float32))
+            multiplier = np.float32(1.0) / qm if alpha is None else unquant_multiplier(alpha, qm)
+            scales.append(np.full(width, multiplier, dtype=np.float32))
         scale = np.concatenate(scales)
         if np.all(scale == scale[0]):  # one multiplier: ORT's per-tensor kernel is the faster one
             scale = scale[:1].reshape(())
         bias_name = g.weight(f"{name}.b", bias) if with_bias else ""
         return self.integer_product(x, alpha, g.weight(f"{name}.Wq", np.concatenate(qs, axis=1)), scale, bias_name)
 
-    def integer_product(self, x: str, alpha: np.float32, matrix: str, scale: np.ndarray, bias: str) -> str:
-        """(clip(round(x·alpha), ±127) · matrix) · scale + bias. The activation goes in as intgemm's shifted
-        unsigned form (value + 127, zero point 127): the same integer product, and ORT's u8·s8 kernel (its s8·s8
-        one measured 20-50× slower here)."""
+    def integer_product(self, x: str, alpha: np.float32 | None, matrix: str, scale: np.ndarray, bias: str) -> str:
+        """(clip(round(x·alpha), ±127) · matrix) · scale + bias (`scale`: 1/(alpha·qm), or 1/qm with a dynamic
+        alpha, whose 1/alpha is then the activation's scale). The activation goes in as intgemm's shifted unsigned
+        form (value + 127, zero point 127): the same integer product, and ORT's u8·s8 kernel (its s8·s8 one
+        measured 20-50× slower here)."""
         g = self.g
+        quantized, a_scale = self.quantize_activation(x, alpha)
         inputs = [
-            self.quantize_activation(x, alpha),
+            quantized,
             matrix,
-            g.const("one", 1.0, np.float32),
+            a_scale,
             g.weight(f"{matrix}.scale", scale.astype(np.float32)),
             g.const("q_zero", 127, np.uint8),
             "",
@@ -260,20 +271,31 @@ class _Builder:
         ]
         return g.op("MatMulIntegerToFloat", inputs, ms=True)
 
-    def quantize_activation(self, x: str, alpha: np.float32) -> str:
-        """clip(round(x·alpha), −127, 127) + 127 as uint8: Marian's A quantisation with the stored alpha (intgemm
-        rounds to nearest even, clamps at −127, never −128, and shifts by 127 itself). Two ops: the clip at
-        ±127/alpha, then QuantizeLinear with scale 1/alpha (x/(1/alpha) rather than x·alpha: at most a rare
-        half-way case rounds the other way; intgemm's own kernels differ more between CPUs)."""
-        key = (x, float(alpha))
+    def quantize_activation(self, x: str, alpha: np.float32 | None) -> tuple[str, str]:
+        """clip(round(x·alpha), −127, 127) + 127 as uint8, and the scale the product's integers take besides the
+        weight's: Marian's A quantisation (intgemm rounds to nearest even, clamps at −127, never −128, and shifts by
+        127 itself). With a stored alpha, two ops: the clip at ±127/alpha, then QuantizeLinear with scale 1/alpha
+        (x/(1/alpha) rather than x·alpha: at most a rare half-way case rounds the other way; intgemm's own kernels
+        differ more between CPUs); the scale is then 1 (the weight's carries 1/(alpha·qm)). Without (`dynamic`,
+        int8shiftAll): alpha = 127/max|x| over the whole tensor (every row of the step, as Marian's batch), scale
+        max|x|/127."""
+        key = (x, None if alpha is None else float(alpha))
         if key not in self._quantized:
             g = self.g
-            bound = np.float32(127.0) / np.float32(alpha)
-            label = f"{float(alpha)!r}"
-            low, high = g.const(f"clip_lo_{label}", -bound, np.float32), g.const(f"clip_hi_{label}", bound, np.float32)
-            scale = g.const(f"a_scale_{label}", np.float32(1.0) / np.float32(alpha), np.float32)
-            clipped = g.op("Clip", [x, low, high])
-            self._quantized[key] = g.op("QuantizeLinear", [clipped, scale, g.const("q_zero", 127, np.uint8)])
+            zero = g.const("q_zero", 127, np.uint8)
+            if alpha is None:
+                peak = g.op("ReduceMax", [g.op("Abs", [x])], keepdims=0)
+                peak = g.op("Max", [peak, g.const("tiny", np.finfo(np.float32).tiny, np.float32)])
+                scale = g.op("Div", [peak, g.const("int8_max", 127.0, np.float32)])
+                self._quantized[key] = g.op("QuantizeLinear", [x, scale, zero]), scale
+            else:
+                bound = np.float32(127.0) / np.float32(alpha)
+                label = f"{float(alpha)!r}"
+                low = g.const(f"clip_lo_{label}", -bound, np.float32)
+                high = g.const(f"clip_hi_{label}", bound, np.float32)
+                scale = g.const(f"a_scale_{label}", np.float32(1.0) / np.float32(alpha), np.float32)
+                clipped = g.op("Clip", [x, low, high])
+                self._quantized[key] = g.op("QuantizeLinear", [clipped, scale, zero]), g.const("one", 1.0, np.float32)
         return self._quantized[key]
 
     def _split(self, widths: list[int]) -> str:
@@ -470,7 +492,7 @@ def _output_layer(b: _Builder, q: str, shortlisted: bool) -> None:
         return
     q_out, qm = _output_int8(b.w, a)
     alpha = b.w.alpha(a.output_table, "none")
-    scale = np.array(unquant_multiplier(alpha, qm), dtype=np.float32)
+    scale = np.array(np.float32(1.0) / qm if alpha is None else unquant_multiplier(alpha, qm), dtype=np.float32)
     if shortlisted:
         name = "output.Wq"
         target = a.target_table
