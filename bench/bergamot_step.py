@@ -1,6 +1,7 @@
 """Decoder step and encoder time of the Bergamot family's graphs on a full-shape random model (base-memory dims:
-384/1536, 8 heads, 6 encoder and 4 SSRU decoder layers, 32k vocabularies, tied output), FP32 and INT8, with a
-shortlist of ~500 ids, at 1 and 2 threads and 1 and 5 rows. The CPU model is printed: quote figures with it.
+384/1536, 8 heads, 6 encoder and 4 SSRU decoder layers, 32k vocabularies, tied output, int8 embedding tables as
+published), FP32 and INT8, with a shortlist of ~500 ids, at 1 and 2 threads and 1 and 5 rows, and the peak RSS.
+The CPU model is printed: quote figures with it.
 
     python bench/bergamot_step.py [--steps 200] [--shortlist 504] [--threads 1 2] [--rows 1 5]
 
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.families.bergamot.architecture import Architecture  # noqa: E402
-from engine.families.bergamot.build.graphs import Weights, build_decoder, build_encoder  # noqa: E402
+from engine.families.bergamot.build.graphs import Weights, build_decoder, build_encoder, quantize  # noqa: E402
 from engine.families.bergamot.model import OnnxBergamot  # noqa: E402
 
 BASE_MEMORY = Architecture(
@@ -49,8 +50,12 @@ def random_weights(arch: Architecture, seed: int = 0) -> Weights:
     def matrix(rows: int, cols: int) -> np.ndarray:
         return (rng.standard_normal((rows, cols), dtype=np.float32) / math.sqrt(rows)).astype(np.float32)
 
-    params["encoder_Wemb"] = matrix(arch.source_vocab, e)
-    params["decoder_Wemb"] = matrix(arch.target_vocab, e)
+    quantized: dict[str, tuple[np.ndarray, float]] = {}
+    for table, vocab in (("encoder_Wemb", arch.source_vocab), ("decoder_Wemb", arch.target_vocab)):
+        # stored int8 as a published model's are (intgemm8), read back as q·(1/qm)
+        q, qm = quantize(matrix(vocab, e))
+        quantized[table] = (q, float(qm))
+        params[table] = q.astype(np.float32) * (np.float32(1.0) / qm)
     params["decoder_ff_logit_out_b"] = np.zeros(arch.target_vocab, np.float32)
     layers = [(f"encoder_l{i}", "self") for i in range(1, arch.encoder_layers + 1)]
     layers += [(f"decoder_l{i}", "context") for i in range(1, arch.decoder_layers + 1)]
@@ -72,7 +77,7 @@ def random_weights(arch: Architecture, seed: int = 0) -> Weights:
     # activations after a post-norm LayerNorm are ~N(0,1); the FFN's inner ones a little wider
     alphas = {name: 127.0 / (6.0 if name.endswith("W2") else 4.0) for name in params if "_W" in name[-4:]}
     alphas["none"] = 127.0 / 4.0
-    return Weights(params, alphas=alphas)
+    return Weights(params, quantized, alphas)
 
 
 class _Rule:
@@ -131,7 +136,45 @@ def main(argv: list[str] | None = None) -> int:
                 p90 = float(np.percentile(times, 90))
                 print(f"{precision:9} {threads:>7} {rows:>4} {1e3 * statistics.median(encode):>10.2f} "
                       f"{1e3 * statistics.median(times):>8.3f} {1e3 * p90:>6.3f}")  # fmt: skip
+    for precision, (enc, dec) in graphs.items():
+        print(f"{precision}: peak RSS of a process that loads only the graphs and decodes: {rss(enc, dec, precision)}")
     return 0
+
+
+_CHILD = """
+import sys
+from pathlib import Path
+import numpy as np
+sys.path.insert(0, {root!r}); sys.path.insert(0, {bench!r})
+from bergamot_step import BASE_MEMORY, _Rule
+from engine.families.bergamot.model import OnnxBergamot
+def peak():  # VmHWM: ru_maxrss would carry the parent's peak across exec
+    line = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmHWM")][0]
+    return int(line.split()[1])
+before = peak()
+model = OnnxBergamot(Path({enc!r}), Path({dec!r}), BASE_MEMORY, {precision!r}, shortlist=_Rule(504), threads=1)
+ids = np.random.default_rng(0).integers(2, 32000, (5, 30)); ids[:, -1] = 0
+run = model.start(model.encode(ids, np.ones_like(ids)), 100)
+tokens = np.zeros(5, np.int64)
+for _ in range(60):
+    tokens = np.argmax(run.step(tokens), axis=1)
+after = peak()
+print(f"{{after / 1024:.0f}} MB ({{before / 1024:.0f}} MB before loading)")
+"""
+
+
+def rss(encoder: bytes, decoder: bytes, precision: str) -> str:
+    """Peak RSS of a fresh process that loads the two graphs from files and decodes 5 rows for 60 steps."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        enc, dec = Path(scratch) / "encoder.onnx", Path(scratch) / "decoder.onnx"
+        enc.write_bytes(encoder)
+        dec.write_bytes(decoder)
+        code = _CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"), enc=str(enc), dec=str(dec), precision=precision)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        return done.stdout.strip()
 
 
 if __name__ == "__main__":
