@@ -183,6 +183,9 @@ class BergamotRun:
         rows = enc.mask.shape[0] * group
         self._states = [np.zeros((rows, e), np.float32) for _ in model._state_in]  # read at the next step
         self._spare = [np.zeros((rows, e), np.float32) for _ in model._state_in]  # written at the next step
+        # the decoder's whole state: the SSRU cells [rows, E] per layer that the next step reads (no attention
+        # cache: base.DecoderRun's `cache` here has no positions to copy)
+        self.cache: list[np.ndarray] = self._states
         shortlist = enc.shortlist
         width = model.vocab_size if shortlist is None else len(shortlist)
         self.shortlist = np.arange(model.vocab_size, dtype=np.int64) if shortlist is None else shortlist
@@ -197,11 +200,6 @@ class BergamotRun:
     @property
     def rows(self) -> int:
         return self.enc.mask.shape[0] * self.group
-
-    @property
-    def cache(self) -> list[np.ndarray]:
-        """The SSRU cells [rows, E] per layer that the next step reads (the decoder's whole state)."""
-        return self._states
 
     @property
     def shortlist_logits(self) -> np.ndarray:
@@ -247,6 +245,7 @@ class BergamotRun:
         # The first step of a batch releases what earlier (possibly larger) batches left in the arena.
         model.decoder.run_with_iobinding(io, SHRINK_ARENA if first else None)
         self._states, self._spare = self._spare, self._states
+        self.cache = self._states
         self.length += 1
         compact = self._compact_view
         if self._unk.size:

@@ -208,3 +208,20 @@ def test_int8_model_agrees_with_fp32_on_most_sentences() -> None:
     assert same >= 30, same  # 32 of 40 here: a random tiny model has many near ties
     first = [m.start(m.encode(*batch(rows[:1])), 4).step(np.zeros(1, np.int64)).copy() for m in (int8, fp32)]
     assert not np.array_equal(*first)  # and it is int8 arithmetic, not the float one
+
+
+def test_adopt_continues_a_shared_start_on_every_row() -> None:
+    """A start decoded once at batch 1, then continued on three rows (the review window's shared start): each
+    row's next step is the single run's next step."""
+    arch = random_architecture()
+    model = make(arch, random_params(arch, seed=13, scale=2.0), rule=Rule(lexicon(arch)))
+    enc = model.encode(*batch([[5, 6, 7, 0]]))
+    single = model.start(enc, 20)
+    for token in (0, 8, 9):
+        single.step(np.array([token]))
+    wide = model.start(enc, 20, beams=3)
+    wide.adopt(single)
+    assert wide.length == 3
+    expected = single.step(np.array([10])).copy()
+    # equal up to the float rounding of a 3-row product against a 1-row one
+    np.testing.assert_allclose(wide.step(np.array([10, 10, 10])), np.repeat(expected, 3, axis=0), atol=1e-5)
