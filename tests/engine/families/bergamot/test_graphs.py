@@ -19,6 +19,8 @@ from engine.families.bergamot.build.graphs import (
 from tests.engine.families.bergamot.direct import Direct, calibrate, quantize, random_architecture, random_params
 from tests.engine.families.bergamot.direct import positions as direct_positions
 
+pytest.importorskip("onnx")  # the build extra: the graphs are written with it
+
 LAYOUTS = {
     "tied-all": dict(tied_all=True),
     "tied separate vocabularies": dict(tied=True, source_vocab=50, target_vocab=70),

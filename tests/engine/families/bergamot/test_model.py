@@ -12,6 +12,8 @@ from engine.families.bergamot.model import OnnxBergamot
 from engine.search.decoding import GenerationParams, beam_search, greedy_search
 from tests.engine.families.bergamot.direct import UNK, Direct, calibrate, random_architecture, random_params
 
+pytest.importorskip("onnx")  # the build extra: the graphs are written with it
+
 PARAMS = GenerationParams(eos_id=0, pad_id=0, decoder_start_id=0)
 
 

@@ -12,18 +12,21 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-import sentencepiece as spm
 
-from engine.families.bergamot import shortlist as shortlist_io
-from engine.families.bergamot.build.graphs import build_decoder, build_encoder, from_checkpoint
-from engine.families.bergamot.build.marian_io import read_bytes
-from engine.families.bergamot.build.reader import ModelFolder, read_model
-from engine.families.bergamot.model import OnnxBergamot
-from engine.search.decoding import GenerationParams, greedy_search
-from tests.engine.families.bergamot.reference import EOS, decode
-from tests.engine.families.bergamot.test_reference_oracle import make_plain, surfaces
-from tests.fixtures.bergamot import make
-from tests.oracles import bergamot
+# the build extra: the graphs are written with onnx, the fixtures' vocabularies read with sentencepiece
+pytest.importorskip("onnx")
+spm = pytest.importorskip("sentencepiece")
+
+from engine.families.bergamot import shortlist as shortlist_io  # noqa: E402
+from engine.families.bergamot.build.graphs import build_decoder, build_encoder, from_checkpoint  # noqa: E402
+from engine.families.bergamot.build.marian_io import read_bytes  # noqa: E402
+from engine.families.bergamot.build.reader import ModelFolder, read_model  # noqa: E402
+from engine.families.bergamot.model import OnnxBergamot  # noqa: E402
+from engine.search.decoding import GenerationParams, greedy_search  # noqa: E402
+from tests.engine.families.bergamot.reference import EOS, decode  # noqa: E402
+from tests.engine.families.bergamot.test_reference_oracle import make_plain, surfaces  # noqa: E402
+from tests.fixtures.bergamot import make  # noqa: E402
+from tests.oracles import bergamot  # noqa: E402
 
 PARAMS = GenerationParams(eos_id=0, pad_id=0, decoder_start_id=0)
 LINES = make.english_lines()[::9][:30]
