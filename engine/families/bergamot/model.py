@@ -13,7 +13,11 @@ The searches (engine.search) see the same surface as the Marian family's: `encod
   −inf, so a log-softmax over the row is the log-softmax over the shortlist (as Marian scores) and argmax and
   top-k give vocabulary ids. `run.shortlist_logits` [rows, K] and `run.shortlist` are the compact form.
 * `<unk>` is never emitted: its logit is −inf (Marian without `allow-unk`), in the shortlist or not.
-* `run.alignment` [rows, S]: head 0 of the last layer's cross-attention at the last step (Marian's soft alignment).
+* `run.alignment` [rows, S]: head 0 of the alignment layer's (the last by default) cross-attention at the last
+  step (Marian's soft alignment).
+* `adopt(other)` continues another run's state on every row (a shared start decoded once); an SSRU state cannot
+  be rewound to an earlier position (there is no per-position cache to cut), so a caller that rewinds
+  (`length = n`) must decode again from the start.
 """
 
 from __future__ import annotations
@@ -208,7 +212,7 @@ class BergamotRun:
 
     @property
     def alignment(self) -> np.ndarray:
-        """Head 0 of the last decoder layer's cross-attention at the last step [rows, S]."""
+        """Head 0 of the alignment layer's cross-attention at the last step [rows, S]."""
         return self._alignment[: self.rows]
 
     def _bind(self) -> None:
