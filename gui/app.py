@@ -1,4 +1,6 @@
-"""Start-up: the QApplication, translations, theme and the window. `qiao` (no arguments) calls `run()`."""
+"""Start-up, and the GUI's composition root: the QApplication, translations, theme, the window on the real engine
+(gui.worker.engine's `local_engine`, the one place that chooses it) and the features around the window. `qiao` (no
+arguments) calls `run()`."""
 
 from __future__ import annotations
 
@@ -21,11 +23,13 @@ from gui.icons import app_icon
 from gui.settings import Key, Settings
 from gui.theme import apply_theme
 from gui.window.main_window import MainWindow
+from gui.worker.engine import local_engine
 
 if TYPE_CHECKING:
     from gui.desktop.single_instance import InstanceRequest
     from gui.quick.controller import QuickSettings, QuickTranslate
     from gui.quick.shortcut import ShortcutResult
+    from gui.worker.model_load import EnginePort
 
 DESKTOP_FILE_NAME = "qiao"  # resources/linux/qiao.desktop: lets Wayland/X11 docks match the window to its icon
 
@@ -43,13 +47,14 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
-def create_window(model_dir: str | None = None, **engine_hooks: object) -> MainWindow:
-    """Settings, language and theme applied, window built (not shown). `engine_hooks` go to MainWindow (tests)."""
+def create_window(model_dir: str | None = None, engine: EnginePort | None = None) -> MainWindow:
+    """Settings, language and theme applied, window built (not shown) on `engine`: the engine on this machine unless
+    one is given (tests)."""
     app = create_app()
     settings = Settings(paths.settings_file())
     install_translators(settings.get(Key.UI_LANGUAGE))
     apply_theme(app, settings.get(Key.THEME))
-    return MainWindow(settings, paths.autosave_file(), model_dir, **engine_hooks)  # type: ignore[arg-type]
+    return MainWindow(settings, paths.autosave_file(), model_dir, engine=engine or local_engine())
 
 
 class _StartupProbe(QObject):

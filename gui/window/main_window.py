@@ -48,16 +48,8 @@ from gui.window.model_control import ModelControl
 from gui.window.presenter import Presenter
 from gui.window.request_controller import RequestController
 from gui.window.session_store import SessionParts, SessionRequests, SessionStore
-from gui.worker.scheduler import (
-    DocumentJobFactory,
-    Locator,
-    ModelInfo,
-    ModelProblem,
-    PairLister,
-    TranslatorFactory,
-    Verifier,
-    WorkerThread,
-)
+from gui.worker.model_load import EnginePort
+from gui.worker.scheduler import ModelInfo, ModelProblem, WorkerThread
 
 if TYPE_CHECKING:
     from gui.desktop.desktop import Desktop
@@ -73,14 +65,11 @@ class MainWindow(QMainWindow):
         autosave_path: str | Path,
         model_dir: str | None = None,
         *,
-        translator_factory: TranslatorFactory | None = None,
-        locator: Locator | None = None,
-        expected_dir: Callable[[str | None], Path] | None = None,
-        verifier: Verifier | None = None,
-        pair_lister: PairLister | None = None,
+        engine: EnginePort,
         model_store: ModelStore | None = None,
-        document_job: DocumentJobFactory | None = None,
     ) -> None:
+        """`engine`: what the worker translates with (gui.app passes the real one, tests fakes); `model_store`: the
+        Models dialog's store (None: the engine's)."""
         super().__init__()
         self.setObjectName("mainWindow")
         # Tray, close-to-tray, later starts, the API (gui.desktop.desktop; set by gui.app)
@@ -119,7 +108,7 @@ class MainWindow(QMainWindow):
         self.store = SessionStore(parts, autosave_path, self)
         self.autosave = self.store.autosave
         self.store.restore_source()
-        self.engine = WorkerThread(translator_factory, locator, expected_dir, verifier, pair_lister, document_job)
+        self.engine = WorkerThread(engine=engine)  # the worker on its own thread, working with `engine`
         worker = self.engine.worker
         # First on the worker's signals, so the window's own slots see the controller's new state
         self.requests = RequestController(worker, settings, self.source_pane.text, model_dir, self)

@@ -1,8 +1,9 @@
 """The real engine behind the worker's `EnginePort` (gui.worker.model_load): each hook imports the engine lazily, so
 onnxruntime and the document formats load on the worker thread, never on the UI thread.
 
-It sits here, not in gui/app.py (the composition root), while `MainWindow` builds its own worker and takes the
-hooks one by one, passing None for "the engine's": once the window takes a port, this moves up to gui/app.py."""
+gui/app.py (the composition root) builds the window on `local_engine()`; tests build it on `local_engine(fakes…)`
+or an `EngineHooks` of their own. The adapter stays beside the worker, which still falls back to it when built
+without an engine (the worker's tests pass the hooks one by one)."""
 
 from __future__ import annotations
 

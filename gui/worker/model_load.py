@@ -2,8 +2,8 @@
 they leave: first in the scheduler's list, so a translation never runs on a model about to be replaced.
 
 The engine itself is reached through one `EnginePort` (open a bundle, locate one, where one belongs, verify one, the
-installed pairs, a document job): the real one imports the engine lazily, on the worker thread (gui.worker.engine);
-tests pass fakes.
+installed pairs, a document job), chosen by the GUI's composition root (gui.app): the real one imports the engine
+lazily, on the worker thread (gui.worker.engine); tests pass fakes.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class DocumentJobLike(Protocol):
 
 
 class EnginePort(Protocol):
-    """Everything the worker asks of the engine, in one place (the GUI's composition root chooses it)."""
+    """Everything the worker asks of the engine, in one place (gui.app, the GUI's composition root, chooses it)."""
 
     def open(self, bundle: Path, precision: str, threads: int | None) -> TranslatorLike: ...
     def locate(self, explicit: str | None, pair: str | None) -> Path: ...

@@ -92,8 +92,10 @@ def engine_output() -> Callable[..., str]:
 
 @pytest.fixture
 def make_window(qtbot, tmp_path: Path, settings) -> Iterator[Callable]:
-    """Build a MainWindow on the real engine and the tiny model, or on the fakes a test passes; closed at teardown."""
+    """Build a MainWindow on the real engine and the tiny model, or on the fakes a test passes (each hook not given
+    is the engine's own, as gui.worker.engine.local_engine fills them in); closed at teardown."""
     from gui.window.main_window import MainWindow
+    from gui.worker.engine import local_engine
 
     windows: list[MainWindow] = []
 
@@ -104,24 +106,28 @@ def make_window(qtbot, tmp_path: Path, settings) -> Iterator[Callable]:
         settings_obj=None,
         wait_ready=True,
         model_dir=None,
-        window_class=MainWindow,
         pair_lister=None,
         model_store=None,
+        document_job=None,
     ):
         if factory is None and locator is None:  # the real engine on the committed tiny model
             model_dir = model_dir or str(TINY_BUNDLE)
         else:
             factory = factory or FakeFactory()
             locator = locator or fixed_locator(tmp_path / "bundle")
-        window = window_class(
+        engine = local_engine(
+            factory,
+            locator,
+            lambda pair=None: tmp_path / "data" / "Qiao" / "models" / f"opus-mt-{pair or 'en-zh'}",
+            getattr(factory, "verify", None),
+            pair_lister,
+            document_job,
+        )
+        window = MainWindow(
             settings_obj or settings,
             tmp_path / "state" / "source.txt",
             model_dir,
-            translator_factory=factory,
-            locator=locator,
-            expected_dir=lambda pair=None: tmp_path / "data" / "Qiao" / "models" / f"opus-mt-{pair or 'en-zh'}",
-            verifier=getattr(factory, "verify", None),
-            pair_lister=pair_lister,
+            engine=engine,
             model_store=model_store,
         )
         qtbot.addWidget(window)

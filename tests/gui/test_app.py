@@ -21,6 +21,8 @@ from gui import app as gui_app
 from gui.icons import ASSETS, app_icon
 from gui.theme import apply_theme, is_dark
 from gui.window.main_window import MainWindow
+from gui.worker.engine import local_engine
+from tests.gui.fakes import FakeFactory, fixed_locator
 
 ROOT = Path(__file__).resolve().parents[2]
 _real_connect = socket.socket.connect  # before conftest's no-network guard replaces it during each test
@@ -132,6 +134,18 @@ def test_qiao_model_dir_env_is_honoured(qtbot, private_dirs, monkeypatch):
     QTimer.singleShot(0, lambda: _close_when_ready(seen))
     assert gui_app.run(None) == 0
     assert seen["window"].model.bundle_dir == str(TINY_BUNDLE)
+
+
+def test_create_window_builds_the_window_on_the_engine_it_is_given(qtbot, tmp_path):
+    """gui.app is the composition root: the engine on this machine by default, the one a caller passes otherwise."""
+    built = FakeFactory()
+    window = gui_app.create_window(engine=local_engine(built, fixed_locator(tmp_path / "fake-bundle")))
+    qtbot.addWidget(window)
+    try:
+        qtbot.waitUntil(lambda: window.model is not None, timeout=5000)
+        assert window.model.bundle_dir == str(tmp_path / "fake-bundle") and built.built
+    finally:
+        window.shutdown()
 
 
 def test_main_passes_the_model_option_to_run(monkeypatch):

@@ -22,6 +22,7 @@ from gui.desktop.single_instance import InstanceRequest
 from gui.documents.document_queue import State
 from gui.settings import Key
 from gui.window.main_window import MainWindow
+from gui.worker.engine import local_engine
 from tests.engine.api.fakes import multipart
 from tests.engine.api.serving import allow_loopback
 
@@ -105,7 +106,8 @@ def test_a_glossary_term_from_the_dialog_applies_in_the_window_and_to_documents(
 
 def test_a_model_imported_in_the_models_dialog_translates_in_a_new_profile(qtbot, settings, tmp_path, monkeypatch):
     monkeypatch.delenv("QIAO_DATA_DIR", raising=False)
-    window = MainWindow(settings, tmp_path / "state" / "source.txt")  # the engine's own locator, store and worker
+    # the engine's own locator, store and worker, as gui.app wires them
+    window = MainWindow(settings, tmp_path / "state" / "source.txt", engine=local_engine())
     qtbot.addWidget(window)
     window.show()
     try:

@@ -21,8 +21,8 @@ from gui.records.memory_chain import MemoryChain
 from gui.review.edit_memory import EditMemory, KeptContext
 from gui.review.review_editor import MARK_STALE
 from gui.review.review_kept import DIRECTION, GLOSSARY, SCRIPT, Stale, stale_reasons
-from gui.settings import Key
 from gui.sentence_view import EDIT_ORIGIN_MEMORY
+from gui.settings import Key
 
 ZH_EN_BUNDLE = TINY_BUNDLE.parents[1] / "tiny_marian_zh_en" / "bundle"
 SOURCE = "Thank you very much. I like green tea."
@@ -186,8 +186,9 @@ def both_directions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_sentence_kept_in_the_other_direction_is_marked_after_a_swap(qtbot, settings, tmp_path, both_directions):
     from gui.window.main_window import MainWindow
+    from gui.worker.engine import local_engine
 
-    window = MainWindow(settings, tmp_path / "state" / "source.txt", None)
+    window = MainWindow(settings, tmp_path / "state" / "source.txt", None, engine=local_engine())
     qtbot.addWidget(window)
     window.show()
     try:

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication
 from gui.documents.document_queue import State
 from gui.i18n import install_translators
 from gui.settings import Key
-from gui.window.main_window import MainWindow
 from tests.gui.document_fakes import FakeJobs, RecordingFactory, use_fake_formats
 from tests.gui.fakes import FakeFactory, PairFactory, PairLocator
 
@@ -24,16 +23,6 @@ from tests.gui.fakes import FakeFactory, PairFactory, PairLocator
 @pytest.fixture(autouse=True)
 def fake_formats(monkeypatch):
     use_fake_formats(monkeypatch)
-
-
-def window_with(jobs: FakeJobs) -> type[MainWindow]:
-    """A MainWindow whose worker builds `jobs`' fake documents (make_window builds it with its usual arguments)."""
-
-    class DocumentWindow(MainWindow):
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, document_job=jobs, **kwargs)
-
-    return DocumentWindow
 
 
 def make(tmp_path: Path, *names: str) -> list[Path]:
@@ -66,7 +55,7 @@ def states(window) -> list[State]:
 
 def test_file_open_document_has_its_own_shortcut_and_queues_the_chosen_files(qtbot, make_window, tmp_path, monkeypatch):
     jobs = FakeJobs(steps=2)
-    window = make_window(FakeFactory(), window_class=window_with(jobs))
+    window = make_window(FakeFactory(), document_job=jobs)
     assert window.file_menu.actions()[0] is window.open_document_action
     assert window.open_document_action.text() == "Open &document…"
     assert window.open_document_action.shortcut() == QKeySequence("Ctrl+O")
@@ -87,7 +76,7 @@ def test_file_open_document_has_its_own_shortcut_and_queues_the_chosen_files(qtb
 
 def test_files_dropped_on_the_window_or_a_pane_are_queued_and_text_drops_still_edit(qtbot, make_window, tmp_path):
     jobs = FakeJobs(steps=1)
-    window = make_window(FakeFactory(), window_class=window_with(jobs))
+    window = make_window(FakeFactory(), document_job=jobs)
     window.source.setPlainText("keep me")
     a, b, c = make(tmp_path, "a.txt", "b.docx", "c.txt")
     assert drop(window, [a, b])
@@ -104,7 +93,7 @@ def test_files_dropped_on_the_window_or_a_pane_are_queued_and_text_drops_still_e
 def test_typing_is_translated_between_the_steps_of_a_document(qtbot, make_window, tmp_path):
     events: list = []
     jobs = FakeJobs(steps=3, hold=threading.Semaphore(0), events=events)
-    window = make_window(RecordingFactory(events), window_class=window_with(jobs))
+    window = make_window(RecordingFactory(events), document_job=jobs)
     (a,) = make(tmp_path, "long.txt")
     window.add_documents([a])
     jobs.release()
@@ -128,7 +117,7 @@ def test_typing_is_translated_between_the_steps_of_a_document(qtbot, make_window
 
 def test_a_document_keeps_the_options_it_was_queued_with(qtbot, make_window, tmp_path, settings):
     jobs = FakeJobs(steps=2, hold=threading.Semaphore(0))
-    window = make_window(FakeFactory(), window_class=window_with(jobs))
+    window = make_window(FakeFactory(), document_job=jobs)
     settings.set(Key.BEAMS, 2)
     a, b = make(tmp_path, "a.txt", "b.txt")
     window.add_documents([a])
@@ -141,7 +130,7 @@ def test_a_document_keeps_the_options_it_was_queued_with(qtbot, make_window, tmp
 
 def test_cancel_in_the_panel_stops_the_running_file_and_drops_a_waiting_one(qtbot, make_window, tmp_path):
     jobs = FakeJobs(steps=3, hold=threading.Semaphore(0))
-    window = make_window(FakeFactory(), window_class=window_with(jobs))
+    window = make_window(FakeFactory(), document_job=jobs)
     a, b, c = make(tmp_path, "a.txt", "b.txt", "c.txt")
     ka, kb, kc = window.documents.add([a, b, c])
     jobs.release()
@@ -160,7 +149,7 @@ def test_cancel_in_the_panel_stops_the_running_file_and_drops_a_waiting_one(qtbo
 def test_a_swap_while_a_document_runs_stops_it_and_says_how_to_go_on(qtbot, make_window, tmp_path):
     jobs = FakeJobs(steps=4, hold=threading.Semaphore(0))
     locator = PairLocator(tmp_path)
-    window = make_window(PairFactory(), locator, pair_lister=locator.pairs, window_class=window_with(jobs))
+    window = make_window(PairFactory(), locator, pair_lister=locator.pairs, document_job=jobs)
     (a,) = make(tmp_path, "a.txt")
     (key,) = window.documents.add([a])
     jobs.release()
@@ -182,7 +171,7 @@ def test_a_swap_while_a_document_runs_stops_it_and_says_how_to_go_on(qtbot, make
 
 def test_closing_the_window_mid_document_stops_promptly(qtbot, make_window, tmp_path):
     jobs = FakeJobs(steps=1000, step_s=0.01)  # 10 s if it ran to the end
-    window = make_window(FakeFactory(), window_class=window_with(jobs))
+    window = make_window(FakeFactory(), document_job=jobs)
     window.add_documents(make(tmp_path, "big.txt"))
     qtbot.waitUntil(lambda: bool(jobs.built) and jobs.built[0].steps_run > 0, timeout=5000)
     started = time.perf_counter()
@@ -193,7 +182,7 @@ def test_closing_the_window_mid_document_stops_promptly(qtbot, make_window, tmp_
 
 def test_the_document_strings_are_translated(qtbot, make_window, tmp_path):
     install_translators("zh_CN")
-    window = make_window(FakeFactory(), window_class=window_with(FakeJobs()))
+    window = make_window(FakeFactory(), document_job=FakeJobs())
     assert window.open_document_action.text() == "打开文档(&D)…"
     assert window.documents_panel.windowTitle() == "文档"
     assert window.documents_panel.add_button.text() == "添加文档…"
@@ -204,7 +193,7 @@ def test_the_panels_mnemonics_do_not_clash_with_the_windows(qtbot, make_window, 
     from tests.gui.window.test_window_details import duplicates, window_scope
 
     install_translators(language)
-    window = make_window(FakeFactory(), window_class=window_with(FakeJobs()))
+    window = make_window(FakeFactory(), document_job=FakeJobs())
     window.add_documents(make(tmp_path, "a.txt"))
     assert window.documents_panel.isVisible()
     texts = window_scope(window)
