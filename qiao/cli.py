@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from engine.cli.main import is_command, parse_args, run_command, run_guarded
+from gui.desktop.instance_protocol import MAX_TEXT  # the running Qiao's limit; that module loads no Qt
 
 DESCRIPTION = (
     "Qiao (桥): offline English→Chinese translator. Without a command, opens the app. "
@@ -19,7 +20,6 @@ DESCRIPTION = (
     "`qiao translate --app TEXT` translates TEXT in the app's window; both reach the Qiao already running."
 )
 BACKGROUND = "--background"
-MAX_TEXT = 100_000  # as gui.desktop.single_instance.MAX_TEXT (not imported: that would load Qt for every command)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from qiao.cli import MAX_TEXT, main
+from gui.desktop.instance_protocol import MAX_TEXT  # the running Qiao's limit: the CLI's must be the same
+from qiao.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,6 +70,29 @@ def test_bad_app_requests_are_usage_errors(app, capsys, argv, message):
         main(argv)
     assert info.value.code == 2 and message in capsys.readouterr().err
     assert app == []
+
+
+def test_a_text_at_the_running_qiaos_limit_is_handed_over(app):
+    assert main(["popup", "x" * MAX_TEXT]) == 0
+    assert main(["translate", "--app", "y" * MAX_TEXT]) == 0
+    assert [(action, len(text)) for _, action, text, _ in app] == [("popup", MAX_TEXT), ("translate", MAX_TEXT)]
+
+
+def test_the_command_line_loads_no_qt_until_it_opens_the_app():
+    """`qiao --version`, the engine's commands and a refused app request answer without loading Qt."""
+    code = (
+        "import sys\n"
+        "from qiao.cli import main\n"
+        f"for argv in (['--version'], ['popup', 'x' * {MAX_TEXT + 1}]):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print('QT', sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "QT []" in proc.stdout and "qiao " in proc.stdout and "longer than" in proc.stderr
 
 
 def test_background_starts_the_app_in_the_tray(app):
