@@ -19,7 +19,7 @@ import sentencepiece as spm
 
 from engine.families.bergamot import shortlist as shortlist_io
 from engine.families.bergamot.build.reader import ModelFolder, read_model
-from tests.engine.families.bergamot.reference import EOS, decode
+from engine.families.bergamot.build.reference import EOS, decode
 from tests.fixtures.bergamot import make
 from tests.oracles import bergamot
 

@@ -1,12 +1,13 @@
-"""A numpy forward pass of a Bergamot model, for tests: greedy decoding exactly as bergamot-translator computes it
-(marian-dev's transformer.h, cells.h SSRU, generic.cpp output layer, beam_search.cpp with beam 1), written from
+"""A numpy forward pass of a Bergamot model: greedy decoding exactly as bergamot-translator computes it (marian-dev's
+transformer.h, cells.h SSRU, generic.cpp output layer, beam_search.cpp with beam 1), written from
 /work/shared/research/bergamot-format.md §2e and checked token for token against bergamot itself
 (tests/engine/families/bergamot/test_reference_oracle.py).
 
-It is the yardstick the engine's ONNX graphs are compared with, so it stays plain: one sentence, float32, no
-batching. `int8=True` imitates intgemm (activations quantised with the stored alpha, or 127/max|A| without alphas,
-rounded to nearest even and clamped to ±127; weights as stored), which agrees with bergamot's int8 statistically
-only (its kernels' accumulation and the CPU's instruction set differ).
+It is the yardstick the engine's ONNX graphs are compared with: by the build, which refuses a bundle whose FP32
+greedy output differs from it on the check sentences (engine.families.bergamot.build.convert), and by the tests. So
+it stays plain: one sentence, float32, no batching. `int8=True` imitates intgemm (activations quantised with the
+stored alpha, or 127/max|A| without alphas, rounded to nearest even and clamped to ±127; weights as stored), which
+agrees with bergamot's int8 statistically only (its kernels' accumulation and the CPU's instruction set differ).
 """
 
 from __future__ import annotations
