@@ -59,12 +59,17 @@ class UnigramSegmenter:
         unk_id: int,
         unk_score: float,
         normalize: Callable[[str], str] | None = None,
+        *,
+        unrounded: bool = False,
     ) -> UnigramSegmenter:
         """A segmenter over a vocabulary given directly rather than as a tokenizer.json (a SentencePiece model read
         by another family): `index` holds every piece the search may match (piece → id), `scores[id]` its score as
-        SentencePiece adds it, `unk_score` what an uncovered character costs, `normalize` the text's normaliser."""
+        SentencePiece adds it, `unk_score` what an uncovered character costs, `normalize` the text's normaliser;
+        `unrounded`: compare each piece's float64 path sum before rounding it to float32, as marian-dev's
+        SentencePiece (0.1.9x) does, rather than after, as the sentencepiece package (0.2) does."""
         self = cls.__new__(cls)
         self._setup(index, scores, unk_id, unk_score, normalize)
+        self._unrounded = unrounded
         return self
 
     def _setup(
@@ -81,6 +86,7 @@ class UnigramSegmenter:
         self._scores = scores
         self._unk_score = unk_score
         self._normalize = normalize
+        self._unrounded = False
         # The longest piece for each two-character prefix: most positions try one or two lengths, not sixteen.
         longest: dict[str, int] = {}
         for piece in index:
@@ -105,23 +111,36 @@ class UnigramSegmenter:
         start = [-1] * (n + 1)
         piece_at = [0] * (n + 1)
         # Storing into it rounds to float32. A float64 sum of two float32 values rounded so is exactly their float32
-        # sum (53 ≥ 2 × 24 + 2 bits: the double rounding is harmless), so `score` is SentencePiece's, bit for bit.
+        # sum (53 ≥ 2 × 24 + 2 bits: the double rounding is harmless), so a stored score is SentencePiece's, bit for
+        # bit. The sentencepiece package (0.2) compares candidates so rounded; the SentencePiece Marian builds in
+        # (0.1.9x, browsermt's fork) compares a piece's float64 sum before storing it (`unrounded`).
         f32 = array("f", [0.0])
+        rounded = not self._unrounded
         for i in range(n):
             base = best[i]
             single = index.get(text[i])
-            f32[0] = (scores[single] if single is not None else unk_score) + base
-            score = f32[0]
-            if start[i + 1] < 0 or score > best[i + 1]:
-                best[i + 1], start[i + 1], piece_at[i + 1] = score, i, (single if single is not None else unk)
+            if single is None:  # float32 arithmetic in every version: unk_score and the path are both float
+                f32[0] = unk_score + base
+                cand, single = f32[0], unk
+            else:
+                cand = scores[single] + base
+                if rounded:
+                    f32[0] = cand
+                    cand = f32[0]
+            if start[i + 1] < 0 or cand > best[i + 1]:
+                f32[0] = cand
+                best[i + 1], start[i + 1], piece_at[i + 1] = f32[0], i, single
             for end in range(i + 2, min(i + longest.get(text[i : i + 2], 0), n) + 1):
                 k = index.get(text[i:end])
                 if k is None:
                     continue
-                f32[0] = scores[k] + base
-                score = f32[0]
-                if start[end] < 0 or score > best[end]:
-                    best[end], start[end], piece_at[end] = score, i, k
+                cand = scores[k] + base
+                if rounded:
+                    f32[0] = cand
+                    cand = f32[0]
+                if start[end] < 0 or cand > best[end]:
+                    f32[0] = cand
+                    best[end], start[end], piece_at[end] = f32[0], i, k
         spans: list[tuple[int, int, int]] = []
         end = n
         while end > 0:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.bundle.load_guard import opening
-from engine.families.bergamot.vocabulary import Vocabulary
+from engine.families.bergamot.vocabulary import MARIAN, Vocabulary
 
 if TYPE_CHECKING:
     from engine.bundle.manifest import Manifest
@@ -26,18 +26,19 @@ if TYPE_CHECKING:
 class BergamotTokenizer:
     """Source-side encoding and target-side decoding for one Bergamot bundle."""
 
-    def __init__(self, info: dict, base: str | Path) -> None:
+    def __init__(self, info: dict, base: str | Path, *, sentencepiece: str = MARIAN) -> None:
         """`info` is the manifest's tokenizer section (engine.families.bergamot.build.tokenizer.TokenizerInfo); its
-        files are relative to `base` (the bundle folder)."""
+        files are relative to `base` (the bundle folder). `sentencepiece`: engine.families.bergamot.vocabulary's
+        MARIAN (what bergamot-translator computes) or PACKAGE (the sentencepiece package, for tests)."""
         folder = Path(base)
         source_file, target_file = str(info["source_file"]), str(info["target_file"])
         with opening(source_file):
-            self.source = Vocabulary.from_file(folder / source_file)
+            self.source = Vocabulary.from_file(folder / source_file, sentencepiece=sentencepiece)
         if target_file == source_file:
             self.target = self.source
         else:
             with opening(target_file):
-                self.target = Vocabulary.from_file(folder / target_file)
+                self.target = Vocabulary.from_file(folder / target_file, sentencepiece=sentencepiece)
         for label, vocab, size_key in (
             (source_file, self.source, "source_vocab_size"),
             (target_file, self.target, "vocab_size"),
@@ -112,8 +113,8 @@ class BergamotTokenizer:
         return self.target.encode(text)
 
     def pieces(self, text: str) -> list[str]:
-        """The source pieces of `text` (what `encode` maps to ids, without `</s>`)."""
-        return [self.source.id_to_piece(i) for i in self.source.encode(text)]
+        """The source pieces of `text` (what `encode` numbers, without `</s>`; an unknown run as its text)."""
+        return self.source.pieces(text)
 
     # -- decoding ---------------------------------------------------------------------------------------------
     def pieces_text(self, ids: Iterable[int]) -> str:
