@@ -151,13 +151,16 @@ class GenerationSpec:
     filled in from the bundle's manifest (engine.families.<name>.generation).
 
     `end_ids`: every token that ends a hypothesis (the first is the one the searches stop on); `forced_eos_id`:
-    the token forced at the length limit (None: none is); `target_language`: one of TARGET_RULES."""
+    the token forced at the length limit (None: none is); `target_language`: one of TARGET_RULES; `length_rule`:
+    the family's own output length limit as (ratio, slack) of engine.pipeline.length_limits.LengthRule (None: the
+    direction's measured rule), for a family whose models were trained and are run with a fixed one."""
 
     decoder_start_id: int
     end_ids: tuple[int, ...]
     pad_id: int
     forced_eos_id: int | None = None
     target_language: str = TARGET_FIXED
+    length_rule: tuple[float, int] | None = None
 
     def __post_init__(self) -> None:
         if not self.end_ids:

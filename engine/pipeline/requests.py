@@ -84,9 +84,11 @@ class Job:
 class Pipeline:
     """Texts to translations for one bundle's tokenizer and language pair (see the module docstring)."""
 
-    def __init__(self, tokenizer: Tokenizer, pair: LanguagePair) -> None:
+    def __init__(self, tokenizer: Tokenizer, pair: LanguagePair, rule: LengthRule | None = None) -> None:
+        """`rule`: the model family's own length rule (GenerationSpec.length_rule), else the direction's."""
         self.tokenizer = tokenizer
         self.pair = pair
+        self.family_rule = rule
         self.segmentation = Segmentation.of(pair)
         self.joiner = pair.joiner
         self.memos = Memos()  # per-sentence work a re-translation would repeat (spans, flags, bans)
@@ -95,8 +97,8 @@ class Pipeline:
     @property
     def length_rule(self) -> LengthRule:
         """The direction's decoder length limit (engine.pipeline.length_limits; looked up per run, so tests can lower
-        it)."""
-        return length_rule(self.pair.key)
+        it), or the model family's own."""
+        return self.family_rule or length_rule(self.pair.key)
 
     # -- planning (no model needed: done before taking the model lock) ----------------------------------------------
     def job(self, text: str, options: TranslationOptions, lang_id: int | None, start: float) -> Job:
