@@ -47,9 +47,10 @@ def _add_model_arg(p: argparse.ArgumentParser, top: bool = False) -> None:
     # A command's own --model defaults to SUPPRESS: when not given there, the top-level `qiao --model DIR` stays.
     p.add_argument(
         "--model",
-        metavar="DIR",
+        metavar="DIR|NAME",
         default=None if top else argparse.SUPPRESS,
-        help="model bundle folder (default: qiao --model, $QIAO_MODEL_DIR, then usual places)",
+        help="model bundle folder, or an installed model's name as `qiao model list` shows it (default: qiao --model, "
+        "$QIAO_MODEL_DIR, then the model chosen for the direction, else the best installed one)",
     )
 
 

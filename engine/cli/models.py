@@ -22,7 +22,12 @@ T = TypeVar("T")
 
 def add_model_actions(msub: argparse._SubParsersAction) -> None:
     """The list/import/remove/download sub-commands of `qiao model`."""
-    lst = msub.add_parser("list", help="the installed model bundles, by language pair")
+    lst = msub.add_parser(
+        "list",
+        help="the installed model bundles, by language pair, with family and published quality",
+        description="A * marks the model each direction uses: the one chosen in the window, else the best published "
+        "quality. `qiao translate --model NAME` uses another.",
+    )
     lst.add_argument("--json", action="store_true", help="one JSON list instead of a table")
     imp = msub.add_parser("import", help="install a bundle from a folder or a .zip / .tar.* archive (verified first)")
     imp.add_argument("path", metavar="PATH", help="bundle folder or archive")
@@ -33,7 +38,8 @@ def add_model_actions(msub: argparse._SubParsersAction) -> None:
     dl = msub.add_parser(
         "download",
         help="download bundles from the model catalogue (only when asked; needs the internet)",
-        description="Without ID: every catalogue bundle not installed yet. A partial download is kept and resumed.",
+        description="Without ID: the best-quality bundle of each direction, unless installed (--all: every "
+        "bundle not installed yet). A partial download is kept and resumed.",
     )
     dl.add_argument("ids", nargs="*", metavar="ID", help="catalogue ids, e.g. opus-mt-zh-en (see --list)")
     dl.add_argument(
@@ -42,6 +48,7 @@ def add_model_actions(msub: argparse._SubParsersAction) -> None:
         help="catalogue URL or file (default: $QIAO_CATALOGUE_URL, else the project's release catalogue)",
     )
     dl.add_argument("--list", action="store_true", help="show the catalogue's bundles and download nothing")
+    dl.add_argument("--all", action="store_true", help="without ID: every bundle, not only the best of each direction")
     dl.add_argument("--force", action="store_true", help="download again and replace an installed bundle")
 
 
@@ -63,13 +70,17 @@ def megabytes(size: int) -> str:
 # -- list ---------------------------------------------------------------------------------------------------------
 
 
-def _record(model) -> dict:
+def _record(model, used: bool = False) -> dict:
     from engine.store.installed import known_verified
 
     return {
         "name": model.name,
         "pair": model.pair_key,
         "model_id": model.model_id,
+        "family": model.family or None,
+        "quality": model.quality.to_dict() if model.quality is not None else None,
+        "speed": model.speed.to_dict() if model.speed is not None else None,
+        "used": used,  # the model its direction uses (the window's choice, else the best published quality)
         "path": str(model.path),
         "size_bytes": model.size_bytes,
         "precisions": list(model.precisions),
@@ -81,23 +92,40 @@ def _record(model) -> dict:
     }
 
 
+def used_paths(models: list) -> set:
+    """The folder of the model each direction uses (engine.store.installed.chosen_model)."""
+    from engine.store.installed import chosen_model
+
+    used = set()
+    for key in dict.fromkeys(m.pair_key for m in models if m.pair_key):
+        chosen = chosen_model(models, key)
+        if chosen is not None:
+            used.add(chosen.path)
+    return used
+
+
 def _list(args: argparse.Namespace) -> int:
     from engine.store.installed import installed_models
 
     models = installed_models(args.model)
+    used = used_paths(models)
     out = Output(sys.stdout)
     if args.json:
-        out.write(json_line([_record(m) for m in models]))
+        out.write(json_line([_record(m, m.path in used) for m in models]))
         return 0
     if not models:
         say("no model bundles installed: get one with `qiao model download` or `qiao model import PATH`")
         return 0
-    rows = [("PAIR", "NAME", "SIZE", "PRECISIONS", "LICENCE", "LOCATION")]
+    rows = [("", "PAIR", "NAME", "FAMILY", "QUALITY", "SPEED", "SIZE", "PRECISIONS", "LICENCE", "LOCATION")]
     for m in models:
         rows.append(
             (
+                "*" if m.path in used else "",
                 m.pair_key or "?",
                 m.name,
+                m.family or "?",
+                m.quality.short() if m.quality is not None else "–",
+                m.speed.short() if m.speed is not None else "–",
                 megabytes(m.size_bytes) if m.size_bytes else "–",
                 ",".join(m.precisions) or "–",
                 m.license or "–",
@@ -110,6 +138,11 @@ def _list(args: argparse.Namespace) -> int:
     for m in models:
         if m.problem:
             out.write(f"{m.name} ({m.path}) is unusable: {m.problem}\n")
+    sources = sorted({f"{q.metric} on {q.test_set}: {q.source}" for m in models if (q := m.quality) is not None})
+    if used:
+        out.write("* used for its direction (chosen in the window, else the best quality); --model NAME picks one\n")
+    for line in sources:
+        out.write(f"quality: {line}\n")
     return 0
 
 
@@ -259,7 +292,7 @@ def _confirm(question: str) -> bool:
 
 
 def _download(args: argparse.Namespace) -> int:
-    from engine.store.catalogue import catalogue_location, load_catalogue
+    from engine.store.catalogue import catalogue_location, load_catalogue, recommended
     from engine.store.installed import bundle_name, installed_models
 
     location = args.catalogue or catalogue_location()
@@ -268,9 +301,12 @@ def _download(args: argparse.Namespace) -> int:
     installed = {e.id for e in entries if bundle_name(e.model_id) in have}
     if args.list:
         out = Output(sys.stdout)
+        best = {e.id for e in recommended(entries)}
         for e in entries:
             mark = "  (installed)" if e.id in installed else ""
-            out.write(f"{e.id}  {e.pair_key}  {megabytes(e.size)}  {e.license}  {e.name}{mark}\n")
+            mark += "  (recommended)" if e.id in best else ""
+            quality = f"  {e.quality.short()}" if e.quality is not None else ""
+            out.write(f"{e.id}  {e.pair_key}  {e.family}{quality}  {megabytes(e.size)}  {e.license}  {e.name}{mark}\n")
         if not entries:
             say(f"the catalogue {location} lists no bundles")
         return 0
@@ -279,7 +315,10 @@ def _download(args: argparse.Namespace) -> int:
     if unknown:
         known = ", ".join(by_id) or "none"
         raise QiaoError(f"not in the catalogue: {', '.join(unknown)} (it has: {known})")
-    chosen = [by_id[i] for i in dict.fromkeys(args.ids)] if args.ids else entries
+    if args.ids:
+        chosen = [by_id[i] for i in dict.fromkeys(args.ids)]
+    else:
+        chosen = entries if getattr(args, "all", False) else recommended(entries)
     if not args.ids and not args.force:
         for e in chosen:
             if e.id in installed:

@@ -3,7 +3,14 @@
     {"format": 1, "bundles": [{"id": "opus-mt-en-zh", "name": "English → Chinese (opus-mt-en-zh)",
       "source": "en", "target": "zh", "model_id": "Helsinki-NLP/opus-mt-en-zh",
       "url": "https://…/qiao-model-opus-mt-en-zh.zip", "size": 123, "sha256": "<64 hex>", "license": "CC-BY-4.0",
-      "precisions": ["int8", "fp32"]}]}
+      "precisions": ["int8", "fp32"], "family": "marian", "installed_size": 456,
+      "quality": {"metric": "COMET-22", "test_set": "FLORES devtest", "score": 82.44, "source": "…"},
+      "speed": {"tokens_per_s": 410.0, "threads": 2, "precision": "int8", "machine": "…"}}]}
+
+`family`, `installed_size`, `quality` and `speed` are optional (an older catalogue lacks them: family is then
+Marian, quality the published score Qiao knows for the model id, engine.store.quality); when present they are
+checked like the rest. Without ids, `qiao model download` takes the best-quality bundle of each direction
+(`recommended`).
 
 A catalogue is untrusted input: at most MAX_CATALOGUE_BYTES, no duplicate keys or ids, every known field of the
 type and form it needs (a hostile catalogue is a CatalogueError naming the field, never a crash). Keys Qiao does not
@@ -25,6 +32,7 @@ from typing import Any
 from engine.bundle import strict_json
 from engine.errors import QiaoError
 from engine.paths import catalogue_url_override
+from engine.store.quality import Quality, Speed, parse_quality, parse_speed, quality_of, rank
 from engine.store.web import failure, is_offline, open_url, url_problem
 
 # Placeholder for the project's release catalogue (GitHub's "latest release" asset address); the release workflow
@@ -64,6 +72,10 @@ class CatalogueEntry:
     sha256: str  # of the archive, lower-case hex
     license: str
     precisions: tuple[str, ...]
+    family: str = "marian"  # the model family that runs it (engine.families)
+    quality: Quality | None = None  # published quality; the score Qiao knows for the model id when not listed
+    speed: Speed | None = None  # measured when the release built it
+    installed_size: int | None = None  # bytes once unpacked, when listed
 
     @property
     def pair_key(self) -> str:
@@ -181,6 +193,17 @@ def _entry(item: Any, index: int, base: str, local: bool, where: str) -> Catalog
         ),
         'a list of distinct precisions such as ["int8", "fp32"]',
     )
+    family = item.get("family", "marian")
+    if not (isinstance(family, str) and _CODE.fullmatch(family)):
+        raise CatalogueError(f"{at}.family: expected a model family such as marian, found {repr(family)[:60]}")
+    installed_size = item.get("installed_size")
+    if installed_size is not None and not (
+        isinstance(installed_size, int)
+        and not isinstance(installed_size, bool)
+        and 0 < installed_size <= MAX_BUNDLE_BYTES
+    ):
+        raise CatalogueError(f"{at}.installed_size: expected a size in bytes, found {repr(installed_size)[:60]}")
+    quality, speed = _block(item, "quality", parse_quality, at), _block(item, "speed", parse_speed, at)
     url = get("url", lambda v: isinstance(v, str) and 0 < len(v) <= 2000, "the archive's URL")
     absolute = urllib.parse.urljoin(base, url)
     problem = url_problem(absolute, allow_file=local)
@@ -197,4 +220,29 @@ def _entry(item: Any, index: int, base: str, local: bool, where: str) -> Catalog
         sha256=sha256,
         license=license_,
         precisions=tuple(precisions),
+        family=family,
+        quality=quality if quality is not None else quality_of({}, model_id),
+        speed=speed,
+        installed_size=installed_size,
     )
+
+
+def _block(item: dict, key: str, parse: Any, at: str) -> Any:
+    """An optional quality or speed block: None when absent, a CatalogueError naming what is wrong."""
+    if key not in item:
+        return None
+    try:
+        return parse(item[key])
+    except ValueError as exc:
+        raise CatalogueError(f"{at}.{key}: {exc}") from None
+
+
+def recommended(entries: list[CatalogueEntry]) -> list[CatalogueEntry]:
+    """The best-quality entry of each direction (the catalogue's order among equals), in the order the directions
+    first appear: what a new install downloads when no id is named."""
+    best: dict[str, CatalogueEntry] = {}
+    for entry in entries:
+        held = best.get(entry.pair_key)
+        if held is None or rank(entry.quality) > rank(held.quality):
+            best[entry.pair_key] = entry
+    return list(best.values())

@@ -30,13 +30,17 @@ from engine.errors import BundleError, ModelNotFoundError, QiaoError
 from engine.languages import LanguagePair, code_of
 from engine.paths import MODEL_DIR, model_dir_override, models_dir, user_bundle_dir
 from engine.store.archive import ArchiveError, extract, kind_of
+from engine.store.choice import chosen_for, pick
 from engine.store.locate import DEFAULT_PAIR, bundle_folders, bundle_search_paths, has_manifest, search_roots
+from engine.store.quality import Quality, Speed, quality_of, speed_of
 
 Progress = Callable[[int, int], None]
 _CHUNK = 1 << 20
 SPACE_MARGIN = 64 << 20  # free space kept beyond what a bundle needs
 STALE_AFTER_S = 24 * 3600  # where a process cannot be asked whether it lives (Windows), a work folder's age
 _PAIR = re.compile(r"[a-z][a-z0-9_]{0,15}-[a-z][a-z0-9_]{0,15}")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a bundle name or the last part of a model id
+_MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}/[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _WORK = re.compile(r"\.(import|old|remove)-(\d+)-([A-Za-z0-9_]+)(?:-(.+))?")
 _IGNORED_TOP = {"__MACOSX", ".DS_Store"}  # what macOS adds to a zip of a folder
 
@@ -68,6 +72,9 @@ class InstalledModel:
     location: str  # "explicit" | "env" | "program" | "source" | "user"
     removable: bool  # True only for bundles in the per-user models folder
     problem: str | None = None  # why it is unusable (unreadable manifest, old format...), None when it loads
+    family: str = ""  # the model family that runs it ("marian", "bergamot"); "" when the manifest is unreadable
+    quality: Quality | None = None  # published quality (engine.store.quality), None when none is known
+    speed: Speed | None = None  # measured speed recorded in the manifest, None when none is
 
     @property
     def pair_key(self) -> str | None:
@@ -102,6 +109,9 @@ def describe(path: Path, location: str) -> InstalledModel:
         size_bytes=own + sum(f["size"] for f in manifest.raw["files"].values()),
         location=location,
         removable=removable,
+        family=manifest.family,
+        quality=quality_of(manifest.raw, manifest.model_id),
+        speed=speed_of(manifest.raw),
     )
 
 
@@ -142,10 +152,52 @@ def normalise_pair(text: str) -> str:
     return key
 
 
+def looks_like_name(text: str) -> bool:
+    """Whether `--model` text may be a bundle name (`firefox-base-memory-en-zh`) or a model id
+    (`Helsinki-NLP/opus-mt-en-zh`) rather than only a folder path."""
+    return bool(_NAME.fullmatch(text) or _MODEL_ID.fullmatch(text))
+
+
+def resolve_explicit(explicit: str | None) -> str | None:
+    """`--model` as a folder: a path that exists is kept; otherwise a bundle name or model id of an installed
+    bundle (as `qiao model list` shows them) gives that bundle's folder. An unknown name is a ModelNotFoundError
+    that lists the installed names; a path that does not exist stays as given (its own error follows)."""
+    if not explicit:
+        return explicit
+    path = Path(explicit).expanduser()
+    try:
+        exists = path.exists()
+    except OSError:
+        exists = False
+    if exists or not looks_like_name(explicit):
+        return explicit
+    models = installed_models()
+    for match in (lambda m: m.name == explicit, lambda m: m.model_id == explicit):
+        named = [m for m in models if match(m)]
+        usable = [m for m in named if m.problem is None]
+        if usable or named:
+            return str((usable or named)[0].path)
+    names = sorted({m.name for m in models})
+    have = f"installed: {', '.join(names)}" if names else "none is installed"
+    raise ModelNotFoundError(
+        f"--model {explicit}: no such folder, and no installed model is named {explicit} ({have}); give a bundle "
+        "folder or one of the names `qiao model list` shows",
+        [str(p) for p in bundle_search_paths()],
+    )
+
+
+def chosen_model(models: list[InstalledModel], pair_key: str) -> InstalledModel | None:
+    """The model that translates `pair_key` among `models`: the user's choice for that direction (the shared
+    settings file, engine.store.choice) when it is usable, else the best published quality, else the first."""
+    return pick(models, pair_key, chosen_for(pair_key))
+
+
 def find_for_pair(pair_key: str, explicit: str | None = None) -> Path:
-    """The first usable bundle for `pair_key` ("en-zh"), in search order. `--model` / QIAO_MODEL_DIR stay final:
-    given one of another pair, that is the error."""
+    """The bundle for `pair_key` ("en-zh"): the user's choice for that direction, else the usable bundle of best
+    published quality, else the first usable one in search order. `--model` (a folder or an installed bundle's
+    name) / QIAO_MODEL_DIR stay final: given one of another pair, that is the error."""
     key = normalise_pair(pair_key)
+    explicit = resolve_explicit(explicit)
     env = model_dir_override()
     if explicit or env:
         chosen = Path(explicit).expanduser() if explicit else env
@@ -160,9 +212,9 @@ def find_for_pair(pair_key: str, explicit: str | None = None) -> Path:
             )
         return chosen
     models = installed_models()
-    for model in models:
-        if model.problem is None and model.pair_key == key:
-            return model.path
+    used = chosen_model(models, key)
+    if used is not None:
+        return used.path
     others = sorted({m.pair_key for m in models if m.pair_key})
     have = f" (installed: {', '.join(others)})" if others else ""
     raise ModelNotFoundError(
@@ -180,6 +232,7 @@ def find_bundle(explicit: str | None = None, pair: str | None = None) -> Path:
     is the error (no silent fallback to another model)."""
     if pair is not None:
         return find_for_pair(pair, explicit)
+    explicit = resolve_explicit(explicit)
     roots = search_roots(explicit)
     if explicit or model_dir_override():
         chosen = roots[0].path
@@ -189,8 +242,10 @@ def find_bundle(explicit: str | None = None, pair: str | None = None) -> Path:
         raise ModelNotFoundError(f"no model bundle at {chosen} (given by {how})", [str(chosen)])
     models = installed_models(explicit)
     usable = [m for m in models if m.problem is None]
-    preferred = [m for m in usable if m.pair is not None and m.pair.key == DEFAULT_PAIR]
-    for group in (preferred, usable, models):
+    preferred = chosen_model(models, DEFAULT_PAIR)
+    if preferred is not None:
+        return preferred.path
+    for group in (usable, models):
         if group:
             return group[0].path
     raise ModelNotFoundError("no model bundle found", [str(p) for p in bundle_search_paths(explicit)])

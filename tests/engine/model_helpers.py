@@ -46,9 +46,11 @@ class Store:
 
 @pytest.fixture
 def store(tmp_path, monkeypatch) -> Store:
-    """A models folder of this test's own; no QIAO_MODEL_DIR, no catalogue override, no source bundles."""
+    """A models folder of this test's own; no QIAO_MODEL_DIR, no catalogue override, no source bundles, and a settings
+    folder of its own (the per-direction model choice is read from it: engine.store.choice)."""
     data = tmp_path / "data"
     monkeypatch.setenv("QIAO_DATA_DIR", str(data))
+    monkeypatch.setenv("QIAO_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.delenv("QIAO_MODEL_DIR", raising=False)
     monkeypatch.delenv("QIAO_CATALOGUE_URL", raising=False)
     source_root = tmp_path / "checkout"

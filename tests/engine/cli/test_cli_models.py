@@ -52,8 +52,18 @@ def test_list_shows_pair_name_size_precisions_licence_location_and_problems(stor
     code, out, _ = run(monkeypatch, capsys, ["model", "list"])
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["PAIR", "NAME", "SIZE", "PRECISIONS", "LICENCE", "LOCATION"]
-    assert lines[1].split()[:2] == ["en-zh", "opus-mt-en-zh"] and lines[1].split()[-3:] == [
+    assert lines[0].split() == [
+        "PAIR",
+        "NAME",
+        "FAMILY",
+        "QUALITY",
+        "SPEED",
+        "SIZE",
+        "PRECISIONS",
+        "LICENCE",
+        "LOCATION",
+    ]
+    assert lines[1].split()[:3] == ["*", "en-zh", "opus-mt-en-zh"] and lines[1].split()[-3:] == [
         "int8,fp32",
         "CC-BY-4.0",
         "source",
@@ -282,3 +292,89 @@ def test_a_real_translation_by_direction_through_the_engine(store, monkeypatch, 
     shutil.copytree(BUNDLE, store.models / "opus-mt-en-zh")
     code, out, err = run(monkeypatch, capsys, ["translate", "--from", "en", "--to", "zh", "Thank you very much."])
     assert code == 0 and out.strip(), err
+
+
+# -- several models of one direction -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_en_zh(store, tmp_path, monkeypatch):
+    """Two en→zh bundles: opus-mt-en-zh (its published COMET 82.44) and a better one (90.0, with a speed)."""
+    from tests.engine.store.direction_models import model_copy
+
+    monkeypatch.setenv("QIAO_CONFIG_DIR", str(tmp_path / "config"))
+    opus = model_copy(store.models / "opus-mt-en-zh", "Helsinki-NLP/opus-mt-en-zh")
+    better = model_copy(store.models / "tiny-better", "qiao/tiny-better", score=90.0, speed=321.0)
+    return opus, better
+
+
+def test_list_shows_family_quality_speed_and_the_model_each_direction_uses(monkeypatch, capsys, two_en_zh, tmp_path):
+    code, out, _ = run(monkeypatch, capsys, ["model", "list"])
+    assert code == 0
+    rows = {line.split()[2 if line.startswith("*") else 1]: line for line in out.splitlines()[1:3]}
+    assert rows.keys() == {"opus-mt-en-zh", "tiny-better"}
+    assert rows["tiny-better"].split()[:6] == ["*", "en-zh", "tiny-better", "marian", "COMET-22", "90.00"]
+    assert "321 tok/s" in rows["tiny-better"]
+    assert rows["opus-mt-en-zh"].split()[:5] == ["en-zh", "opus-mt-en-zh", "marian", "COMET-22", "82.44"]
+    assert "quality: COMET-22 on FLORES devtest: Mozilla's evaluation" in out and "comet-results.md" in out
+    code, out, _ = run(monkeypatch, capsys, ["model", "list", "--json"])
+    records = {r["name"]: r for r in json.loads(out)}
+    assert records["tiny-better"]["used"] is True and records["opus-mt-en-zh"]["used"] is False
+    assert records["tiny-better"]["family"] == "marian" and records["tiny-better"]["quality"]["score"] == 90.0
+    assert records["tiny-better"]["speed"]["tokens_per_s"] == 321.0 and records["opus-mt-en-zh"]["speed"] is None
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "qiao.ini").write_text("[models]\nen-zh=opus-mt-en-zh\n", encoding="utf-8")
+    code, out, _ = run(monkeypatch, capsys, ["model", "list", "--json"])
+    assert [r["name"] for r in json.loads(out) if r["used"]] == ["opus-mt-en-zh"], "the window's choice is used"
+
+
+def test_translate_model_name_picks_an_installed_bundle(monkeypatch, capsys, two_en_zh):
+    opus, better = two_en_zh
+    fake = install(monkeypatch, PairEcho)
+    code, out, err = run(monkeypatch, capsys, ["translate", "Hi"])
+    assert code == 0 and fake.instances[-1].bundle_dir == better, "no choice: the best quality"
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", "opus-mt-en-zh", "Hi"])
+    assert code == 0 and out == "Hi\n" and fake.instances[-1].bundle_dir == opus, err
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", "Helsinki-NLP/opus-mt-en-zh", "Hi"])
+    assert code == 0 and fake.instances[-1].bundle_dir == opus, err
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", "opus-mt-zh-xx", "Hi"])
+    assert code == 1 and out == ""
+    assert "no installed model is named opus-mt-zh-xx (installed: opus-mt-en-zh, tiny-better)" in err
+
+
+def test_translate_file_model_name_picks_an_installed_bundle(monkeypatch, capsys, two_en_zh, tmp_path):
+    from engine.pipeline.translator import Translator
+
+    opus, _ = two_en_zh
+    opened: list[Path] = []
+
+    class Recording(Translator):  # the real engine on the fixture's weights, noting which bundle it opened
+        def __init__(self, bundle_dir, *a, **k):
+            opened.append(Path(bundle_dir))
+            super().__init__(bundle_dir, *a, **k)
+
+    monkeypatch.setattr("engine.pipeline.translator.Translator", Recording)
+    source = tmp_path / "a.txt"
+    source.write_text("Hello.\n", encoding="utf-8")
+    code, _, err = run(monkeypatch, capsys, ["translate-file", "--model", "opus-mt-en-zh", str(source)])
+    assert code == 0, err
+    assert opened == [opus]
+    code, _, err = run(monkeypatch, capsys, ["translate-file", "--model", "nope", str(source)])
+    assert code == 1 and "no installed model is named nope" in err
+
+
+def test_download_without_ids_takes_the_best_of_each_direction(store, monkeypatch, capsys, server, tmp_path):
+    archive = zip_bundle(tmp_path / "b.zip")
+    server.add("/b.zip", archive.read_bytes())
+    worse = catalogue_entry(archive, "b.zip", id="worse", quality={**_QUALITY, "score": 50.0})
+    best = catalogue_entry(archive, "b.zip", quality={**_QUALITY, "score": 90.0})
+    url = server.add("/catalogue.json", json.dumps({"format": 1, "bundles": [worse, best]}).encode())
+    code, out, _ = run(monkeypatch, capsys, ["model", "download", "--catalogue", url, "--list"])
+    assert code == 0 and "(recommended)" in out.splitlines()[1] and "(recommended)" not in out.splitlines()[0]
+    assert "COMET-22 90.00" in out.splitlines()[1]
+    code, out, err = run(monkeypatch, capsys, ["model", "download", "--catalogue", url])
+    assert code == 0, err
+    assert f"downloading {FIXTURE_NAME}" in err and "downloading worse" not in err
+
+
+_QUALITY = {"metric": "COMET-22", "test_set": "FLORES devtest", "score": 0.0, "source": "test"}

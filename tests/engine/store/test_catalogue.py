@@ -217,3 +217,60 @@ def test_offline_is_said_so(server):
     with pytest.raises(CatalogueError) as exc:
         load_catalogue(server.url + "/nothing.json")
     assert not exc.value.offline, "a server that answers is not offline"
+
+
+# -- family, quality, speed (several models per direction) ------------------------------------------------------
+
+QUALITY = {"metric": "COMET-22", "test_set": "FLORES devtest", "score": 86.31, "source": "Mozilla, comet-results.md"}
+SPEED = {"tokens_per_s": 512.5, "threads": 2, "precision": "int8", "machine": "AMD EPYC 7763"}
+FIREFOX = {
+    **GOOD,
+    "id": "firefox-base-memory-en-zh",
+    "model_id": "mozilla/firefox-base-memory-en-zh",
+    "license": "MPL-2.0",
+    "precisions": ["int8"],
+    "family": "bergamot",
+    "installed_size": 45_000_000,
+    "quality": QUALITY,
+    "speed": SPEED,
+}
+
+
+def test_family_quality_speed_and_installed_size_are_read():
+    from engine.store.quality import Quality, Speed
+
+    opus, firefox = parse_catalogue(_doc(GOOD, FIREFOX), BASE)
+    assert firefox.family == "bergamot" and firefox.installed_size == 45_000_000
+    assert firefox.quality == Quality("COMET-22", "FLORES devtest", 86.31, "Mozilla, comet-results.md")
+    assert firefox.speed == Speed(512.5, 2, "int8", "AMD EPYC 7763")
+    assert opus.family == "marian" and opus.speed is None and opus.installed_size is None
+    assert opus.quality is not None and opus.quality.score == 82.44, "an older catalogue: the score Qiao knows"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"family": "Bergamot!"}, "family"),
+        ({"family": 3}, "family"),
+        ({"installed_size": -1}, "installed_size"),
+        ({"quality": {**QUALITY, "score": "best"}}, "quality: score"),
+        ({"quality": "great"}, "quality"),
+        ({"speed": {**SPEED, "threads": True}}, "speed: threads"),
+        ({"speed": {**SPEED, "machine": "x\n"}}, "speed: machine"),
+    ],
+)
+def test_a_bad_family_quality_or_speed_is_refused_naming_the_field(change, field):
+    with pytest.raises(CatalogueError, match=rf"bundles\[0\]\.{field}"):
+        parse_catalogue(_doc({**FIREFOX, **change}), BASE)
+
+
+def test_recommended_is_the_best_quality_bundle_of_each_direction():
+    from engine.store.catalogue import recommended
+
+    base = {**FIREFOX, "id": "firefox-base-en-zh", "model_id": "mozilla/firefox-base-en-zh"}
+    base["quality"] = {**QUALITY, "score": 85.56}
+    zh_en = {**GOOD, "id": "opus-mt-zh-en", "source": "zh", "target": "en", "model_id": "Helsinki-NLP/opus-mt-zh-en"}
+    unknown = {**GOOD, "id": "mine", "model_id": "me/mine"}
+    entries = parse_catalogue(_doc(unknown, GOOD, zh_en, base, FIREFOX), BASE)
+    assert [e.id for e in recommended(entries)] == ["firefox-base-memory-en-zh", "opus-mt-zh-en"]
+    assert [e.id for e in recommended(entries[:1])] == ["mine"], "no score known: the only one of its direction"
