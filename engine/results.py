@@ -110,7 +110,7 @@ class SentenceResult:
 class Translation:
     """A finished (or cancelled) request. On cancel, `text` holds the part already translated.
 
-    `error` is set (and `text` empty, `stats` None) only by `Translator.translate_batch`, for a text it refuses on
+    `error` is set (and `text` empty, `stats` None) only by `Translator.translate_segments`, for a text it refuses on
     its own (too long, not a string): the English reason, so a bulk job reports that text and goes on.
     """
 

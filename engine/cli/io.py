@@ -110,7 +110,7 @@ def _line(number: int, data: bytearray, max_bytes: int) -> Line:
 class LineFeed:
     """Reads lines on a background thread and hands them out in groups of what has arrived.
 
-    A batching consumer (`Translator.translate_batch`) pulls texts ahead to fill a batch; fed straight from a pipe
+    A batching consumer (`Translator.translate_segments`) pulls texts ahead to fill a batch; fed straight from a pipe
     that would block a co-process waiting for the answer to its one line. A group ends only when the input pauses
     (`pause_s`): bulk input is one long group (the consumer bounds its own batches), interactive input gets an
     answer per line.

@@ -1,5 +1,5 @@
 """`qiao translate`: the text of an argument, a file or stdin as one request, or `--json`: one request per line,
-batched across lines by `Translator.translate_batch`, each record written as soon as it is done.
+batched across lines by `Translator.translate_segments`, each record written as soon as it is done.
 
 Records carry each sentence's review data (engine.results.SentenceResult: token log-probabilities, score, flags,
 n-best alternatives, origin); `--prefix` forces the start of a one-sentence input (`Translator.translate_sentence`),
@@ -359,7 +359,7 @@ def _line_text(line, max_chars: int) -> tuple[str, str | None]:
 def _answers(translator, lines: Iterator, options, cancel: threading.Event, check: Callable) -> Iterator[tuple]:
     """(line, Translation or error text) for every line, in input order.
 
-    Lines the CLI refuses never reach the engine; the rest stream through `translate_batch` (batched across
+    Lines the CLI refuses never reach the engine; the rest stream through `translate_segments` (batched across
     lines). A text the engine refuses comes back with `error` set. Should an engine raise InputError for one text
     instead (ending its generator), the texts it had taken without answering are redone one by one, each with its
     own answer, and batching resumes with the next line.
@@ -380,7 +380,7 @@ def _answers(translator, lines: Iterator, options, cancel: threading.Event, chec
 
     while True:
         try:
-            for result in translator.translate_batch(texts(), options, cancel=cancel):
+            for result in translator.translate_segments(texts(), options, cancel=cancel):
                 yield from refused_first()
                 line, _, _ = pending.popleft()
                 yield line, result.error or result

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,6 +38,12 @@ class EncoderState(Protocol):
         """Only `rows`, in that order (a search that runs some sentences on their own)."""
         ...
 
+    def allowing(self, ids: Iterable[int]) -> EncoderState:
+        """A state whose runs may also emit the target `ids` (a forced prefix, glossary terms): a model that limits
+        its output per batch (a lexical shortlist) adds them to the limit, kept through `repeated` and `take`;
+        a model that scores every id returns the state itself."""
+        ...
+
 
 class Scorer(Protocol):
     """A bundle's beam scorer: each row's best `k` processed log-probabilities (engine.runtime.scorer.TopKScorer)."""
@@ -47,24 +53,56 @@ class Scorer(Protocol):
     def top(self, logits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]: ...
 
 
+class RunSnapshot(Protocol):
+    """A decoder run's state after its first `length` positions (DecoderRun.snapshot), opaque to the pipeline."""
+
+    @property
+    def length(self) -> int: ...
+
+
 class DecoderRun(Protocol):
     """One batch being decoded step by step: what the searches drive.
 
     `step` feeds one token per row and returns logits [rows, V], valid until the next step; `reorder` makes row r
     continue row index[r]'s history (beam search); `select` keeps only `rows` (finished sentences leave).
 
-    `length` (positions decoded) and `cache` (the self-attention cache per layer, [rows, heads, capacity,
-    head dim]) are read and set by the review window's shared start (engine.pipeline.alternatives), which decodes a
-    sentence's common start once and copies it into a wider run."""
+    `snapshot` and `restore` are what the review window's shared start (engine.pipeline.alternatives) uses: it
+    decodes a sentence's common start once at batch 1, goes back to any position of it, and starts wider runs from
+    it. What a family keeps to restart from a prefix is its own (an attention cache's filled positions, the cells
+    of a recurrent decoder)."""
 
-    length: int
-    cache: list[np.ndarray]
+    @property
+    def length(self) -> int:
+        """Positions decoded so far (the next step decodes position `length`)."""
+        ...
 
     def step(self, tokens: np.ndarray) -> np.ndarray: ...
 
     def reorder(self, index: np.ndarray, shared: np.ndarray | None = None) -> None: ...
 
     def select(self, rows: np.ndarray) -> None: ...
+
+    def snapshot(self) -> RunSnapshot:
+        """The state after the positions decoded so far. It stays valid while this run keeps those positions: a
+        restore to fewer positions, or a `select`, may end it (restoring it then raises ValueError)."""
+        ...
+
+    def restore(self, snapshot: RunSnapshot) -> None:
+        """Continue from `snapshot`: one of this run's (go back to it) or of another run over the same sentence,
+        with one row (every row continues from it) or as many rows as this one. The next step decodes position
+        `snapshot.length`."""
+        ...
+
+
+@runtime_checkable
+class AligningRun(Protocol):
+    """A decoder run that also gives the model's soft alignment (Marian's: head 0 of the last decoder layer's
+    cross-attention). A family whose runs lack it cannot align: engine.errors.NotSupported says so."""
+
+    @property
+    def alignment(self) -> np.ndarray:
+        """[rows, source positions]: the attention each row's last step paid to each source token."""
+        ...
 
 
 class Model(Protocol):
@@ -133,9 +171,29 @@ class Tokenizer(Protocol):
         """Unstripped text of target ids (the streaming detokeniser builds on it)."""
         ...
 
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """Target ids whose piece is no text the model writes (end, unknown, padding, control and language tokens
+        such as Marian's `>>cmn_Hans<<`, byte pieces): what reasoning about piece surfaces skips (engine.pipeline
+        .guards)."""
+        ...
+
     def id_to_piece(self, idx: int) -> str: ...
 
     def token_to_id(self, piece: str) -> int: ...
+
+    def pieces(self, text: str) -> list[str]:
+        """The source pieces of `text`, as `encode` numbers them (no language token, no end token)."""
+        ...
+
+    def target_token_to_id(self, piece: str) -> int:
+        """The target id of a piece that spells its own text (`<unk>`'s id where there is none): what a forced prefix
+        and a glossary term are spelled with."""
+        ...
+
+    def encode_target(self, text: str) -> list[int]:
+        """`text` as target ids, no end token (glossary terms)."""
+        ...
 
 
 # How the target language (a variant such as Simplified or Traditional Chinese) is chosen.

@@ -26,19 +26,21 @@ window asks for it while the pointer rests on a sentence), so the click finds it
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
+from engine.config import MAX_BEAMS
 from engine.errors import InputError, QiaoError
-from engine.families.base import EncoderState
+from engine.families.base import EncoderState, Model, Tokenizer
 from engine.options import TranslationOptions
 from engine.pipeline import guards
-from engine.pipeline.length_limits import length_limit, length_rule, reached_limit
+from engine.pipeline.length_limits import DEFAULT_RULE, LengthRule, length_limit, reached_limit
 from engine.pipeline.sentence_results import cut_flags
 from engine.results import Alternative, Flag, SentenceResult
-from engine.search.batch import encode_rows, search_encoded
+from engine.search.batch import encode_rows, forced_ids, search_encoded
 from engine.search.decoding import GenerationParams, StepUpdate, log_softmax
 from engine.search.types import Constraint, RowExtras, SentenceOutput
 from engine.text import punctuation
@@ -52,19 +54,42 @@ class SearchCancelled(QiaoError):
     """The caller's cancel event stopped a sentence request (the review window asked for something newer)."""
 
 
-class SentenceRun:
-    """What one sentence request needs of the translator: the model (held under its lock), tokenizer, limits."""
+@dataclass(frozen=True)
+class SentenceSettings:
+    """What a sentence request reads of its bundle besides the model and the tokenizer: the generation defaults,
+    the length rule (engine.pipeline.length_limits), the target's script (its punctuation rules) and the id put
+    before the source for the request's variant (None: nothing)."""
 
-    def __init__(self, translator, options: TranslationOptions) -> None:
-        self.tr = translator
-        self.model = translator._model
-        self.tok = translator.tokenizer
+    defaults: GenerationParams
+    length_rule: LengthRule = DEFAULT_RULE
+    target_script: str = ""
+    language_id: int | None = None
+
+
+class SharedStarts:
+    """The review window's kept shared start (`_Prefilled`, the last sentence asked about), held by whoever owns the
+    model (the translator), so a later click on the same sentence decodes nothing again."""
+
+    def __init__(self) -> None:
+        self.start: _Prefilled | None = None
+
+
+class SentenceRun:
+    """What one sentence request needs: the model (held under its owner's lock), its tokenizer, the bundle's
+    settings and the request's options."""
+
+    def __init__(
+        self, model: Model, tokenizer: Tokenizer, settings: SentenceSettings, options: TranslationOptions
+    ) -> None:
+        self.model = model
+        self.tok = tokenizer
+        self.settings = settings
         self.options = options
-        self.rules = punctuation.rules_for(translator.pair.target.script) if options.normalize_punctuation else None
+        self.rules = punctuation.rules_for(settings.target_script) if options.normalize_punctuation else None
 
     # -- inputs ---------------------------------------------------------------------------------------------------
     def source_ids(self, source: str) -> list[int]:
-        lang = self.tr._language_id(self.options)
+        lang = self.settings.language_id
         ids = [*([lang] if lang is not None else []), *self.tok.encode(source, add_eos=False), self.tok.eos_id]
         if len(ids) > self.model.max_positions:
             raise InputError(f"the sentence has {len(ids)} tokens; the model reads at most {self.model.max_positions}")
@@ -74,7 +99,7 @@ class SentenceRun:
         if isinstance(prefix, str):
             return tuple(encode_target_prefix(self.tok, prefix))
         ids = tuple(prefix)
-        special = {self.tok.eos_id, self.tok.pad_id, self.tr.defaults.decoder_start_id}
+        special = {self.tok.eos_id, self.tok.pad_id, self.settings.defaults.decoder_start_id}
         for t in ids:
             if isinstance(t, bool) or not isinstance(t, int | np.integer) or not 0 <= t < self.tok.vocab_size:
                 raise InputError(f"prefix tokens must be ids of this model's vocabulary, not {t!r}")
@@ -83,9 +108,11 @@ class SentenceRun:
         return tuple(int(t) for t in ids)
 
     def params(self, source: str, num_return: int = 1) -> GenerationParams:
-        beams = self.options.beams or self.tr.defaults.num_beams
-        beams = max(beams, num_return)
-        params = self.tr.params(beams, num_return=num_return, stop_repeats=self.options.guards)
+        beams = max(self.options.beams or self.settings.defaults.num_beams, num_return)
+        if not 1 <= beams <= MAX_BEAMS:
+            raise InputError(f"beams must be between 1 and {MAX_BEAMS}, not {beams}")
+        defaults = self.settings.defaults
+        params = defaults.replace(num_beams=beams, num_return=num_return, stop_repeats=self.options.guards)
         if self.options.guards:
             params = params.replace(bad_words=params.bad_words + tuple(guards.artefact_bans(source, self.tok)))
         return params
@@ -99,12 +126,14 @@ class SentenceRun:
 
     def limit(self, source_ids: Sequence[int], prefix_len: int) -> int:
         model_max = self.model.max_positions
-        rule = length_rule(self.tr.pair.key)
+        rule = self.settings.length_rule
         return min(model_max, length_limit(len(source_ids), model_max, rule) + prefix_len)
 
     # -- decoding -------------------------------------------------------------------------------------------------
-    def encode(self, rows: Sequence[Sequence[int]]) -> EncoderState:
-        return encode_rows(self.model, rows, self.tok.pad_id)
+    def encode(self, rows: Sequence[Sequence[int]], targets: Iterable[int] = ()) -> EncoderState:
+        """The rows' encoder state; its runs may emit `targets` (forced and constraint ids) whatever the model's own
+        limit on its output (base.EncoderState.allowing)."""
+        return encode_rows(self.model, rows, self.tok.pad_id).allowing(targets)
 
     def search(
         self,
@@ -185,45 +214,44 @@ class SentenceRun:
 
 
 def translate_sentence(
-    translator,
+    run: SentenceRun,
     source: str,
-    options: TranslationOptions,
     prefix: str | Sequence[int] = (),
     cancel: threading.Event | None = None,
 ) -> SentenceResult:
-    """One sentence (not segmented), decoded after the forced `prefix` (call under the translator's lock)."""
-    run = SentenceRun(translator, options)
+    """One sentence (not segmented), decoded after the forced `prefix` (call under the model owner's lock)."""
     ids = run.source_ids(source)
     forced = run.prefix_ids(prefix)
-    params = run.params(source, num_return=options.alternatives + 1)
+    params = run.params(source, num_return=run.options.alternatives + 1)
     constraints = run.constraints(source)
     limits = np.array([run.limit(ids, len(forced))], dtype=np.int64)
-    (out,) = run.search(run.encode([ids]), params, limits, [RowExtras(forced, constraints)], cancel)
+    enc = run.encode([ids], forced_ids(RowExtras(forced, constraints)))
+    (out,) = run.search(enc, params, limits, [RowExtras(forced, constraints)], cancel)
     if not out.repeated and reached_limit(len(out.best.tokens), int(limits[0]), params.forced_eos_id is not None):
         out = replace(out, cut=True)
     return run.result(source, out, constraints)
 
 
 def alternatives(
-    translator,
+    run: SentenceRun,
+    kept: SharedStarts,
     source: str,
     tokens: Sequence[int],
     position: int,
-    options: TranslationOptions,
     k: int = 5,
     cancel: threading.Event | None = None,
 ) -> list[Alternative]:
     """Up to `k` other words at `position`, each with the rest re-decoded, best (most probable there) first."""
-    *_, last = iter_alternatives(translator, source, tokens, position, options, k, cancel, partial=False)
+    *_, last = iter_alternatives(run, kept, source, tokens, position, k, cancel, partial=False)
     return last
 
 
 def iter_alternatives(
-    translator,
+    run: SentenceRun,
+    kept: SharedStarts,
     source: str,
     tokens: Sequence[int],
     position: int,
-    options: TranslationOptions,
     k: int = 5,
     cancel: threading.Event | None = None,
     *,
@@ -234,7 +262,6 @@ def iter_alternatives(
     complete, the others the best hypothesis so far), always in the same order; the last list is the final one
     (every entry complete). Without candidates there is one, empty, list. `cancel` raises SearchCancelled within
     a step; so does closing the generator stop the decoding."""
-    run = SentenceRun(translator, options)
     current = run.prefix_ids(tokens)
     if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < len(current):
         raise InputError(f"position must be a token index of the sentence (0–{len(current) - 1}), not {position!r}")
@@ -244,7 +271,7 @@ def iter_alternatives(
     params = run.params(source)
     constraints = run.constraints(source)
     head = current[:position]
-    shared = _shared_start(translator, run, ids)
+    shared = _shared_start(kept, run, ids, forced_ids(RowExtras(current, constraints)))
     shared.feed((params.decoder_start_id, *head), cancel)
     enc = shared.enc
     logprobs = log_softmax(shared.logits[-1].astype(np.float32, copy=True))
@@ -287,18 +314,17 @@ def iter_alternatives(
 
 
 def prepare(
-    translator, source: str, tokens: Sequence[int], options: TranslationOptions, cancel: threading.Event | None = None
+    run: SentenceRun, kept: SharedStarts, source: str, tokens: Sequence[int], cancel: threading.Event | None = None
 ) -> int:
     """Decode the start of the sentence `source` → `tokens` at batch 1 and keep it (what a click's step 1 does), so
     that a later click anywhere in it finds its candidates at once: the popup asks this while the pointer rests on a
     sentence. Returns how many positions are kept; `cancel` stops it between steps, keeping those decoded."""
-    run = SentenceRun(translator, options)
     current = run.prefix_ids(tokens)
     if not current:
         raise InputError("the sentence has no tokens to prepare alternatives for")
     ids = run.source_ids(source)
     params = run.params(source)
-    shared = _shared_start(translator, run, ids)
+    shared = _shared_start(kept, run, ids, forced_ids(RowExtras(current, run.constraints(source))))
     shared.feed((params.decoder_start_id, *current[:-1]), cancel)  # the last click position reads tokens[:-1]
     return len(shared.fed)
 
@@ -331,20 +357,27 @@ def _progress(run: SentenceRun, started: Sequence[Alternative], update: StepUpda
 
 
 class _Prefilled:
-    """The model, with the start every row shares decoded once at batch 1 (`feed`): a run it starts has those
-    positions in its cache already, and replays their logits to every row (the search forces those tokens anyway).
+    """The model, with the start every row shares decoded once at batch 1 (`feed`): a run it starts continues from
+    those positions (DecoderRun.restore of the batch-1 run's snapshot there), and replays their logits to every row
+    (the search forces those tokens anyway).
 
-    It stays with the translator for the last sentence asked about (`_shared_start`): a click on another word of
+    It stays with the model's owner for the last sentence asked about (`_shared_start`): a click on another word of
     the same sentence decodes only the tokens not fed before (none, left of the last click), and no encoder."""
 
-    def __init__(self, model, enc: EncoderState, source: tuple[int, ...], capacity: int) -> None:
+    def __init__(self, model: Model, enc: EncoderState, source: tuple[int, ...], capacity: int) -> None:
         self.model, self.enc, self.source = model, enc, source
-        # a step costs more the longer its cache: room for the sentence's length limit, grown when a prefix needs it
-        self.single = model.start(enc, capacity)
+        self._begin(capacity)
+
+    def _begin(self, capacity: int) -> None:
+        # a step costs more the longer an attention cache: room for the sentence's length limit, grown when needed
+        self.capacity = capacity
+        self.single = self.model.start(self.enc, capacity)
+        self.marks = [self.single.snapshot()]  # marks[i]: the state after the first i positions
         self.fed: list[int] = []
         self.all_logits: list[np.ndarray] = []
         self.all_lse: list[np.float32] = []  # each position's logsumexp, for the forced tokens' log-probabilities
         self.logits: list[np.ndarray] = []  # those of the current request's shared start
+        self.lse: list[np.float32] = []
 
     def feed(self, tokens: Sequence[int], cancel: threading.Event | None = None) -> None:
         """Make the shared start `tokens` (the start token first), reusing every position already decoded.
@@ -353,12 +386,11 @@ class _Prefilled:
         common = 0
         while common < min(len(self.fed), len(tokens)) and self.fed[common] == tokens[common]:
             common += 1
-        if common < len(self.fed) and common < len(tokens):  # diverged: later positions are overwritten
-            del self.fed[common:], self.all_logits[common:], self.all_lse[common:]
-            self.single.length = common
-        if len(tokens) > self.single.cache[0].shape[2]:  # longer than the room: start over with more
-            self.single = self.model.start(self.enc, min(self.model.max_positions, len(tokens) + 16))
-            self.fed, self.all_logits, self.all_lse = [], [], []
+        if common < len(self.fed) and common < len(tokens):  # diverged: decode again from there
+            del self.fed[common:], self.all_logits[common:], self.all_lse[common:], self.marks[common + 1 :]
+            self.single.restore(self.marks[common])
+        if len(tokens) > self.capacity:  # longer than the room: start over with more
+            self._begin(min(self.model.max_positions, len(tokens) + 16))
         for t in tokens[len(self.fed) :]:
             if cancel is not None and cancel.is_set():
                 raise SearchCancelled("cancelled")
@@ -367,6 +399,7 @@ class _Prefilled:
             self.all_lse.append(np.float32(top + np.log(np.sum(np.exp(logits - top)))))
             self.all_logits.append(logits)
             self.fed.append(int(t))
+            self.marks.append(self.single.snapshot())
         self.logits = self.all_logits[: len(tokens)]
         self.lse = self.all_lse[: len(tokens)]
 
@@ -375,25 +408,34 @@ class _Prefilled:
 
     def start(self, enc: EncoderState, max_len: int, beams: int = 1) -> _ReplayRun:
         run = self.model.start(enc, max_len, beams)
-        n = len(self.logits)
-        for dst, src in zip(run.cache, self.single.cache):
-            dst[:, :, :n] = src[:1, :, :n]
-        run.length = n
+        run.restore(self.marks[len(self.logits)])
         return _ReplayRun(run, self.logits, self.lse)
 
 
-def _shared_start(translator, run: SentenceRun, ids: list[int]) -> _Prefilled:
-    """The translator's kept `_Prefilled` when it is for this model and source, else a new one (kept instead)."""
-    kept = getattr(translator, "_review_start", None)
-    if kept is None or kept.model is not run.model or kept.source != tuple(ids):
-        kept = _Prefilled(run.model, run.encode([ids]), tuple(ids), run.limit(ids, 0))
-        translator._review_start = kept
-    return kept
+def _shared_start(kept: SharedStarts, run: SentenceRun, ids: list[int], targets: Iterable[int]) -> _Prefilled:
+    """The kept `_Prefilled` when it is for this model and source and its runs may emit `targets` already, else a
+    new one (kept instead): over the kept encoder output allowing `targets` too when only those differ (a model
+    with a per-batch output limit, base.EncoderState.allowing), else over a new encoder run."""
+    start = kept.start
+    if start is not None and start.model is run.model and start.source == tuple(ids):
+        enc = start.enc.allowing(targets)
+        if enc is start.enc:
+            return start
+    else:
+        enc = run.encode([ids], targets)
+    start = kept.start = _Prefilled(run.model, enc, tuple(ids), run.limit(ids, 0))
+    return start
 
 
-def forget_shared_start(translator) -> None:
+class KeepsSharedStarts(Protocol):
+    """An owner of a model that keeps the review window's shared start (engine.pipeline.translator.Translator)."""
+
+    review_starts: SharedStarts
+
+
+def forget_shared_start(owner: KeepsSharedStarts) -> None:
     """Drop the kept decoder states (benchmarks measuring a first click; memory)."""
-    translator._review_start = None
+    owner.review_starts.start = None
 
 
 class _ReplayRun:

@@ -21,8 +21,8 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.text.protected import protected_matches
 from engine.results import FLAG_ARTEFACT, FLAG_CONSTRAINT, FLAG_LENGTH, FLAG_NUMBERS, FLAG_REPETITION, Flag
+from engine.text.protected import protected_matches
 from engine.text.punctuation import is_cjk
 
 # -- length -------------------------------------------------------------------------------------------------------
@@ -301,12 +301,14 @@ def strip_artefacts(source: str, target: str) -> tuple[str, bool]:
 
 
 class PieceTokenizer(Protocol):
-    """What the bans need of engine.families.marian.tokenizer.MarianTokenizer."""
+    """What the bans need of a family's tokenizer (engine.families.base.Tokenizer)."""
 
     vocab_size: int
-    unk_id: int
-    eos_id: int
-    pad_id: int
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """Ids whose piece is no text (end, unknown, padding, control and language tokens, byte pieces)."""
+        ...
 
     def id_to_piece(self, idx: int) -> str: ...
 
@@ -347,12 +349,14 @@ class _PieceIndex:
     """
 
     def __init__(self, tokenizer: PieceTokenizer) -> None:
-        skip = {tokenizer.unk_id, tokenizer.eos_id, tokenizer.pad_id}
+        skip = tokenizer.special_ids  # the family's fact: the pieces that name a token rather than spell text
         ids: list[int] = []
         surfaces: list[str] = []
         for i in range(tokenizer.vocab_size):
+            if i in skip:
+                continue
             piece = tokenizer.id_to_piece(i)
-            if i in skip or not piece or (piece.startswith("<") and piece.endswith(">")) or piece.startswith(">>"):
+            if not piece:
                 continue
             ids.append(i)
             surfaces.append(piece.replace("▁", " "))

@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from engine.runtime.native_memory import release_free_memory, tune_allocator
 from engine.search.batch import search_batch
 from engine.search.decoding import GenerationParams, Steps
 from engine.search.types import RowExtras
+
+if TYPE_CHECKING:
+    from engine.pipeline.alternatives import SentenceRun, SharedStarts
 
 
 class Translator:
@@ -135,7 +139,7 @@ class Translator:
         translator keeps what it had.
 
         Waits for a translation running on another thread; raises RuntimeError when called from inside a stream()
-        or translate_batch() loop on this thread (which holds the model until the loop ends).
+        or translate_segments() loop on this thread (which holds the model until the loop ends).
         """
         if not isinstance(config, EngineConfig):
             raise InputError(f"config must be an EngineConfig, not {type(config).__name__}")
@@ -200,7 +204,7 @@ class Translator:
         return last.tokens
 
     # -- exclusive use, the sentence cache --------------------------------------------------------------------------
-    _owner: int | None = None  # the thread holding `_lock` (stream and translate_batch keep it between yields)
+    _owner: int | None = None  # the thread holding `_lock` (stream and translate_segments keep it between yields)
     _cache: SentenceCache | None = None  # made on first use
     _cache_model: weakref.ref | None = None  # the model the cached results came from
 
@@ -212,7 +216,7 @@ class Translator:
         me = threading.get_ident()
         if self._owner == me:
             raise RuntimeError(
-                f"Translator.{what} was called from inside a running stream() or translate_batch() loop on the "
+                f"Translator.{what} was called from inside a running stream() or translate_segments() loop on the "
                 "same thread, which holds the model until the loop ends; finish the loop (or close() the "
                 "generator) first"
             )
@@ -337,8 +341,8 @@ class Translator:
         *,
         cancel: threading.Event | None = None,
     ) -> Iterator[Translation]:
-        """Translate independent segments (paragraphs, table cells, API `q` items, CLI lines) batched together:
-        one Translation per segment, in order, each as soon as it is complete.
+        """Translate independent segments (paragraphs, table cells, API `q` items, CLI lines: `qiao translate
+        --json`) batched together: one Translation per segment, in order, each as soon as it is complete.
 
         Sentences are batched across segments, so many short ones run at batch speed. `segments` may be a list or
         any iterable, read lazily, a window of about WINDOW_SENTENCES sentences at a time (a generator of stdin
@@ -354,9 +358,7 @@ class Translator:
         and the rest of `segments` is not read.
         """
         if isinstance(segments, str):
-            raise InputError(
-                "translate_segments() and translate_batch() take an iterable of texts, not one string (use translate())"
-            )
+            raise InputError("translate_segments() takes an iterable of texts, not one string (use translate())")
         options = self.options(options)
         params = self.params(options.beams)
         lang_id = self._language_id(options)
@@ -365,7 +367,7 @@ class Translator:
             window = self.pipeline.read_window(it, options, lang_id)
             if not window:
                 return
-            with self._exclusive("translate_batch()"):
+            with self._exclusive("translate_segments()"):
                 try:
                     cancelled = yield from self.pipeline.run_window(window, params, self._decoding(), cancel)
                 finally:
@@ -373,19 +375,33 @@ class Translator:
             if cancelled:
                 return
 
-    def translate_batch(
-        self,
-        texts: Iterable[str],
-        options: TranslationOptions | None = None,
-        *,
-        cancel: threading.Event | None = None,
-    ) -> Iterator[Translation]:
-        """One Translation per text, in order, each as soon as it is complete (bulk jobs: `qiao translate --json`).
-
-        The same as `translate_segments` (its name in the CLI's vocabulary); see there for the contract."""
-        return self.translate_segments(texts, options, cancel=cancel)
-
     # -- one sentence: the review window -----------------------------------------------------------------------
+    _review_starts: SharedStarts | None = None  # made on first use
+
+    @property
+    def review_starts(self) -> SharedStarts:
+        """The review window's kept shared start (engine.pipeline.alternatives): the last sentence asked about."""
+        if self._review_starts is None:
+            from engine.pipeline.alternatives import SharedStarts
+
+            self._review_starts = SharedStarts()
+        return self._review_starts
+
+    def _sentence_run(self, options: TranslationOptions) -> SentenceRun:
+        """A sentence request's parts: the loaded model, the tokenizer and this bundle's settings (call while holding
+        the lock)."""
+        from engine.pipeline.alternatives import SentenceRun, SentenceSettings
+
+        model = self._model
+        assert model is not None
+        settings = SentenceSettings(
+            defaults=self.defaults,
+            length_rule=self.pipeline.length_rule,
+            target_script=self.pair.target.script,
+            language_id=self._language_id(options),
+        )
+        return SentenceRun(model, self.tokenizer, settings, options)
+
     def translate_sentence(
         self,
         source: str,
@@ -403,7 +419,7 @@ class Translator:
         source = checked_text(source)
         with self._exclusive("translate_sentence()"):
             try:
-                return alternatives.translate_sentence(self, source, options, prefix, cancel)
+                return alternatives.translate_sentence(self._sentence_run(options), source, prefix, cancel)
             finally:
                 release_free_memory()
 
@@ -426,7 +442,8 @@ class Translator:
         source = checked_text(source)
         with self._exclusive("alternatives()"):
             try:
-                return alternatives.alternatives(self, source, tokens, position, options, k, cancel)
+                run = self._sentence_run(options)
+                return alternatives.alternatives(run, self.review_starts, source, tokens, position, k, cancel)
             finally:
                 release_free_memory()
 
@@ -450,7 +467,8 @@ class Translator:
         source = checked_text(source)
         with self._exclusive("iter_alternatives()"):
             try:
-                yield from alternatives.iter_alternatives(self, source, tokens, position, options, k, cancel)
+                run = self._sentence_run(options)
+                yield from alternatives.iter_alternatives(run, self.review_starts, source, tokens, position, k, cancel)
             finally:
                 release_free_memory()
 
@@ -471,7 +489,7 @@ class Translator:
         options = self.options(options)
         source = checked_text(source)
         with self._exclusive("prepare_alternatives()"):
-            alternatives.prepare(self, source, tokens, options, cancel)
+            alternatives.prepare(self._sentence_run(options), self.review_starts, source, tokens, cancel)
 
 
 def _config_from(config: EngineConfig | None, precision: str | None, threads: int | None) -> EngineConfig:

@@ -53,5 +53,14 @@ def search_batch(
     max_lengths: np.ndarray,
     extras: Sequence[RowExtras | None] | None = None,
 ) -> Steps:
-    """The search for one batch of source id rows (see `search_encoded`), padded with the generation's pad token."""
-    return search_encoded(model, encode_rows(model, batch, params.pad_id), params, max_lengths, extras)
+    """The search for one batch of source id rows (see `search_encoded`), padded with the generation's pad token;
+    the rows may emit every id their extras force (base.EncoderState.allowing: a shortlist would otherwise leave
+    a prefix or a glossary term out)."""
+    enc = encode_rows(model, batch, params.pad_id)
+    forced = {t for e in extras or () if e is not None for t in forced_ids(e)}
+    return search_encoded(model, enc.allowing(forced) if forced else enc, params, max_lengths, extras)
+
+
+def forced_ids(extras: RowExtras) -> set[int]:
+    """A row's forced target ids: its prefix's and every spelling of its constraints'."""
+    return {*extras.prefix, *(t for c in extras.constraints for option in c.options for t in option)}

@@ -65,7 +65,7 @@ class EchoTranslator:
         self.options.append(options)
         yield self._answer(text)
 
-    def translate_batch(
+    def translate_segments(
         self, texts: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
     ) -> Iterator[Translation]:
         self.options.append(options)
@@ -90,7 +90,7 @@ class BatchingTranslator(EchoTranslator):
 
     batch = 4
 
-    def translate_batch(
+    def translate_segments(
         self, texts: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
     ) -> Iterator[Translation]:
         self.options.append(options)
@@ -149,7 +149,7 @@ class ReviewTranslator(EchoTranslator):
         self.options.append(options)
         yield self._answer_with(text, options)
 
-    def translate_batch(
+    def translate_segments(
         self, texts: Iterable[str], options: TranslationOptions | None = None, *, cancel: threading.Event | None = None
     ) -> Iterator[Translation]:
         self.options.append(options)

@@ -22,7 +22,7 @@ The searches (engine.search) see the same surface as the Marian family's: `encod
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -54,6 +54,7 @@ class BergamotEncoderState:
     shortlist: np.ndarray | None  # sorted target ids the batch may emit (None: every id)
     # the model's rule (OnnxBergamot.shortlist_for): a batch of other rows gets its own shortlist
     shortlist_of: Callable[[np.ndarray], np.ndarray | None] | None = None
+    allowed: np.ndarray | None = None  # target ids added to every shortlist of these rows (see `allowing`)
 
     @property
     def mask_bias(self) -> np.ndarray:
@@ -68,6 +69,7 @@ class BergamotEncoderState:
             ids=np.repeat(self.ids, n, axis=0),
             shortlist=self.shortlist,
             shortlist_of=self.shortlist_of,
+            allowed=self.allowed,
         )
 
     def take(self, rows: Sequence[int] | np.ndarray) -> BergamotEncoderState:
@@ -78,9 +80,19 @@ class BergamotEncoderState:
         mask, ids = self.mask[index], self.ids[index]
         shortlist = self.shortlist
         if not keep_shortlist and self.shortlist_of is not None:
-            shortlist = self.shortlist_of(ids * mask)
+            shortlist = _union(self.shortlist_of(ids * mask), self.allowed)
         cross = [np.ascontiguousarray(c[index]) for c in self.cross]
-        return BergamotEncoderState(cross, mask, ids, shortlist, self.shortlist_of)
+        return BergamotEncoderState(cross, mask, ids, shortlist, self.shortlist_of, self.allowed)
+
+    def allowing(self, ids: Iterable[int]) -> BergamotEncoderState:
+        """These rows with the target `ids` added to their shortlist, now and in every row subset's (a forced
+        prefix or glossary terms the lexicon does not offer would otherwise score −inf); without one, itself."""
+        extra = np.unique(np.fromiter((int(i) for i in ids), dtype=np.int64))
+        if self.shortlist is None or np.isin(extra, self.shortlist).all():
+            return self
+        allowed = extra if self.allowed is None else np.union1d(self.allowed, extra)
+        shortlist = _union(self.shortlist, allowed)
+        return BergamotEncoderState(self.cross, self.mask, self.ids, shortlist, self.shortlist_of, allowed)
 
 
 class OnnxBergamot:
@@ -290,6 +302,41 @@ class BergamotRun:
         for mine, theirs in zip(self._states, other._states):
             mine[: self.rows] = theirs[:1]
         self.length = other.length
+
+    # -- the shared start's seam (base.DecoderRun.snapshot/restore; engine.pipeline.alternatives) --
+    def snapshot(self) -> StateSnapshot:
+        return _snapshot(self)
+
+    def restore(self, snapshot: StateSnapshot) -> None:
+        _restore(self, snapshot)
+
+
+@dataclass(frozen=True)
+class StateSnapshot:
+    """A Bergamot run's SSRU cells [rows, E] per layer after its first `length` positions (copies)."""
+
+    states: tuple[np.ndarray, ...]
+    length: int
+
+
+def _snapshot(run: BergamotRun) -> StateSnapshot:
+    """base.DecoderRun.snapshot: the cells the next step reads, copied (the run overwrites its buffers)."""
+    return StateSnapshot(tuple(array[: run.rows].copy() for array in run._states), run.length)
+
+
+def _restore(run: BergamotRun, snapshot: StateSnapshot) -> None:
+    """base.DecoderRun.restore: every row's cells from the snapshot's (one row broadcast, or row for row)."""
+    rows = len(snapshot.states[0]) if snapshot.states else 1
+    if rows not in (1, run.rows):
+        raise ValueError(f"a snapshot of {rows} rows does not fit a run of {run.rows}")
+    for mine, saved in zip(run._states, snapshot.states):
+        mine[: run.rows] = saved
+    run.length = snapshot.length
+
+
+def _union(shortlist: np.ndarray | None, allowed: np.ndarray | None) -> np.ndarray | None:
+    """The shortlist with the allowed ids added (sorted; None stays None: every id is allowed already)."""
+    return shortlist if shortlist is None or allowed is None else np.union1d(shortlist, allowed)
 
 
 def _sentences(rows: np.ndarray, group: int) -> np.ndarray:

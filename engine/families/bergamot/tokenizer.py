@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.bundle.load_guard import opening
-from engine.families.bergamot.vocabulary import MARIAN, Vocabulary
+from engine.families.bergamot.vocabulary import BYTE, CONTROL, MARIAN, UNKNOWN, Vocabulary
 
 if TYPE_CHECKING:
     from engine.bundle.manifest import Manifest
@@ -54,6 +54,7 @@ class BergamotTokenizer:
         self.unk_id: int = self.target.unk_id
         self.pad_id: int = int(info.get("pad_id", self.eos_id))  # Marian pads with `</s>`
         self.language_tokens: list[str] = []  # one target language: nothing is put before the source
+        self._special_ids: frozenset[int] | None = None  # made on first use
 
     @classmethod
     def from_manifest(cls, manifest: Manifest) -> BergamotTokenizer:
@@ -74,6 +75,15 @@ class BergamotTokenizer:
         return False
 
     # -- vocabulary -------------------------------------------------------------------------------------------
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """Target ids whose piece is no text of its own (base.Tokenizer): `</s>`, `<unk>`, control and byte pieces."""
+        if self._special_ids is None:
+            kinds = (UNKNOWN, CONTROL, BYTE)
+            target = self.target
+            self._special_ids = frozenset(i for i in range(target.size) if target.piece_type(i) in kinds)
+        return self._special_ids
+
     def id_to_piece(self, idx: int) -> str:
         """The target piece of `idx`."""
         return self.target.id_to_piece(idx)

@@ -4,7 +4,7 @@ table, or with separate vocabularies the encoder's own `source_embedding` beside
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +45,10 @@ class EncoderState:
         """Only `rows`, in that order (a search that runs some sentences on their own)."""
         index = np.asarray(rows, dtype=np.int64)  # a tuple would index dimensions, not rows
         return EncoderState(cross=[c[index] for c in self.cross], mask=self.mask[index])
+
+    def allowing(self, ids: Iterable[int]) -> EncoderState:
+        """The state itself: a Marian decoder scores every target id."""
+        return self
 
 
 class OnnxMarian:
@@ -172,6 +176,9 @@ class DecoderRun:
         dh = model.d_model // model.heads
         self.cache = [np.zeros((self.rows, model.heads, max_len, dh), dtype=np.float32) for _ in model._past_names]
         self.length = 0
+        # the length each restore to fewer positions (and each select: 0) left, in order: a snapshot taken after
+        # the first `n` of them is still valid while none of the later ones went below its length
+        self._rewinds: list[int] = []
         self._scratch: np.ndarray | None = None  # beam search's reorder buffer, made on first use
         self._owns_enc = False  # enc is the caller's (see select)
         self._bind()
@@ -241,6 +248,31 @@ class DecoderRun:
             for row, _, start in moves:
                 filled[row, :, start:] = gathered[row, :, start:]
 
+    def snapshot(self) -> CacheSnapshot:
+        """The first `length` positions of this run's cache, by reference: nothing is copied (base.DecoderRun)."""
+        return CacheSnapshot(self, self.length, len(self._rewinds))
+
+    def restore(self, snapshot: CacheSnapshot) -> None:
+        """Continue from `snapshot` (base.DecoderRun): one of this run's only moves `length` back; another run's
+        filled positions are copied into every row (from its one row, or row for row)."""
+        source, n = snapshot.run, snapshot.length
+        if min(source._rewinds[snapshot.since :], default=n) < n:
+            raise ValueError("the snapshot's positions were decoded again or moved since it was taken")
+        if source is self:
+            if n > self.length:
+                raise ValueError(f"a snapshot of {n} positions cannot restore a run at {self.length}")
+            if n < self.length:
+                self._rewinds.append(n)
+            self.length = n
+            return
+        capacity = self.cache[0].shape[2]
+        if n > capacity or source.rows not in (1, self.rows):
+            raise ValueError(f"a snapshot of {source.rows} rows × {n} positions does not fit {self.rows} × {capacity}")
+        for dst, src in zip(self.cache, source.cache):
+            dst[:, :, :n] = src[:, :, :n]  # one row broadcasts to every row
+        self._rewinds.append(0)  # earlier snapshots of this run are no longer its positions
+        self.length = n
+
     def select(self, rows: np.ndarray) -> None:
         """Keep only `rows` (ascending; finished sentences leave the batch) and rebind.
 
@@ -261,7 +293,18 @@ class DecoderRun:
             for new, old in moves:  # new < old: a row is read before anything overwrites it
                 array[new, :, :n] = array[old, :, :n]
         self.cache = [array[: len(rows)] for array in self.cache]
+        self._rewinds.append(0)  # rows moved: earlier snapshots no longer hold their rows
         self._bind()
+
+
+@dataclass(frozen=True)
+class CacheSnapshot:
+    """A Marian run's first `length` cache positions (read from `run` when restored); `since`: how many of the
+    run's rewinds had happened when it was taken."""
+
+    run: DecoderRun
+    length: int
+    since: int
 
 
 def _sentences(rows: np.ndarray, group: int) -> np.ndarray:

@@ -70,6 +70,7 @@ class MarianTokenizer:
         self._blob: str | None = None  # every piece, concatenated in id order …
         self._offsets: np.ndarray | None = None  # … and where each starts: ~1.5 MB instead of 65k str objects
         self._ids: dict[str, int] | None = None
+        self._special_ids: frozenset[int] | None = None  # made on first use
 
     @classmethod
     def from_manifest(cls, manifest) -> MarianTokenizer:
@@ -113,6 +114,21 @@ class MarianTokenizer:
             self._offsets = np.concatenate([[0], np.cumsum([len(p) for p in pieces])]).astype(np.int64)
             self._blob = "".join(pieces)
         return self._blob, self._offsets  # type: ignore[return-value]
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """Target ids whose piece is no text of its own (base.Tokenizer): `</s>`, `<unk>`, `<pad>`, the control
+        pieces, the language tokens (`>>cmn_Hans<<`) and any other `<…>` piece."""
+        if self._special_ids is None:
+            skip, control = self._skip_ids, self._control
+            blob, offsets = self._pieces_blob()
+            bounds = offsets.tolist()
+            self._special_ids = frozenset(
+                i
+                for i, (a, b) in enumerate(pairwise(bounds))
+                if i in skip or blob[a:b] in control or _is_control(blob[a:b])
+            )
+        return self._special_ids
 
     def id_to_piece(self, idx: int) -> str:
         blob, offsets = self._pieces_blob()
@@ -273,3 +289,8 @@ def clean_up_tokenization(text: str) -> str:
         .replace(" 've", "'ve")
         .replace(" 're", "'re")
     )
+
+
+def _is_control(piece: str) -> bool:
+    """A Marian vocabulary piece that names a token rather than spelling text: `<…>` or a language code `>>…`."""
+    return (piece.startswith("<") and piece.endswith(">")) or piece.startswith(">>")

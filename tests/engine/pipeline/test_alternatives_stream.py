@@ -140,12 +140,12 @@ def test_prepare_keeps_the_start_so_a_click_decodes_nothing_before_its_words(tr,
     tokens = tr.translate_sentence(source).tokens
     forget_shared_start(tr)
     tr.prepare_alternatives(source, tokens)
-    kept = tr._review_start
+    kept = tr.review_starts.start
     assert kept.fed == [tr.defaults.decoder_start_id, *tokens[:-1]], "every click position's start is decoded"
     for position in (len(tokens) - 1, 0, len(tokens) // 2):
         before = list(kept.fed)
         got = list(tr.iter_alternatives(source, tokens, position, k=3))
-        assert tr._review_start is kept and kept.fed[: len(before)] == before, "the click reused the prepared start"
+        assert tr.review_starts.start is kept and kept.fed[: len(before)] == before, "the click reused the start"
         forget_shared_start(cold)
         assert got == list(cold.iter_alternatives(source, tokens, position, k=3))
 
@@ -159,11 +159,11 @@ def test_a_cancelled_prepare_keeps_a_consistent_start(tr, bundle_dir):
     cancel.set()
     with pytest.raises(SearchCancelled):
         tr.prepare_alternatives(source, tokens, cancel=cancel)
-    assert tr._review_start.fed == [], "cancelled before its first step"
+    assert tr.review_starts.start.fed == [], "cancelled before its first step"
 
     with pytest.raises(SearchCancelled):
         tr.prepare_alternatives(source, tokens, cancel=After(2))
-    assert tr._review_start.fed == [tr.defaults.decoder_start_id, tokens[0]], "two steps, then the cancel"
+    assert tr.review_starts.start.fed == [tr.defaults.decoder_start_id, tokens[0]], "two steps, then the cancel"
     for position in (len(tokens) - 1, 1):
         forget_shared_start(cold)
         assert tr.alternatives(source, tokens, position, k=3) == cold.alternatives(source, tokens, position, k=3)
@@ -178,4 +178,4 @@ def test_a_cancel_while_a_first_click_decodes_the_start_stops_before_any_list(tr
     steps = tr.iter_alternatives(source, tokens, len(tokens) - 1, k=3, cancel=After(3))
     with pytest.raises(SearchCancelled):
         next(steps)
-    assert len(tr._review_start.fed) == 3 < len(tokens), "stopped inside the start, what it decoded kept"
+    assert len(tr.review_starts.start.fed) == 3 < len(tokens), "stopped inside the start, what it decoded kept"

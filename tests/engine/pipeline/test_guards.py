@@ -325,6 +325,7 @@ class _PieceVocab:
               "笑", "笑声", "。", "(笑声)", "<pad>")  # fmt: skip
     vocab_size = len(PIECES)
     eos_id, unk_id, pad_id = 0, 1, len(PIECES) - 1
+    special_ids = frozenset({eos_id, unk_id, pad_id})
 
     def id_to_piece(self, idx):
         return self.PIECES[idx]
@@ -403,9 +404,36 @@ class _SyntheticVocab:
         self.PIECES = ["</s>", "<unk>", *sorted(pieces), "<pad>"]
         self.vocab_size = len(self.PIECES)
         self.eos_id, self.unk_id, self.pad_id = 0, 1, self.vocab_size - 1
+        self.special_ids = frozenset({self.eos_id, self.unk_id, self.pad_id})
 
     def id_to_piece(self, idx):
         return self.PIECES[idx]
+
+
+def test_the_tokenizer_says_which_pieces_are_no_text():
+    """The bans skip exactly the family's special ids (base.Tokenizer.special_ids), not pieces guessed by their
+    spelling: a text piece that looks like a token (`>>(` here, a Bergamot user symbol could) is used, and a piece the
+    family marks special (a byte piece, a language token) is not."""
+    vocab = _PieceVocab()
+    pieces = list(vocab.PIECES)
+    pieces[pieces.index("(掌")] = ">>(掌"  # text in this vocabulary: its ban must be found
+    odd = type("Odd", (_PieceVocab,), {"PIECES": tuple(pieces)})()
+    assert any(pieces[b[0]] == ">>(掌" for b in artefact_bans("Thank you.", odd))
+    marked = type("Marked", (_PieceVocab,), {"special_ids": frozenset({0, 1, len(pieces) - 1, pieces.index("▁(")})})()
+    bans = artefact_bans("Thank you.", marked)
+    assert bans and all(pieces.index("▁(") not in b for b in bans)
+    assert any(pieces.index("▁(") in b for b in artefact_bans("Thank you.", _PieceVocab()))
+
+
+def test_marian_special_ids_are_its_specials_and_language_tokens(bundle_dir):
+    from engine.bundle.manifest import load_manifest
+    from engine.families.marian.tokenizer import MarianTokenizer
+
+    tok = MarianTokenizer.from_manifest(load_manifest(bundle_dir))
+    pieces = {i: tok.id_to_piece(i) for i in tok.special_ids}
+    assert {tok.eos_id, tok.unk_id, tok.pad_id} <= set(pieces)
+    assert {p for p in pieces.values() if p.startswith(">>")} == set(tok.language_tokens)
+    assert all(p.startswith("<") or p.startswith(">>") for p in pieces.values())
 
 
 def test_compact_piece_index_spells_exactly_like_the_reference():

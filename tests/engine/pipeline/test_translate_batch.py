@@ -1,4 +1,5 @@
-"""translate_batch: one result per text, in order, equal to translate() alone, batched across texts, lazy."""
+"""translate_segments (`qiao translate --json`, documents, the API): one result per text, in order, equal to
+translate() alone, batched across texts, lazy."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def search_calls(tr, monkeypatch) -> list[int]:
 def test_each_result_equals_translate_alone_in_fp32(bundle_dir, beams):
     options = TranslationOptions(beams=beams)
     single = uncached(bundle_dir, "fp32")
-    batch = list(uncached(bundle_dir, "fp32").translate_batch(iter(TEXTS), options))
+    batch = list(uncached(bundle_dir, "fp32").translate_segments(iter(TEXTS), options))
     assert len(batch) == len(TEXTS)
     for text, got in zip(TEXTS, batch):
         if text is OVER_LONG:
@@ -83,7 +84,7 @@ def test_int8_results_agree_with_translate_alone(bundle_dir):
     options = TranslationOptions(beams=1)
     single = uncached(bundle_dir, "int8")
     texts = [t for t in TEXTS if t is not OVER_LONG]
-    batch = list(uncached(bundle_dir, "int8").translate_batch(texts, options))
+    batch = list(uncached(bundle_dir, "int8").translate_segments(texts, options))
     wants = [single.translate(t, options) for t in texts]
     assert [g.stats.sentences for g in batch] == [w.stats.sentences for w in wants]
     same = sum(g.tokens == w.tokens for g, w in zip(batch, wants))
@@ -94,7 +95,7 @@ def test_sentences_are_batched_across_texts(bundle_dir, monkeypatch):
     tr = uncached(bundle_dir, "fp32")
     calls = search_calls(tr, monkeypatch)
     texts = [r[0] for r in ROWS[:64]]
-    results = list(tr.translate_batch(texts, TranslationOptions(beams=1)))
+    results = list(tr.translate_segments(texts, TranslationOptions(beams=1)))
     assert len(results) == 64 and all(r.text for r in results)
     assert sum(calls) == 64 and len(calls) == 64 // batching.BATCH_SENTENCES  # not one call per text
 
@@ -104,7 +105,7 @@ def test_texts_are_read_lazily_and_results_stream(bundle_dir, monkeypatch):
     tr = uncached(bundle_dir, "fp32")
     calls = search_calls(tr, monkeypatch)
     source = Counting(r[0] for r in (ROWS * 2)[:200])
-    results = tr.translate_batch(source, TranslationOptions(beams=1))
+    results = tr.translate_segments(source, TranslationOptions(beams=1))
     first = next(results)
     assert first.text and source.taken == 16  # one window read, not the whole input
     assert len(calls) == 1  # the first text came back after the first batch, not after its window
@@ -115,7 +116,7 @@ def test_texts_are_read_lazily_and_results_stream(bundle_dir, monkeypatch):
 
 def test_an_over_long_text_gets_its_own_error_and_the_batch_goes_on(bundle_dir):
     tr = uncached(bundle_dir, "fp32")
-    results = list(tr.translate_batch([ROWS[0][0], OVER_LONG, 42, ROWS[1][0]]))  # type: ignore[list-item]
+    results = list(tr.translate_segments([ROWS[0][0], OVER_LONG, 42, ROWS[1][0]]))  # type: ignore[list-item]
     assert [bool(r.error) for r in results] == [False, True, True, False]
     assert "at most 1,000,000" in results[1].error and "must be a string" in results[2].error
     assert results[3].text == tr.translate(ROWS[1][0]).text
@@ -127,7 +128,7 @@ def test_cancel_returns_what_was_read_and_reads_no_further(bundle_dir, monkeypat
     cancel = threading.Event()
     source = Counting(r[0] for r in ROWS[:100])
     results = []
-    for result in tr.translate_batch(source, TranslationOptions(beams=1), cancel=cancel):
+    for result in tr.translate_segments(source, TranslationOptions(beams=1), cancel=cancel):
         results.append(result)
         cancel.set()
     assert source.taken == 24 and len(results) == 24  # one window, every text of it answered, in order
@@ -141,21 +142,21 @@ def test_one_string_is_refused_not_split_into_characters(bundle_dir):
     from engine.errors import InputError
 
     with pytest.raises(InputError, match="iterable of texts"):
-        next(Translator(bundle_dir, precision="fp32", threads=1).translate_batch("Hello."))  # type: ignore[arg-type]
+        next(Translator(bundle_dir, precision="fp32", threads=1).translate_segments("Hello."))  # type: ignore[arg-type]
 
 
 def test_reused_sentences_count_in_batch_stats(bundle_dir):
     tr = Translator(bundle_dir, precision="fp32", threads=1)
     tr.translate(ROWS[0][0])
-    first, second = tr.translate_batch([ROWS[0][0], ROWS[1][0]])
+    first, second = tr.translate_segments([ROWS[0][0], ROWS[1][0]])
     assert first.stats.sentences_reused == 1 and second.stats.sentences_reused == 0
 
 
-def test_translate_segments_takes_a_list_and_answers_like_translate_batch(bundle_dir):
+def test_translate_segments_answers_a_list_as_it_answers_an_iterator(bundle_dir):
     tr = uncached(bundle_dir, "fp32")
     segments = [ROWS[0][0], "", OVER_LONG, f"{ROWS[1][0]} {ROWS[2][0]}", "Table cell"]
     got = list(tr.translate_segments(segments, TranslationOptions(beams=1)))
-    want = list(tr.translate_batch(iter(segments), TranslationOptions(beams=1)))
+    want = list(tr.translate_segments(iter(segments), TranslationOptions(beams=1)))
     assert [(r.text, r.tokens, r.error) for r in got] == [(r.text, r.tokens, r.error) for r in want]
     assert len(got) == len(segments) and got[2].error and got[1].text == ""
     assert got[3].text == tr.translate(segments[3], beams=1).text
@@ -166,3 +167,8 @@ def test_translate_segments_refuses_one_string(bundle_dir):
 
     with pytest.raises(InputError, match="not one string"):
         next(uncached(bundle_dir, "fp32").translate_segments("Hello."))  # type: ignore[arg-type]
+
+
+def test_bulk_translation_has_one_name():
+    """translate_segments is the bulk call the CLI, documents and the API use; no second name for it."""
+    assert callable(Translator.translate_segments) and not hasattr(Translator, "translate_batch")

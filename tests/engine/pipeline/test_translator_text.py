@@ -179,7 +179,7 @@ def test_bad_options_get_one_clear_error(tr, options, message):
     with pytest.raises(InputError, match=message.replace("(", r"\(")):
         tr.translate("Hello.", options)
     with pytest.raises(InputError, match=message.replace("(", r"\(")):
-        next(tr.translate_batch(["Hello."], options))
+        next(tr.translate_segments(["Hello."], options))
 
 
 # -- calls from inside a running stream ---------------------------------------------------------------------------
