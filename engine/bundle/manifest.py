@@ -328,6 +328,14 @@ class _Verifier:
                     self.problems.append(problem)
                 continue
             assert target is not None
+            derived = self.manifest.raw.get("derived", {}).get(target)
+            if derived is not None:  # computed from a listed file and checked against this entry when loaded
+                if ref.offset + (ref.length or 0) > derived["size"]:
+                    self.problems.append(
+                        FileProblem("damaged", rel, f"{rel}: its weights run past the end of {target}")
+                    )
+                out.append((target, ref.offset, ref.length))
+                continue
             if target not in files:
                 if target not in self.seen:
                     self.seen.add(target)

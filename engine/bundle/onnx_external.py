@@ -22,17 +22,22 @@ _CHILDREN = {
     "sparse": {1: "tensor", 2: "tensor"},
 }
 _TENSOR_EXTERNAL = 13  # repeated StringStringEntryProto (key = 1, value = 2)
+_TENSOR_DIMS, _TENSOR_TYPE, _TENSOR_NAME = 1, 2, 8
 _MAX_DEPTH = 64
 _KEY = b"location"  # every external-data entry holds this key, so a message without these bytes has none
 
 
 @dataclass(frozen=True)
 class ExternalData:
-    """One tensor's bytes in another file: `location` relative to the graph's folder, as written in the graph."""
+    """One tensor's bytes in another file: `location` relative to the graph's folder, as written in the graph; the
+    tensor's `name`, `dims` and ONNX `data_type` (what a caller needs to hand ORT those bytes itself)."""
 
     location: str
     offset: int
     length: int | None
+    name: str = ""
+    dims: tuple[int, ...] = ()
+    data_type: int = 0
 
 
 class OnnxFormatError(ValueError):
@@ -79,8 +84,20 @@ def _fields(buf: memoryview):
 
 def _tensor(buf: memoryview, out: list[ExternalData]) -> None:
     entries: dict[str, str] = {}
+    name, dims, data_type = "", [], 0
     for number, wire, value in _fields(buf):
-        if number == _TENSOR_EXTERNAL and wire == 2:
+        if number == _TENSOR_DIMS and wire == 0:
+            dims.append(value)
+        elif number == _TENSOR_DIMS and wire == 2:  # packed
+            pos = 0
+            while pos < len(value):
+                dim, pos = _varint(value, pos)
+                dims.append(dim)
+        elif number == _TENSOR_TYPE and wire == 0:
+            data_type = value
+        elif number == _TENSOR_NAME and wire == 2:
+            name = bytes(value).decode("utf-8", "replace")
+        elif number == _TENSOR_EXTERNAL and wire == 2:
             key = text = ""
             for n, w, v in _fields(value):
                 if w == 2 and n in (1, 2):
@@ -96,7 +113,7 @@ def _tensor(buf: memoryview, out: list[ExternalData]) -> None:
             length = int(entries["length"]) if entries.get("length") else None
         except ValueError as exc:
             raise OnnxFormatError("an external-data offset or length is not a number") from exc
-        out.append(ExternalData(entries["location"], offset, length))
+        out.append(ExternalData(entries["location"], offset, length, name, tuple(dims), data_type))
 
 
 def _walk(buf: memoryview, children: dict[int, str], out: list[ExternalData], depth: int) -> None:

@@ -27,6 +27,9 @@ MAX_POSITIONS = 8192
 MAX_VOCAB = 10_000_000
 MAX_FILE = 1 << 40
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+# How a `derived` file is computed (engine.families.marian.head_cache): the INT8 head's 7-bit per-token copy from
+# the precision's 8-bit block embedding table (engine.runtime.derived.columns_head_file).
+DERIVED_METHODS = ("int8-columns-from-blocks",)
 _CODE = re.compile(r"[a-z][a-z0-9_-]{0,15}")
 _MISSING = object()
 
@@ -200,6 +203,7 @@ def validate(raw: dict) -> list[FileProblem]:
     _tokenizer(c, raw, vocab, source_vocab)
     _graphs(c, raw, layers)
     _precisions(c, raw, vocab, d_model, files, source_vocab)
+    _derived(c, raw, files, marian_only)
     validation = c.obj(raw, "validation", optional=True)
     c.path(validation, "file", "validation", optional=True)
 
@@ -525,3 +529,54 @@ def named_loads(raw: dict, precision: str | None = None) -> list[tuple[str, str]
             if "source_embedding" in spec:
                 out.append((f"precisions.{name}.source_embedding.file", spec["source_embedding"]["file"]))
     return out
+
+
+def _derived(c: _Checker, raw: dict, files: dict | None, marian_only: bool) -> None:
+    """`derived`: files the engine computes from listed ones instead of reading them from the bundle (format 5).
+    Each is a precision's `head`, computed by a known method from that precision's 8-bit embedding table, with the
+    size and sha256 the engine checks its result against."""
+    derived = raw.get("derived", _MISSING)
+    if derived is _MISSING:
+        return
+    if marian_only:
+        c.fail("derived", "nothing in a format-4 bundle (derived files need format 5)", derived)
+        return
+    if not isinstance(derived, dict):
+        c.fail("derived", "an object of file → {size, sha256, from, method}", derived)
+        return
+    specs = [s for s in (raw.get("precisions") or {}).values() if isinstance(s, dict)]
+    for rel, entry in derived.items():
+        problem = path_problem(rel, "derived")
+        if problem is not None:
+            c.problems.append(problem)
+            continue
+        where = f'derived["{rel}"]'
+        if not isinstance(entry, dict):
+            c.fail(where, "an object with size, sha256, from and method", entry)
+            continue
+        if files is not None and rel in files:
+            c.fail(where, "a file the bundle does not list in files (it is derived, not shipped)", rel)
+        c.integer(entry, "size", where, 0, MAX_FILE)
+        c.field(
+            entry,
+            "sha256",
+            where,
+            "64 lowercase hex digits",
+            lambda v: isinstance(v, str) and bool(_HEX64.fullmatch(v)),
+        )
+        c.field(
+            entry,
+            "method",
+            where,
+            f"one of {', '.join(DERIVED_METHODS)} (a newer Qiao made it)",
+            lambda v: v in DERIVED_METHODS,
+        )
+        source = c.path(entry, "from", where)
+        owners = [s for s in specs if s.get("head") == rel]
+        tables: list[dict] = [t for s in owners if isinstance(t := s.get("embedding"), dict)]
+        if not owners:
+            c.fail(where, "the head of a precision (precisions.*.head)", rel)
+        elif source is not None and not any(t.get("file") == source and t.get("dtype") == "uint8" for t in tables):
+            c.fail(f"{where}.from", "the 8-bit embedding table of the precision whose head it is", source)
+        if source is not None and files is not None and source not in files:
+            c.fail(f"{where}.from", "a file listed in files", source)

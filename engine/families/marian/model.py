@@ -13,6 +13,7 @@ import onnxruntime as ort
 from engine.bundle.load_guard import opening
 from engine.bundle.manifest import Manifest
 from engine.config import EngineConfig
+from engine.families.marian.head_cache import decoder_session
 from engine.runtime.embedding import EmbeddingTable
 from engine.runtime.scorer import TopKScorer
 from engine.runtime.sessions import SHRINK_ARENA, create_session, default_threads
@@ -79,9 +80,8 @@ class OnnxMarian:
             self.encoder = create_session(manifest.path(spec["encoder"]), self.threads, providers=providers)
             _check_io(self.encoder, graphs["encoder"], emb["shape"])
         with opening(spec["decoder"]):
-            self.decoder = create_session(
-                manifest.path(spec["decoder"]), self.threads, spinning=True, providers=providers
-            )
+            # the INT8 head may be derived from embedding.bin into the user's cache (engine.families.marian.head_cache)
+            self.decoder, self._derived_head = decoder_session(manifest, precision, self.threads, providers)
             _check_io(self.decoder, graphs["decoder"], emb["shape"])
         self._enc_out = list(graphs["encoder"]["outputs"])
         self._dec_in = list(graphs["decoder"]["inputs"])
