@@ -13,6 +13,7 @@ from pathlib import Path
 
 from engine import __version__, families
 from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, dumps, seal, sha256_file
+from engine.bundle.schema import DERIVED_METHODS, SEAL
 from engine.errors import BuildError, CheckpointError
 from engine.families.marian.build.checkpoint import load_marian, resolve_checkpoint
 from engine.languages import default_pair
@@ -142,6 +143,7 @@ def build_bundle(
     import torch
 
     from engine.convert import quantize, validate
+    from engine.families.marian import head_cache
     from engine.families.marian.build import graphs
     from engine.families.marian.build.tokenizer_json import build_tokenizer_json
     from engine.families.marian.model import sinusoidal_positions
@@ -173,6 +175,7 @@ def build_bundle(
     generation = _generation_defaults(model)
 
     staging = Path(tempfile.mkdtemp(prefix="qiao-bundle-"))
+    staged_seal = None
     try:
         progress.step("Building the encoder and decoder-step ONNX graphs")
         encoder, encoder_io = graphs.build_encoder(model)
@@ -246,7 +249,9 @@ def build_bundle(
                 },
             },
         }
+        manifest.update(_derived_files(staging, {"int8": int8}))
         _write_manifest(staging, manifest)
+        staged_seal = str(manifest[SEAL])  # validation derives under this seal into the user's cache (removed below)
 
         progress.step("Validating ONNX FP32 and INT8 against PyTorch")
         if eval_set is None:
@@ -272,6 +277,8 @@ def build_bundle(
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
+        if staged_seal is not None:
+            head_cache.discard(staged_seal)
     progress.step(f"Bundle written to {out_dir}")
     return manifest
 
@@ -285,6 +292,25 @@ def _tables_entry(precision: str, written) -> dict:
     if written.head:
         entry["head"] = f"{precision}/{written.head}"
     return entry
+
+
+def _derived_files(staging: Path, written: dict) -> dict:
+    """The manifest's `derived` entry for each precision whose head is computed from its embedding table rather than
+    shipped (engine.families.marian.head_cache): its size and sha256, then the staged copy is removed, so the bundle
+    (and the validation that loads it) is what users get."""
+    derived = {}
+    for precision, files in written.items():
+        if files.head_from is None:
+            continue
+        path = staging / precision / files.head
+        derived[f"{precision}/{files.head}"] = {
+            "from": f"{precision}/{files.head_from}",
+            "method": DERIVED_METHODS[0],
+            "size": path.stat().st_size,
+            "sha256": sha256_file(path),
+        }
+        path.unlink()
+    return {"derived": derived} if derived else {}
 
 
 def _make_readable(bundle: Path) -> None:

@@ -6,8 +6,13 @@
 * The output projection / embedding matrix (65001×512, 60 % of a step's work at one row) in INT8, two kernels
   (`write_int8(head=...)`, `qiao model build --int8-head`):
   - "columns" (default): `DynamicQuantizeMatMul` over its own [D, V] copy in head.bin, one scale per token and 7-bit
-    weights (±63). The u8s8 kernels without VNNI (AVX2) add pairs of u8×s8 products in 16 bits, which saturates
-    with full 8-bit weights (255·127·2 > 32767): with ±127 the tiny fixture lost 1 of 120 greedy sentences
+    weights (±63). A tied head's copy is derived from embedding.bin's 8-bit blocks (engine.runtime.derived) and not
+    shipped: the manifest's `derived` records how, with its size and sha256, and the engine computes it once into
+    the per-user cache (engine.families.marian.head_cache); the download is 33 MB smaller at opus-mt size. Derived
+    from the blocks rather than the FP32 matrix, 9 % of its weights move by one level, and on the tiny fixtures
+    (120 sentences each way, greedy and beam 4) every INT8 output stayed the same.
+    Why 7 bits: the u8s8 kernels without VNNI (AVX2) add pairs of u8×s8 products in 16 bits, which saturates with full
+    8-bit weights (255·127·2 > 32767): with ±127 the tiny fixture lost 1 of 120 greedy sentences
     against FP32; with ±63 none, greedy and beam 4, alone and in batches of 8 (u8 weights with a zero point were
     as exact and 28 % slower). Beam search and batches decode 4–32 rows a step, where MatMulNBits scales badly on
     some hosts: head alone, AMD EPYC (Zen 3, AVX2, no VNNI), 1 thread, 1/4/8/32 rows: 2.2/3.3/4.9/13.8 ms here
@@ -34,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.families.marian.build.graphs import LM_HEAD
+from engine.runtime.derived import aligned, columns_file, columns_head_file, quantize_columns
 
 EMBEDDING_FILE = "embedding.bin"
 SOURCE_EMBEDDING_FILE = "source_embedding.bin"
@@ -82,6 +88,7 @@ class Written:
     embedding: EmbeddingLayout  # the decoder's lookup table (and the encoder's when `source` is None)
     source: EmbeddingLayout | None = None  # the encoder's table, separate vocabularies only
     head: str | None = None  # the output layer's own file, when it is not embedding.bin
+    head_from: str | None = None  # `head` is derived from this file (not shipped): engine.families.marian.head_cache
 
 
 def _external(tensor, location: str, offset: int, length: int) -> None:
@@ -227,6 +234,7 @@ def write_int8(encoder, decoder, out_dir: Path, head: str = "columns", tables: T
     lookup = weight if tables.target is None else np.asarray(tables.target, dtype=np.float32)
     layout = _write_blocks(lookup, block, out_dir / EMBEDDING_FILE)
     head_file: str | None = HEAD_FILE
+    head_from: str | None = None
     if head == HEAD_BLOCKS and tables.target is None:
         q, scales = quantize_blocks(weight, block)
         fused, inits = _blocks_head(placeholder, q, scales, block, layout.scales_offset or 0, EMBEDDING_FILE)
@@ -235,8 +243,13 @@ def write_int8(encoder, decoder, out_dir: Path, head: str = "columns", tables: T
         own = _write_blocks(weight, block, out_dir / HEAD_FILE)
         q, scales = quantize_blocks(weight, block)
         fused, inits = _blocks_head(placeholder, q, scales, block, own.scales_offset or 0, HEAD_FILE)
-    else:
-        fused, inits = _columns_head(placeholder, weight, out_dir / HEAD_FILE)
+    elif tables.target is None:  # tied: derived from embedding.bin's blocks, by the engine's own function
+        data = columns_head_file(out_dir / EMBEDDING_FILE, layout.as_dict())
+        fused, inits = _columns_head(placeholder, data, weight.shape, out_dir / HEAD_FILE)
+        head_from = EMBEDDING_FILE
+    else:  # an untied head is a matrix of its own: nothing in the bundle to derive it from
+        q, scales = quantize_columns(weight)
+        fused, inits = _columns_head(placeholder, columns_file(q, scales), weight.shape, out_dir / HEAD_FILE)
     index = list(decoder.graph.node).index(placeholder)
     decoder.graph.node.remove(placeholder)
     decoder.graph.node.insert(index, fused)
@@ -249,23 +262,19 @@ def write_int8(encoder, decoder, out_dir: Path, head: str = "columns", tables: T
     if tables.source is not None:
         table = np.asarray(tables.source, dtype=np.float32)
         source = _write_blocks(table, min(BLOCK_SIZE, table.shape[1]), out_dir / SOURCE_EMBEDDING_FILE)
-    return Written(layout, source, head_file)
+    return Written(layout, source, head_file, head_from)
 
 
 def _write_blocks(table: np.ndarray, block: int, path: Path) -> EmbeddingLayout:
     """`table` [V, D] as 8-bit blocks then their float32 scales (page-aligned, so both parts can be mapped)."""
     q, scales = quantize_blocks(table, block)
     payload = q.tobytes()
-    scales_offset = _aligned(len(payload))
+    scales_offset = aligned(len(payload))
     with open(path, "wb") as fh:
         fh.write(payload)
         fh.write(b"\0" * (scales_offset - len(payload)))
         fh.write(scales.tobytes())
     return EmbeddingLayout(path.name, "uint8", tuple(table.shape), 0, scales_offset, block, ZERO_POINT)
-
-
-def _aligned(size: int) -> int:
-    return (size + 4095) // 4096 * 4096
 
 
 def _blocks_head(placeholder, q: np.ndarray, scales: np.ndarray, block: int, scales_offset: int, location: str):
@@ -293,29 +302,16 @@ def _blocks_head(placeholder, q: np.ndarray, scales: np.ndarray, block: int, sca
     return fused, [q_init, s_init]
 
 
-COLUMN_LEVELS = 63  # 7-bit weights: no 16-bit saturation in the u8s8 kernels of CPUs without VNNI (see above)
-
-
-def quantize_columns(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric 7-bit integers with one scale per token for a [V, D] matrix, laid out as the head's [D, V] int8
-    operand. Returns (int8 [D, V], float32 scales [V])."""
-    amax = np.abs(weight).max(axis=1)
-    scales = np.where(amax > 0, amax / COLUMN_LEVELS, 1.0).astype(np.float32)
-    q = np.clip(np.rint(weight / scales[:, None]), -COLUMN_LEVELS, COLUMN_LEVELS).astype(np.int8)
-    return np.ascontiguousarray(q.T), scales
-
-
-def _columns_head(placeholder, weight: np.ndarray, path: Path):
-    """DynamicQuantizeMatMul over its own [D, V] int8 copy in head.bin (per-token scales, u8 activations): rows
-    cost little more than one (see the module's docstring)."""
+def _columns_head(placeholder, data: bytes, shape: tuple[int, int], path: Path):
+    """DynamicQuantizeMatMul over head.bin's [D, V] int8 copy (per-token scales, u8 activations; `data` is the file
+    engine.runtime.derived lays out): rows cost little more than one (see the module's docstring)."""
     from onnx import helper, numpy_helper
 
-    q, scales = quantize_columns(weight)
-    scales_offset = _aligned(q.nbytes)
-    with open(path, "wb") as fh:
-        fh.write(q.tobytes())
-        fh.write(b"\0" * (scales_offset - q.nbytes))
-        fh.write(scales.tobytes())
+    vocab, dim = shape
+    path.write_bytes(data)
+    q = np.frombuffer(data, dtype=np.int8, count=dim * vocab).reshape(dim, vocab)
+    scales_offset = aligned(q.nbytes)
+    scales = np.frombuffer(data, dtype=np.float32, count=vocab, offset=scales_offset)
     fused = helper.make_node(
         "DynamicQuantizeMatMul",
         [placeholder.input[0], "lm_head_cols", "lm_head_col_scales", "", placeholder.input[1]],

@@ -248,7 +248,10 @@ def _big_tensor_files(out, precision: str, table: int) -> list[tuple[str, str]]:
 def test_embedding_is_stored_once_in_fp32_and_the_int8_head_has_its_own_copy(built):
     """FP32: only embedding.bin holds the vocabulary matrix, and the decoder's output projection reads it from there
     (the plain export stores it three times). INT8 (default "columns" head): embedding.bin holds the 8-bit table the
-    lookups read and no graph loads it; the head's [d_model, vocab] int8 copy is head.bin, named by the manifest."""
+    lookups read and no graph loads it; the head's [d_model, vocab] int8 copy is head.bin, named by the manifest and
+    derived from embedding.bin by the engine, not shipped (the manifest's `derived` says how, and its sha256)."""
+    from engine.bundle.manifest import sha256_file
+
     out, manifest = built
     cfg = manifest["config"]
     table = cfg["vocab_size"] * cfg["d_model"]
@@ -258,11 +261,29 @@ def test_embedding_is_stored_once_in_fp32_and_the_int8_head_has_its_own_copy(bui
     assert _big_tensor_files(out, "int8", table) == [("decoder", "head.bin")]
     assert manifest["precisions"]["int8"]["head"] == "int8/head.bin"
     assert "head" not in manifest["precisions"]["fp32"]
+    assert not (out / "int8" / "head.bin").exists() and "int8/head.bin" not in manifest["files"]
+    entry = manifest["derived"]["int8/head.bin"]
+    assert entry["from"] == "int8/embedding.bin" and entry["method"] == "int8-columns-from-blocks"
+    assert sha256_file(out / "int8" / "embedding.bin") == manifest["files"]["int8/embedding.bin"]["sha256"]
+
+
+def test_the_recorded_head_is_what_the_engine_derives(built):
+    """The build writes the head with the engine's own derivation, so the sha256 it records is what every load
+    computes from embedding.bin (and the validation the build ran loaded exactly that)."""
+    import hashlib
+
+    from engine.runtime.derived import columns_head_file
+
+    out, manifest = built
+    data = columns_head_file(out / "int8" / "embedding.bin", manifest["precisions"]["int8"]["embedding"])
+    entry = manifest["derived"]["int8/head.bin"]
+    assert (len(data), hashlib.sha256(data).hexdigest()) == (entry["size"], entry["sha256"])
 
 
 def test_int8_graphs_are_really_quantized(built):
     import onnx
-    from onnx import numpy_helper
+
+    from engine.runtime.derived import aligned, columns_head_file
 
     out, manifest = built
     for graph in ("encoder", "decoder"):
@@ -273,17 +294,24 @@ def test_int8_graphs_are_really_quantized(built):
     head = [n for n in dec.graph.node if n.name == "lm_head_cols"]
     assert len(head) == 1 and head[0].op_type == "DynamicQuantizeMatMul"
     assert not [n for n in dec.graph.node if n.op_type == "MatMulNBits"]
-    full = onnx.load(str(out / "int8" / "decoder.onnx"))  # external data from beside the graph
-    inits = {i.name: numpy_helper.to_array(i) for i in full.graph.initializer if i.name.startswith("lm_head_col")}
-    weights, scales = inits["lm_head_cols"], inits["lm_head_col_scales"]
     cfg = manifest["config"]
-    assert weights.dtype == np.int8 and weights.shape == (cfg["d_model"], cfg["vocab_size"])
-    assert scales.shape == (cfg["vocab_size"],) and (scales > 0).all()
+    vocab, dim = cfg["vocab_size"], cfg["d_model"]
+    where = {
+        i.name: {e.key: e.value for e in i.external_data} for i in dec.graph.initializer if i.name.startswith("lm_head")
+    }
+    assert where == {
+        "lm_head_cols": {"location": "head.bin", "offset": "0", "length": str(dim * vocab)},
+        "lm_head_col_scales": {"location": "head.bin", "offset": str(aligned(dim * vocab)), "length": str(vocab * 4)},
+    }
+    data = columns_head_file(out / "int8" / "embedding.bin", manifest["precisions"]["int8"]["embedding"])
+    weights = np.frombuffer(data, dtype=np.int8, count=dim * vocab).reshape(dim, vocab)
+    scales = np.frombuffer(data, dtype=np.float32, count=vocab, offset=aligned(dim * vocab))
+    assert scales.shape == (vocab,) and (scales > 0).all()
     assert np.abs(weights.astype(np.int16)).max() == 63  # 7-bit: no 16-bit saturation without VNNI
 
 
 def test_column_quantization_is_per_token_and_within_half_a_step():
-    from engine.convert.quantize import COLUMN_LEVELS, quantize_columns
+    from engine.runtime.derived import COLUMN_LEVELS, quantize_columns
 
     rng = np.random.default_rng(3)
     weight = rng.standard_normal((50, 16)).astype(np.float32) * rng.uniform(0.01, 5, size=(50, 1)).astype(np.float32)
