@@ -56,6 +56,15 @@ class InputError(QiaoError):
     """Input the engine refuses, with the reason (e.g. too large to translate in one request)."""
 
 
+class NotSupported(QiaoError):
+    """A feature the loaded model cannot give (word alignment from a model whose graphs expose no attention, ...):
+    `feature` names it and the message says why, for the interface to show instead of failing."""
+
+    def __init__(self, feature: str, reason: str) -> None:
+        super().__init__(reason)
+        self.feature = feature
+
+
 class CheckpointError(QiaoError):
     """A checkpoint given to the build pipeline is unusable (missing file, wrong architecture)."""
 

@@ -472,6 +472,23 @@ class Translator:
             finally:
                 release_free_memory()
 
+    def alignment(
+        self, source: str, tokens: Sequence[int], options: TranslationOptions | None = None
+    ) -> tuple[tuple[int, int], ...]:
+        """For each token of `tokens` (a translation of `source`, as SentenceResult.tokens), the characters of `source`
+        the model attended to most writing it: word-level highlighting from the model's soft alignment, in the shape
+        of SentenceResult.token_spans. Raises engine.errors.NotSupported for a model that gives none (Marian
+        bundles); see engine.pipeline.alignment."""
+        from engine.pipeline import alignment
+
+        options = self.options(options)
+        source = checked_text(source)
+        with self._exclusive("alignment()"):
+            try:
+                return alignment.align(self._sentence_run(options), source, tokens)
+            finally:
+                release_free_memory()
+
     def prepare_alternatives(
         self,
         source: str,
