@@ -11,6 +11,7 @@ this arithmetic is frozen: a change would make every published bundle's head fai
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -92,10 +93,12 @@ def columns_head_file(source: Path, spec: dict) -> bytes:
 
 
 def write_file(path: Path, data: bytes) -> None:
-    """Write `data` to `path` whole or not at all (a temporary beside it, then rename)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Write `data` to `path` whole or not at all: a temporary file of its own beside it (two loads deriving at once,
+    in two processes or two threads, never share one), then rename."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
     try:
-        with open(tmp, "wb") as fh:
+        with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
