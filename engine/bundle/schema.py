@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.config import MAX_BEAMS, PRECISIONS
 from engine.errors import FileProblem
+from engine.families import BERGAMOT
 from engine.languages import MAX_VARIANTS, SCRIPTS
 
 MANIFEST = "manifest.json"
@@ -200,9 +201,12 @@ def validate(raw: dict) -> list[FileProblem]:
 
     files = _files(c, raw)
     _generation(c, raw, vocab, positions)
-    _tokenizer(c, raw, vocab, source_vocab)
-    _graphs(c, raw, layers)
-    _precisions(c, raw, vocab, d_model, files, source_vocab)
+    if raw.get("family") == BERGAMOT:  # its own tokenizer, graphs and files (engine.families.bergamot)
+        _bergamot(c, raw, vocab, source_vocab, d_model, layers)
+    else:
+        _tokenizer(c, raw, vocab, source_vocab)
+        _graphs(c, raw, layers)
+        _precisions(c, raw, vocab, d_model, files, source_vocab)
     _derived(c, raw, files, marian_only)
     validation = c.obj(raw, "validation", optional=True)
     c.path(validation, "file", "validation", optional=True)
@@ -414,6 +418,87 @@ def _graphs(c: _Checker, raw: dict, layers: int | None) -> None:
     c.flag(scorer, "renormalize", "graphs.scorer", optional=True)
 
 
+def bergamot_cross_names(layers: int) -> list[str]:
+    """The encoder's outputs of a Bergamot bundle (engine.families.bergamot.build.graphs.cross_names)."""
+    return [f"cross_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
+
+
+def _bergamot(
+    c: _Checker, raw: dict, vocab: int | None, source_vocab: int | None, d_model: int | None, layers: int | None
+) -> None:
+    """A Bergamot bundle's own sections: `architecture` (widths and tying flags, matching config), a SentencePiece
+    `tokenizer` (one file, or a source and a target file), an optional lexical `shortlist`, the encoder and SSRU
+    decoder-step `graphs` (engine.families.bergamot.build.graphs), and `precisions` of two graphs each (the weights
+    live inside them: no embedding file)."""
+    arch = c.obj(raw, "architecture")
+    for key, value in (("dim", d_model), ("target_vocab", vocab), ("decoder_layers", layers)):
+        got = c.integer(arch, key, "architecture", 1, MAX_VOCAB)
+        if got is not None and value is not None and got != value:
+            c.fail(f"architecture.{key}", f"the config's {value}", got)
+    for key in ("ffn", "heads", "encoder_layers", "source_vocab"):
+        c.integer(arch, key, "architecture", 1, MAX_VOCAB)
+    for key in ("tied_all", "tied_src", "tied"):
+        c.flag(arch, key, "architecture")
+
+    tok = c.obj(raw, "tokenizer")
+    c.field(tok, "kind", "tokenizer", '"sentencepiece"', lambda v: v == "sentencepiece")
+    c.path(tok, "source_file", "tokenizer")
+    c.path(tok, "target_file", "tokenizer")
+    shared = c.flag(tok, "shared", "tokenizer")
+    if tok is not None and shared is not None and shared != (tok.get("source_file") == tok.get("target_file")):
+        c.fail("tokenizer.shared", "true exactly when source_file and target_file are one file", shared)
+    if shared is not None and shared == (source_vocab is not None):
+        c.fail("config.source_vocab_size", "present exactly when the tokenizer has two files", source_vocab)
+    size = c.integer(tok, "vocab_size", "tokenizer", 2, MAX_VOCAB)
+    if size is not None and vocab is not None and size != vocab:
+        c.fail("tokenizer.vocab_size", f"config.vocab_size ({vocab})", size)
+    source_size = c.integer(tok, "source_vocab_size", "tokenizer", 2, MAX_VOCAB)
+    expected_source = source_vocab if source_vocab is not None else vocab
+    if source_size is not None and expected_source is not None and source_size != expected_source:
+        c.fail("tokenizer.source_vocab_size", f"the config's {expected_source}", source_size)
+    _, is_id = _token_id(min(v for v in (vocab, source_vocab, MAX_VOCAB) if v))
+    for key in ("unk_id", "eos_id", "pad_id"):
+        c.field(tok, key, "tokenizer", "a token id of both vocabularies", is_id)
+
+    short = c.obj(raw, "shortlist", optional=True)
+    c.path(short, "file", "shortlist")
+    c.integer(short, "first_num", "shortlist", 0, MAX_VOCAB)
+    c.integer(short, "best_num", "shortlist", 0, MAX_VOCAB)
+
+    graphs = c.obj(raw, "graphs")
+    enc = c.obj(graphs, "encoder", "graphs")
+    dec = c.obj(graphs, "decoder", "graphs")
+    if layers is not None:
+        cross = bergamot_cross_names(layers)
+        states = [f"state.{i}" for i in range(layers)]
+        inputs = ["tokens", "embed_scale", "position", "mask_bias", *cross, *states]
+        c.names(enc, "inputs", "graphs.encoder", ["ids", "mask_bias", "positions"])
+        c.names(enc, "outputs", "graphs.encoder", cross)
+        c.names(dec, "inputs", "graphs.decoder", [*inputs, "shortlist"] if short is not None else inputs)
+        c.names(dec, "outputs", "graphs.decoder", ["logits", *(f"next_state.{i}" for i in range(layers)), "alignment"])
+
+    precisions = c.field(
+        raw,
+        "precisions",
+        "",
+        f"an object with one or more of {', '.join(PRECISIONS)}",
+        lambda v: isinstance(v, dict) and len(v) > 0,
+    )
+    for name, spec in (precisions or {}).items():
+        where = f"precisions.{name}"
+        if name not in PRECISIONS:
+            c.fail("precisions", f"only {', '.join(PRECISIONS)}", name)
+            continue
+        if not isinstance(spec, dict):
+            c.fail(where, "an object with encoder and decoder", spec)
+            continue
+        c.path(spec, "encoder", where)
+        c.path(spec, "decoder", where)
+        c.text(spec, "quantization", where, optional=True)
+    if "derived" in raw:
+        c.fail("derived", "nothing in a Bergamot bundle (it derives no files)", raw["derived"])
+
+
 def _precisions(
     c: _Checker, raw: dict, vocab: int | None, d_model: int | None, files: dict | None, source_vocab: int | None = None
 ) -> None:
@@ -491,6 +576,18 @@ def _embedding(
             c.fail(f"{where}.{key}", f"a table of {length} bytes inside {rel} ({size} bytes)", start)
 
 
+def _bergamot_loads(raw: dict, precision: str | None) -> list[tuple[str, str]]:
+    """named_loads of a Bergamot bundle: its vocabularies, shortlist and each precision's two graphs."""
+    tok = raw["tokenizer"]
+    out = [("tokenizer.source_file", tok["source_file"]), ("tokenizer.target_file", tok["target_file"])]
+    if "shortlist" in raw:
+        out.append(("shortlist.file", raw["shortlist"]["file"]))
+    for name, spec in raw["precisions"].items():
+        if precision is None or name == precision:
+            out += [(f"precisions.{name}.encoder", spec["encoder"]), (f"precisions.{name}.decoder", spec["decoder"])]
+    return out
+
+
 def embedding_regions(
     dtype: str, shape: list[int], offset: int, scales_offset: int | None, block_size: int | None
 ) -> list[tuple[str, int, int]]:
@@ -508,6 +605,8 @@ def embedding_regions(
 def named_loads(raw: dict, precision: str | None = None) -> list[tuple[str, str]]:
     """(field, path) of every file the engine opens by name: the shared tokenizer files and scorer, and each
     precision's graphs and embedding (only `precision`'s when given). Call after `validate` found no problem."""
+    if raw.get("family") == BERGAMOT:
+        return _bergamot_loads(raw, precision)
     tok = raw["tokenizer"]
     out = [
         ("tokenizer.file", tok["file"]),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
@@ -24,10 +25,12 @@ if TYPE_CHECKING:
     from engine.config import EngineConfig
 
 MARIAN = "marian"
+BERGAMOT = "bergamot"
 
 # family name (the manifest's `family`) -> its package
 _PACKAGES: dict[str, str] = {
     MARIAN: "engine.families.marian",
+    BERGAMOT: "engine.families.bergamot",
 }
 
 
@@ -68,6 +71,23 @@ def get(name: str) -> Family:
     if package is None:
         raise KeyError(f"unknown model family {name!r}; this Qiao runs {', '.join(_PACKAGES)}")
     return Family(name, package)
+
+
+def converter_for(source: Path) -> Family | None:
+    """The family whose converter reads `source`, a model folder as its makers publish it (a Firefox Translations
+    folder, or a folder holding one), or None. Each family's `build` package answers through its `recognises`
+    (names only, nothing decoded); a family without one, or a Qiao without the build packages (the frozen app),
+    recognises nothing."""
+    for name, package in _PACKAGES.items():
+        family = Family(name, package)
+        try:
+            build = family.build()
+        except ImportError:
+            continue
+        recognises = getattr(build, "recognises", None)
+        if recognises is not None and recognises(Path(source)):
+            return family
+    return None
 
 
 def of(manifest: Manifest) -> Family:

@@ -111,7 +111,7 @@ def test_an_unknown_family_is_refused_before_any_other_file(bundle_copy):
         verify_bundle(bundle_copy)
     assert [p.kind for p in err.value.issues] == ["format"]
     (problem,) = err.value.problems
-    assert "model family 'bergamot-next' is not one this Qiao runs (it runs marian)" in problem
+    assert "model family 'bergamot-next' is not one this Qiao runs (it runs marian, bergamot)" in problem
     assert "update Qiao" in problem
 
 
@@ -159,3 +159,20 @@ def _config(precision: str):
     from engine.config import EngineConfig
 
     return EngineConfig(precision=precision, threads=1)
+
+
+def test_bergamot_is_registered_and_loading_it_imports_no_converter():
+    """The runtime package (load_model, load_tokenizer, generation_spec) stays apart from its build/ converter and
+    from onnx, which the frozen app does not ship."""
+    import subprocess
+    import sys
+
+    assert "bergamot" in families.names()
+    code = (
+        "import sys; from engine import families; r = families.get('bergamot').runtime(); "
+        "print(all(callable(getattr(r, n)) for n in ('load_model', 'load_tokenizer', 'generation_spec')), "
+        "'engine.families.bergamot.build' in sys.modules, 'onnx' in sys.modules)"
+    )
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
+    assert done.stdout.split() == ["True", "False", "False"]
