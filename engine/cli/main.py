@@ -114,8 +114,17 @@ def build_parser(description: str = ENGINE_DESCRIPTION) -> argparse.ArgumentPars
 
     model = sub.add_parser("model", help="list, import, download, remove, build or check model bundles")
     msub = model.add_subparsers(dest="model_command", metavar="ACTION", required=True)
-    build = msub.add_parser("build", help="export a Marian checkpoint to a verified ONNX bundle (needs qiao[build])")
-    build.add_argument("--from", dest="source", required=True, help="Hugging Face model id or local checkpoint folder")
+    build = msub.add_parser(
+        "build",
+        help="export a Marian checkpoint or convert a Firefox Translations model folder to a verified ONNX bundle "
+        "(needs qiao[build])",
+    )
+    build.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        help="Hugging Face model id, local checkpoint folder, or Firefox Translations model folder",
+    )
     build.add_argument("--out", required=True, type=Path, help="bundle folder to write")
     build.add_argument("--eval", type=Path, help="parallel TSV: Tatoeba format or source<TAB>reference")
     build.add_argument("--eval-limit", type=int, default=500, help="sentences to validate on (default 500)")
@@ -415,6 +424,12 @@ def _bench(argv: list[str]) -> int:
 
 
 def _model_build(args) -> int:
+    from engine import families
+
+    source = Path(args.source).expanduser()
+    family = families.converter_for(source) if source.is_dir() else None
+    if family is not None:  # a model folder as its makers publish it (Firefox Translations): its family converts it
+        return _family_build(family, args)
     try:
         from engine.convert.pipeline import build_bundle, bundle_sizes
     except ImportError as exc:
@@ -441,6 +456,30 @@ def _model_build(args) -> int:
         print(f"  {precision}: {size / 2**20:.1f} MiB ({size / 1e6:.1f} MB)")
     if scores:
         print("  " + ", ".join(f"{k} BLEU {v['bleu']} chrF {v['chrf']}" for k, v in scores.items()))
+    return 0
+
+
+def _family_build(family, args) -> int:
+    """`qiao model build` of a folder a family's converter reads (engine.families.converter_for)."""
+    try:
+        manifest = family.build().build_bundle(
+            Path(args.source).expanduser(),
+            args.out,
+            model_id=args.model_id,
+            source_lang=args.source_lang,
+            target_lang=args.target_lang,
+            quiet=args.quiet,
+            overwrite=args.force,
+        )
+    except ImportError as exc:
+        print(f"qiao: model build needs the build tools ({exc.name}): pip install 'qiao[build]'", file=sys.stderr)
+        return 1
+    from engine.convert.pipeline import bundle_sizes
+
+    languages = manifest["languages"]
+    print(f"bundle: {args.out} ({languages['source']['name']} → {languages['target']['name']}, {family.name})")
+    for precision, size in bundle_sizes(args.out, manifest).items():
+        print(f"  {precision}: {size / 2**20:.1f} MiB ({size / 1e6:.1f} MB)")
     return 0
 
 

@@ -534,6 +534,41 @@ def _remember(target: Path, digests: dict[str, str]) -> None:
         pass
 
 
+def _has_bundle(folder: Path) -> bool:
+    """Whether `folder` holds a Qiao bundle where bundle_root looks (else it may be a model to convert)."""
+    try:
+        bundle_root(folder)
+    except ModelStoreError:
+        return False
+    return True
+
+
+def _converted(folder: Path, what: str, out: Path, check: Callable[[], None] | None) -> Path:
+    """The bundle a family's converter builds into `out` from the model folder `folder` (engine.families
+    .converter_for: a Firefox Translations folder); ModelStoreError when no family reads it or it fails."""
+    from engine import families
+    from engine.errors import BuildError, CheckpointError
+
+    family = families.converter_for(folder)
+    if family is None:
+        bundle_root(folder)  # the error a folder without a bundle gets
+    assert family is not None
+    if check is not None:
+        check()
+    try:
+        family.build().build_bundle(folder, out, quiet=True)
+    except ImportError as exc:
+        raise ModelStoreError(
+            f"{what} is a {family.name} model to convert, which needs Qiao's build tools ({exc.name}): "
+            "pip install 'qiao[build]', or import a converted bundle"
+        ) from None
+    except (BuildError, CheckpointError) as exc:
+        raise ModelStoreError(f"{what} could not be converted into a Qiao bundle: nothing was changed\n{exc}") from None
+    if check is not None:
+        check()
+    return out
+
+
 def import_bundle(
     source: Path,
     *,
@@ -543,7 +578,9 @@ def import_bundle(
     expect_pair: str | None = None,
 ) -> InstalledModel:
     """Install the bundle in `source` (a folder, or a .zip / .tar / .tar.gz / .tgz / .tar.xz / .tar.bz2 archive,
-    .tar.zst where this Python reads it) into the per-user models folder, as `bundle_name(model id)`.
+    .tar.zst where this Python reads it) into the per-user models folder, as `bundle_name(model id)`. A folder or
+    archive holding a model as its makers publish it (a Firefox Translations model folder) is converted into a
+    bundle first, by its family's converter (the build tools needed).
 
     Unpacked (or copied: only the listed files) into a work folder inside models_dir(), verified in full (every
     precision, every sha256), then renamed into place: on any refusal, failure or cancel the models folder is as it
@@ -571,7 +608,7 @@ def import_bundle(
     clean_leftovers(root)
     work = Path(tempfile.mkdtemp(prefix=_work_name("import") + "-", dir=root))
     try:
-        if is_dir:
+        if is_dir and _has_bundle(source):
             found = bundle_root(source)
             manifest = _load(found, str(found))
             _early_refusal(root, manifest, replace, expect_pair)
@@ -580,6 +617,9 @@ def import_bundle(
             bundle = work / "bundle"
             _copy_listed(found, manifest, bundle, _check(check, progress, 0, 2 * total))
             start = total
+        elif is_dir:  # a model as its makers publish it (a Firefox Translations folder): converted first
+            bundle = _converted(source, source.name, work / "bundle", check)
+            start = 0
         else:
             unpacked = work / "unpacked"
             unpacked.mkdir()
@@ -595,7 +635,10 @@ def import_bundle(
                 )
             except ArchiveError as exc:
                 raise ModelStoreError(str(exc)) from None
-            bundle = bundle_root(unpacked)
+            if _has_bundle(unpacked):
+                bundle = bundle_root(unpacked)
+            else:
+                bundle = _converted(unpacked, source.name, work / "bundle", check)
         manifest = _load(bundle, source.name)
         _early_refusal(root, manifest, replace, expect_pair)
         problems, digests = _full_check(manifest, progress, check, start)

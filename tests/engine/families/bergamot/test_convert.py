@@ -1,0 +1,330 @@
+"""Firefox Translations folders → Qiao bundles (engine.families.bergamot.build.convert), in every published layout,
+and the bundles through the whole Translator: token for token with the numpy reference and, marker `bergamot`,
+text for text with bergamot-translator's float output (int8 files: bergamot on their dequantised float weights),
+and within the issue's agreement with its int8 output. Then what the build refuses (a misnamed parameter, a
+damaged shortlist), what the manifest records, and `qiao model build` / `qiao model import` of a folder and of an
+archive through the CLI.
+
+Qiao's greedy decoding cuts a repetition loop short (engine.pipeline.decode_loop, always, by design); bergamot runs a
+loop to the length limit, and the random fixture models loop often. The comparisons switch that cut off
+(`no_loop_cut`), so every sentence, the length-limit stops included, must come out as bergamot's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+spm = pytest.importorskip("sentencepiece")
+
+from engine import families  # noqa: E402
+from engine.bundle.manifest import load_manifest, verify_bundle  # noqa: E402
+from engine.cli.main import main  # noqa: E402
+from engine.errors import BuildError, BundleError, CheckpointError  # noqa: E402
+from engine.families.bergamot.build import marian_io  # noqa: E402
+from engine.families.bergamot.build.convert import build_bundle, languages_of, recognises  # noqa: E402
+from engine.families.bergamot.build.reader import ModelFolder, read_model  # noqa: E402
+from engine.families.bergamot.build.reference import EOS, decode  # noqa: E402
+from engine.families.bergamot.shortlist import parse as parse_shortlist  # noqa: E402
+from engine.options import TranslationOptions  # noqa: E402
+from engine.pipeline.length_limits import LengthRule, length_limit  # noqa: E402
+from engine.pipeline.translator import Translator  # noqa: E402
+from engine.store.installed import installed_models  # noqa: E402
+from tests.conftest import CHECKPOINT  # noqa: E402
+from tests.engine import model_helpers  # noqa: E402
+from tests.fixtures.bergamot import make  # noqa: E402
+from tests.oracles import bergamot  # noqa: E402
+
+store = model_helpers.store
+
+LINES = make.english_lines()[::9][:30]
+INT8_LINES = make.english_lines()[:200]
+RAW = TranslationOptions(normalize_punctuation=False, guards=False)  # the model's own output, as Firefox shows it
+
+# (layout, vocabulary, tying, shortlist, gzipped): every published layout at least once
+CASES = [
+    ("npz", "shared", "tied-all", True, False),
+    ("npz", "separate", "untied", False, False),
+    ("bin", "separate", "tied", True, False),
+    ("bin", "shared", "tied", False, True),
+    ("intgemm-alphas", "separate", "tied", True, True),
+    ("intgemm-alphas", "shared", "tied-all", True, False),
+    ("intgemm8", "separate", "tied", True, False),
+    ("intgemm8", "shared", "tied-all", False, False),
+]
+BASE_MEMORY_LIKE = [CASES[4], CASES[5]]  # enzh: separate, tied; zhen: shared, tied-all; alphas and a shortlist
+
+
+def case_id(case: tuple) -> str:
+    layout, vocab, tying, short, gz = case
+    return f"{layout}-{vocab}-{tying}{'-shortlist' if short else ''}{'-gz' if gz else ''}"
+
+
+_BUILT: dict[tuple, tuple[ModelFolder, Path]] = {}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """case → (the model folder, its bundle), each built once per module."""
+
+    def get(case: tuple) -> tuple[ModelFolder, Path]:
+        if case not in _BUILT:
+            layout, vocab, tying, short, gz = case
+            folder = make.cached_folder(replace(make.TINY, vocab=vocab, tying=tying), layout, shortlist=short, gz=gz)
+            out = tmp_path_factory.mktemp(case_id(case)) / "bundle"
+            build_bundle(folder.model.parent, out, quiet=True)
+            _BUILT[case] = (folder, out)
+        return _BUILT[case]
+
+    return get
+
+
+@pytest.fixture
+def no_loop_cut(monkeypatch):
+    monkeypatch.setattr("engine.pipeline.decode_loop.repeating_tail", lambda *args, **kwargs: False)
+
+
+@pytest.fixture(scope="module")
+def oracle() -> None:
+    reason = bergamot.unavailable_reason()
+    if reason:
+        pytest.skip(f"bergamot oracle unavailable: {reason}")
+
+
+def float_twin(folder: ModelFolder, out: Path) -> ModelFolder:
+    """The float model an int8 file stands for (its weights dequantised as Marian does), as a .npz folder beside the
+    same vocabularies and shortlist: what bergamot's float path computes for it."""
+    checkpoint = read_model(folder.model)
+    params = {name: value.reshape(1, -1) if value.ndim == 1 else value for name, value in checkpoint.params.items()}
+    out.mkdir(parents=True, exist_ok=True)
+    model = out / f"model.{folder.pair}.npz"
+    model.write_bytes(marian_io.write_npz(params, checkpoint.yaml_text))
+    return replace(folder, model=model)
+
+
+def oracle_answers(folder: ModelFolder, lines: list[str], tmp_path: Path) -> list[bergamot.Translation]:
+    is_int8 = folder.model.name.removesuffix(".gz").endswith(("intgemm.alphas.bin", "intgemm8.bin"))
+    return bergamot.translate_folder(float_twin(folder, tmp_path / "float") if is_int8 else folder, lines)
+
+
+# -- the bundle translates as the model computes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_bundle_translates_as_the_numpy_reference(built, no_loop_cut, case: tuple) -> None:
+    folder, bundle = built(case)
+    translator = Translator(bundle, precision="fp32")
+    checkpoint = read_model(folder.model)
+    model = translator._model
+    ends = set()
+    for line in LINES:
+        ids = translator.tokenizer.encode(line)
+        result = translator.translate(line, RAW)
+        expected = decode(checkpoint, ids, model.shortlist_for(np.array([ids])))
+        assert result.tokens == [expected.text_ids], line
+        ends.add("empty" if expected.tokens == [EOS] else "eos" if expected.tokens[-1] == EOS else "limit")
+    assert ends == {"empty", "eos", "limit"}  # the family's length rule: 2 × the source ids, as Marian's
+    assert Translator(bundle, precision="int8").translate(LINES[0], RAW).stats is not None
+
+
+@pytest.mark.bergamot
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_fp32_bundle_gives_bergamots_float_output(
+    oracle: None, built, no_loop_cut, tmp_path: Path, case: tuple
+) -> None:
+    folder, bundle = built(case)
+    translator = Translator(bundle, precision="fp32")
+    answers = oracle_answers(folder, LINES, tmp_path)
+    limit_stops = 0
+    for line, answer in zip(LINES, answers):
+        result = translator.translate(line, RAW)
+        assert result.text == answer.text, line
+        limit_stops += len(result.tokens[0]) == 2 * len(translator.tokenizer.encode(line))
+    assert limit_stops  # some sentences stop at the length limit, and at the same token as bergamot's
+
+
+@pytest.mark.bergamot
+@pytest.mark.parametrize("case", BASE_MEMORY_LIKE, ids=case_id)
+def test_int8_bundle_agrees_with_bergamots_int8_on_200_sentences(
+    oracle: None, built, no_loop_cut, case: tuple, record_property: pytest.RecordProperty
+) -> None:
+    folder, bundle = built(case)
+    translator = Translator(bundle, precision="int8")
+    answers = bergamot.translate_folder(folder, INT8_LINES)
+    same = sum(translator.translate(line, RAW).text == a.text for line, a in zip(INT8_LINES, answers))
+    share = same / len(INT8_LINES)
+    record_property("int8_agreement", share)
+    print(f"INT8 {case_id(case)}: {share:.1%} of {len(INT8_LINES)} identical to bergamot's int8")
+    assert share >= 0.97
+
+
+# -- what the bundle records -----------------------------------------------------------------------------------------
+
+
+def test_manifest_is_format_5_of_family_bergamot_with_every_file_hashed(built) -> None:
+    folder, bundle = built(CASES[4])  # intgemm + alphas, separate vocabularies, shortlist, gzipped
+    manifest = verify_bundle(bundle)  # every file's size and sha256, the seal, the schema
+    raw = manifest.raw
+    assert raw["format_version"] == 5 and manifest.family == "bergamot"
+    assert set(raw["files"]) == {
+        p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file() and p.name != "manifest.json"
+    }
+    assert set(manifest.precisions) == {"fp32", "int8"}
+    assert "alphas" in manifest.precisions["int8"]["quantization"]
+    assert raw["model"]["license"] == "MPL-2.0"
+    assert "Firefox Translations" in manifest.attribution and folder.model.parent.name in manifest.attribution
+    licence = (bundle / "MODEL_LICENSE.txt").read_text(encoding="utf-8")
+    assert "Mozilla Public License" in licence and raw["source"]["files"][folder.model.name] in licence
+    assert (manifest.pair.source.code, manifest.pair.target.code) == ("en", "zh")
+    assert raw["config"]["source_vocab_size"] == raw["architecture"]["source_vocab"]  # separate vocabularies
+    assert raw["tokenizer"]["source_file"] != raw["tokenizer"]["target_file"]
+    # the shortlist as published, gunzipped and checked
+    assert (bundle / raw["shortlist"]["file"]).read_bytes() == marian_io.read_bytes(folder.shortlist)
+    parse_shortlist((bundle / raw["shortlist"]["file"]).read_bytes())
+    report = json.loads((bundle / "validation.json").read_text(encoding="utf-8"))
+    assert report["passed"] and report["fp32_identical_to_reference"] == report["sentences"] == 40
+    spec = families.get("bergamot").generation_spec(manifest)
+    assert (spec.eos_id, spec.pad_id, spec.forced_eos_id) == (0, 0, None)
+    # Marian's max-length-factor 2: a sentence of n source ids (</s> included) gets at most 2n target tokens
+    for n in (1, 2, 7, 40):
+        assert length_limit(n, 1024, LengthRule(*spec.length_rule)) - 1 == 2 * n
+
+
+def test_shared_vocabulary_bundle_has_one_tokenizer_file(built) -> None:
+    _, bundle = built(CASES[0])
+    raw = load_manifest(bundle).raw
+    assert raw["tokenizer"]["shared"] and raw["tokenizer"]["source_file"] == raw["tokenizer"]["target_file"]
+    assert "source_vocab_size" not in raw["config"]
+
+
+def test_a_bundle_without_its_shortlist_or_with_a_changed_graph_list_is_refused(built, tmp_path: Path) -> None:
+    _, bundle = built(CASES[2])
+    copy = tmp_path / "copy"
+    shutil.copytree(bundle, copy)
+    (copy / "lex.s2t.bin").unlink()
+    with pytest.raises(BundleError, match=r"lex\.s2t\.bin"):
+        Translator(copy)
+    raw = load_manifest(bundle).raw
+    raw["graphs"]["decoder"]["inputs"] = raw["graphs"]["decoder"]["inputs"][:-1]  # no `shortlist` input
+    from engine.bundle.manifest import dumps
+
+    (copy / "manifest.json").write_text(dumps(raw), encoding="utf-8")
+    with pytest.raises(BundleError, match=r"graphs\.decoder\.inputs"):
+        load_manifest(copy)
+
+
+# -- what the build refuses ----------------------------------------------------------------------------------------
+
+
+def test_a_misnamed_parameter_fails_the_build_by_name(tmp_path: Path) -> None:
+    params = make.random_params(make.TINY)
+    params["encoder_l1_ffn_W1x"] = params.pop("encoder_l1_ffn_W1")
+    folder = make.write_folder(tmp_path / "misnamed", make.TINY, "npz", params=params)
+    with pytest.raises(CheckpointError, match="encoder_l1_ffn_W1") as caught:
+        build_bundle(folder.model.parent, tmp_path / "out", quiet=True)
+    assert "encoder_l1_ffn_W1x" in str(caught.value)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("damage", ["checksum", "size"])
+def test_a_damaged_shortlist_fails_the_build(tmp_path: Path, damage: str) -> None:
+    folder = make.write_folder(tmp_path / "model", make.TINY, "npz", shortlist=True)
+    assert folder.shortlist is not None
+    blob = bytearray(folder.shortlist.read_bytes())
+    if damage == "checksum":
+        blob[-8] ^= 1  # a list entry covered by the checksum
+    else:
+        del blob[-4:]
+    folder.shortlist.write_bytes(bytes(blob))
+    with pytest.raises(BuildError, match=damage):
+        build_bundle(folder.model.parent, tmp_path / "out", quiet=True)
+    assert not (tmp_path / "out").exists()
+
+
+def test_languages_come_from_the_pair_unless_given() -> None:
+    folder = make.cached_folder(make.TINY, "npz")
+    assert languages_of(folder, None, None, None) == ("en", "zh")
+    assert languages_of(replace(folder, pair="zhen"), None, None, None) == ("zh", "en")
+    assert languages_of(replace(folder, pair="x"), {"sourceLanguage": "zh", "targetLanguage": "en"}, None, None) == (
+        "zh",
+        "en",
+    )
+    assert languages_of(folder, None, "zh", "en") == ("zh", "en")
+    with pytest.raises(BuildError, match="--source and --target"):
+        languages_of(replace(folder, pair="x"), None, None, None)
+    with pytest.raises(BuildError, match="no language"):
+        languages_of(replace(folder, pair="xxyy"), None, None, None)
+
+
+def test_the_registry_finds_the_converter_of_a_firefox_folder_only(built, tmp_path: Path) -> None:
+    folder, bundle = built(CASES[0])
+    family = families.converter_for(folder.model.parent)
+    assert family is not None and family.name == "bergamot"
+    nested = tmp_path / "outer"
+    shutil.copytree(folder.model.parent, nested / "enzh")
+    assert recognises(nested) and families.converter_for(nested) == family  # an unpacked archive's top folder
+    assert families.converter_for(bundle) is None  # a Qiao bundle is imported as it is
+    assert families.converter_for(CHECKPOINT) is None  # a Marian checkpoint is built by the Marian pipeline
+
+
+# -- through the CLI -----------------------------------------------------------------------------------------------
+
+
+def test_qiao_model_build_converts_a_firefox_folder(tmp_path: Path, capsys) -> None:
+    folder = make.cached_folder(replace(make.TINY, vocab="shared", tying="tied-all"), "intgemm-alphas", gz=True)
+    out = tmp_path / "bundle"
+    argv = ["model", "build", "--from", str(folder.model.parent), "--out", str(out), "--quiet"]
+    assert main([*argv, "--source", "zh", "--target", "en", "--model-id", "me/firefox-zhen"]) == 0
+    printed = capsys.readouterr().out
+    assert "bergamot" in printed and "int8:" in printed and "fp32:" in printed
+    manifest = verify_bundle(out)
+    assert manifest.model_id == "me/firefox-zhen" and manifest.pair.key == "zh-en"
+    assert Translator(out, precision="int8").translate("你好", RAW).stats is not None
+    assert main(argv) == 1  # the folder is not empty now: refused without --force
+    assert "not empty" in capsys.readouterr().err
+
+
+def test_qiao_model_build_reports_a_bad_model(tmp_path: Path, capsys) -> None:
+    params = make.random_params(make.TINY)
+    params["decoder_l1_rnn_Wf"] = params["decoder_l1_rnn_Wf"][:, :32]
+    folder = make.write_folder(tmp_path / "bad", make.TINY, "npz", params=params)
+    assert main(["model", "build", "--from", str(folder.model.parent), "--out", str(tmp_path / "out")]) == 1
+    assert "decoder_l1_rnn_Wf" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("form", ["folder", "zip", "tar.gz"])
+def test_qiao_model_import_converts_a_folder_or_its_archive(store, tmp_path: Path, capsys, form: str) -> None:
+    folder = make.cached_folder(replace(make.TINY, vocab="separate", tying="tied"), "intgemm-alphas", shortlist=True)
+    source = folder.model.parent
+    if form == "zip":
+        source = model_helpers.zip_bundle(tmp_path / "enzh.zip", folder.model.parent, top="enzh")
+    elif form == "tar.gz":
+        source = model_helpers.tar_bundle(tmp_path / "enzh.tar.gz", bundle=folder.model.parent, top="enzh")
+    assert main(["model", "import", str(source)]) == 0, capsys.readouterr().err
+    (model,) = installed_models()
+    assert load_manifest(model.path).family == "bergamot" and model.pair_key == "en-zh" and model.problem is None
+    assert model.path.parent == store.models
+    verify_bundle(model.path)
+    assert Translator(model.path).translate("Good morning.", RAW).stats is not None
+    assert main(["model", "import", str(source)]) == 1  # installed already: refused without --force
+    assert "already installed" in capsys.readouterr().err
+    assert main(["model", "import", str(source), "--force"]) == 0
+
+
+def test_qiao_model_import_of_a_broken_firefox_folder_changes_nothing(store, tmp_path: Path, capsys) -> None:
+    folder = make.write_folder(tmp_path / "model", make.TINY, "npz", shortlist=True)
+    assert folder.shortlist is not None
+    blob = bytearray(folder.shortlist.read_bytes())
+    blob[-8] ^= 1
+    folder.shortlist.write_bytes(bytes(blob))
+    assert main(["model", "import", str(folder.model.parent)]) == 1
+    err = capsys.readouterr().err
+    assert "could not be converted" in err and "checksum" in err
+    assert installed_models() == []
+    assert not [p for p in store.models.iterdir() if not p.name.startswith(".")]
