@@ -32,6 +32,10 @@ SHORTCUT = re.compile(
 )
 DEFAULT_API_PORT = 5454  # engine.api.guard.DEFAULT_PORT (not 5000: macOS AirPlay takes it); kept equal by a test
 NAME_TEMPLATE = re.compile(r"(?=.*\{stem\})(?:[^{}/\\\x00-\x1f:*?\"<>|]|\{(?:stem|suffix|lang)\}){1,120}")
+# An installed bundle's name (engine.store.installed.bundle_name), or "" for no choice
+_BUNDLE_NAME = re.compile(r"|[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# Catalogue ids, space-separated (QSettings quotes a value with commas)
+_BUNDLE_NAMES = re.compile(r"|[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?: [A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,63}")
 
 
 class Key(Enum):
@@ -71,6 +75,11 @@ class Key(Enum):
     GLOSSARY_ENABLED = "glossary/enabled"  # the glossary applies to every translation
     HISTORY_ENABLED = "history/enabled"  # finished translations are kept in the history database
     HISTORY_LIMIT = "history/max_entries"  # the oldest entries go beyond this many
+    # The model chosen for a direction: an installed bundle's name, "" = the best installed one. The engine reads
+    # these from the same file (engine.store.choice: section [models], the pair key), so the CLI follows the window.
+    MODEL_EN_ZH = "models/en-zh"
+    MODEL_ZH_EN = "models/zh-en"
+    MODELS_OFFERED = "models/offered"  # catalogue ids of the better models the window has offered once
 
 
 @dataclass(frozen=True)
@@ -120,7 +129,12 @@ SPECS: dict[Key, Spec] = {
     Key.GLOSSARY_ENABLED: Spec(bool, True),
     Key.HISTORY_ENABLED: Spec(bool, True),
     Key.HISTORY_LIMIT: Spec(int, 10_000, minimum=100, maximum=1_000_000),
+    Key.MODEL_EN_ZH: Spec(str, "", pattern=_BUNDLE_NAME),
+    Key.MODEL_ZH_EN: Spec(str, "", pattern=_BUNDLE_NAME),
+    Key.MODELS_OFFERED: Spec(str, "", pattern=_BUNDLE_NAMES),
 }
+# The per-direction model choice's key, by pair key
+MODEL_CHOICE: dict[str, Key] = {"en-zh": Key.MODEL_EN_ZH, "zh-en": Key.MODEL_ZH_EN}
 
 # What a person calls each setting (the Settings dialog's wording), for notices; never the raw INI key.
 LABELS: dict[Key, str] = {
@@ -158,6 +172,9 @@ LABELS: dict[Key, str] = {
     Key.HISTORY_LIMIT: QT_TRANSLATE_NOOP("Settings", "History size"),
     Key.API_PORT: QT_TRANSLATE_NOOP("Settings", "API port"),
     Key.API_KEY_FILE: QT_TRANSLATE_NOOP("Settings", "API key file"),
+    Key.MODEL_EN_ZH: QT_TRANSLATE_NOOP("Settings", "English → Chinese model"),
+    Key.MODEL_ZH_EN: QT_TRANSLATE_NOOP("Settings", "Chinese → English model"),
+    Key.MODELS_OFFERED: QT_TRANSLATE_NOOP("Settings", "Better models offered"),
 }
 
 _CORRUPT = QT_TRANSLATE_NOOP(

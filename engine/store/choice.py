@@ -13,6 +13,7 @@ is used; models without one rank below, in search order (so opus-mt is used when
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -106,13 +107,16 @@ def pick(models: Sequence[C], pair_key: str, chosen: str | None = None) -> C | N
 
 
 def better_available(models: Sequence[Candidate], pair_key: str) -> Published | None:
-    """The best model Qiao knows of for `pair_key` when a model of that direction is installed, the known one is
-    not, and it scores higher than every installed one (the window offers it once); None otherwise."""
+    """The best model Qiao knows of for `pair_key` when the direction's installed models all have a published score
+    (opus-mt, say: a model of the user's own is left alone), the known one is not installed, and it scores higher
+    than every installed one (the window offers it once); None otherwise."""
     usable = usable_for(models, pair_key)
     best = best_published(pair_key)
     if not usable or best is None:
         return None
     if any(m.model_id == best.model_id or m.name == best.catalogue_id for m in models):
         return None
-    top = max(rank(m.quality) for m in usable)
-    return best if rank(best.quality) > top else None
+    scores = [rank(m.quality) for m in usable]
+    if -math.inf in scores:
+        return None
+    return best if rank(best.quality) > max(scores) else None

@@ -1041,6 +1041,42 @@
         <translation>交换语言</translation>
     </message>
     <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Started with one model (--model).</source>
+        <translation>启动时指定了一个模型（--model）。</translation>
+    </message>
+    <message>
+        <source>Click to choose the model for this direction.</source>
+        <translation>点击选择此翻译方向使用的模型。</translation>
+    </message>
+    <message>
+        <source>Translation model</source>
+        <translation>翻译模型</translation>
+    </message>
+    <message>
+        <source>{languages} models</source>
+        <translation>{languages}模型</translation>
+    </message>
+    <message>
+        <source>No model installed</source>
+        <translation>未安装模型</translation>
+    </message>
+    <message>
+        <source>Models…</source>
+        <translation>模型…</translation>
+    </message>
+    <message>
+        <source>A better {languages} model is available: {name} ({score}, against {current_score} for {current}). Get it in Models: Check for models, then Download.</source>
+        <translation>有更好的{languages}模型可用：{name}（{score}；{current} 为 {current_score}）。请在“模型”中获取：先点“查找可用模型”，再点“下载”。</translation>
+    </message>
+    <message>
+        <source>Click “Check for models”, then download {id} ({languages}).</source>
+        <translation>点击“查找可用模型”，然后下载 {id}（{languages}）。</translation>
+    </message>
+    <message>
         <source>The model in use was removed. Qiao is looking for another {pair} model.</source>
         <translation>正在使用的模型已被删除。桥正在查找另一个{pair}模型。</translation>
     </message>
@@ -1326,6 +1362,42 @@
         <translation>{n} MB</translation>
     </message>
     <message>
+        <source>Not published</source>
+        <translation>未公布</translation>
+    </message>
+    <message>
+        <source>Not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <source>{n} tokens/s</source>
+        <translation>每秒 {n} 个词元</translation>
+    </message>
+    <message>
+        <source>Family: {family}</source>
+        <translation>系列：{family}</translation>
+    </message>
+    <message>
+        <source>Quality: {score} on {test_set} ({source})</source>
+        <translation>质量：{score}（{test_set}；{source}）</translation>
+    </message>
+    <message>
+        <source>Quality: not published</source>
+        <translation>质量：未公布</translation>
+    </message>
+    <message>
+        <source>Speed: {n} tokens/s ({precision}, {threads} threads, {machine})</source>
+        <translation>速度：每秒 {n} 个词元（{precision}，{threads} 个线程，{machine}）</translation>
+    </message>
+    <message>
+        <source>Size: {size}</source>
+        <translation>大小：{size}</translation>
+    </message>
+    <message>
+        <source>Licence: {licence}</source>
+        <translation>许可证：{licence}</translation>
+    </message>
+    <message>
         <source>Models</source>
         <translation>模型</translation>
     </message>
@@ -1340,6 +1412,18 @@
     <message>
         <source>Name</source>
         <translation>名称</translation>
+    </message>
+    <message>
+        <source>Family</source>
+        <translation>系列</translation>
+    </message>
+    <message>
+        <source>Quality</source>
+        <translation>质量</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
     </message>
     <message>
         <source>Size</source>
@@ -1360,6 +1444,10 @@
     <message>
         <source>Status</source>
         <translation>状态</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>使用中</translation>
     </message>
     <message>
         <source>&amp;Import…</source>
@@ -1384,6 +1472,10 @@
     <message>
         <source>&amp;Remove…</source>
         <translation>删除(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>&amp;Use for its direction</source>
+        <translation>用于该翻译方向(&amp;U)</translation>
     </message>
     <message>
         <source>C&amp;heck for models</source>
@@ -1446,6 +1538,18 @@
         <translation>尚未安装模型。请导入一个，或查找可下载的模型。</translation>
     </message>
     <message>
+        <source>Recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <source>Translate {languages} with this model from now on</source>
+        <translation>今后用此模型进行{languages}翻译</translation>
+    </message>
+    <message>
+        <source>Qiao was started with one model (--model): there is nothing to choose</source>
+        <translation>Qiao 启动时指定了一个模型（--model），无可选择</translation>
+    </message>
+    <message>
         <source>Only models in your models folder can be removed here; this one is: {where}.</source>
         <translation>这里只能删除您的模型文件夹中的模型；此模型位于：{where}。</translation>
     </message>
@@ -1484,6 +1588,10 @@
     <message>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
+    </message>
+    <message>
+        <source>{name} now translates {languages}.</source>
+        <translation>现在由 {name} 进行{languages}翻译。</translation>
     </message>
     <message>
         <source>Checking {name}…</source>
@@ -1993,6 +2101,18 @@
     <message>
         <source>API key file</source>
         <translation>API 密钥文件</translation>
+    </message>
+    <message>
+        <source>English → Chinese model</source>
+        <translation>英译中模型</translation>
+    </message>
+    <message>
+        <source>Chinese → English model</source>
+        <translation>中译英模型</translation>
+    </message>
+    <message>
+        <source>Better models offered</source>
+        <translation>已提示过的更好模型</translation>
     </message>
     <message>
         <source>Your settings file could not be read, so Qiao started with the default settings.</source>

@@ -1,4 +1,5 @@
-"""The Models dialog: the installed bundles (pair, size, precisions, licence, where, verified or not), import from a
+"""The Models dialog: the installed bundles (pair, family, published quality, measured speed, size, precisions,
+licence, where, verified or not, which one each direction uses), choosing the one a direction uses, import from a
 folder or an archive, remove, verify, and downloads from the catalogue, which is fetched only when the user asks.
 
 Every operation runs on `gui.models.model_tasks` (its own thread, cancellable); this dialog only starts jobs and paints
@@ -8,6 +9,7 @@ their reports. A failed job changes nothing, and the dialog says why in plain wo
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui import pair_text
+from gui.models import model_text
 from gui.models.model_tasks import ALREADY, OFFLINE, ModelStore, ModelTaskThread
 
 ARCHIVE_SUFFIXES = ("*.zip", "*.tar", "*.tar.gz", "*.tgz", "*.tar.xz", "*.tar.bz2")
@@ -44,21 +47,38 @@ _LOCATIONS = {
 }
 
 
-def megabytes(size: int) -> str:
-    return QCoreApplication.translate("ModelsDialog", "{n} MB").format(n=f"{size / MB:.1f}")
+megabytes = model_text.megabytes
+InUse = Callable[[list], "set[str]"]  # installed models -> the paths of those their directions use
+
+
+def best_in_use(models: list) -> set[str]:
+    """Without the window: the model each direction would use with no choice saved (the best published quality)."""
+    from engine.store.choice import pick
+
+    keys = dict.fromkeys(m.pair.key for m in models if getattr(m, "pair", None) is not None)
+    return {str(chosen.path) for key in keys if (chosen := pick(models, key)) is not None}
 
 
 class ModelsDialog(QDialog):
-    """See the module docstring; `models_changed(list)` after every fresh list, `removed(path)` after a removal."""
+    """See the module docstring; `models_changed(list)` after every fresh list, `removed(path)` after a removal,
+    `use_requested(model)` when the user chooses the model a direction uses (the window saves and loads it)."""
 
     models_changed = Signal(object)
     removed = Signal(str)
+    use_requested = Signal(object)
 
-    INSTALLED_COLUMNS = 7
-    CATALOGUE_COLUMNS = 5
+    INSTALLED_COLUMNS = 11
+    CATALOGUE_COLUMNS = 7
+    STATUS_COLUMN = 9
+    USE_COLUMN = 10
 
     def __init__(
-        self, store: ModelStore | None = None, explicit: str | None = None, parent: QWidget | None = None
+        self,
+        store: ModelStore | None = None,
+        explicit: str | None = None,
+        parent: QWidget | None = None,
+        *,
+        in_use: InUse | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("modelsDialog")
@@ -72,6 +92,8 @@ class ModelsDialog(QDialog):
         self._removing: str | None = None
         self._speed: tuple[float, int] | None = None  # (time, bytes) of the running download's first report
         self._closed = False
+        self.explicit = explicit  # with --model the window runs one bundle: nothing to choose
+        self.in_use: InUse = in_use or best_in_use
         self.engine = ModelTaskThread(store, explicit)
         tasks = self.engine.tasks
         tasks.progress.connect(self._progress)
@@ -93,11 +115,15 @@ class ModelsDialog(QDialog):
             [
                 self.tr("Languages"),
                 self.tr("Name"),
+                self.tr("Family"),
+                self.tr("Quality"),
+                self.tr("Speed"),
                 self.tr("Size"),
                 self.tr("Precisions"),
                 self.tr("Licence"),
                 self.tr("Location"),
                 self.tr("Status"),
+                self.tr("In use"),
             ]
         )
         self._table_style(self.installed)
@@ -118,6 +144,9 @@ class ModelsDialog(QDialog):
         self.remove_button = QPushButton(self.tr("&Remove…"), self)
         self.remove_button.setObjectName("removeButton")
         self.remove_button.clicked.connect(self.remove_selected)
+        self.use_button = QPushButton(self.tr("&Use for its direction"), self)
+        self.use_button.setObjectName("useButton")
+        self.use_button.clicked.connect(self.use_selected)
 
         self.check_button = QPushButton(self.tr("C&heck for models"), self)
         self.check_button.setObjectName("checkButton")
@@ -127,7 +156,15 @@ class ModelsDialog(QDialog):
         self.catalogue.setObjectName("catalogue")
         self.catalogue.setAccessibleName(self.tr("Models available for download"))
         self.catalogue.setHorizontalHeaderLabels(
-            [self.tr("Languages"), self.tr("Name"), self.tr("Size"), self.tr("Licence"), self.tr("Installed")]
+            [
+                self.tr("Languages"),
+                self.tr("Name"),
+                self.tr("Family"),
+                self.tr("Quality"),
+                self.tr("Size"),
+                self.tr("Licence"),
+                self.tr("Installed"),
+            ]
         )
         self._table_style(self.catalogue)
         self.catalogue.itemSelectionChanged.connect(self._update_buttons)
@@ -154,7 +191,7 @@ class ModelsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
 
         installed_row = QHBoxLayout()
-        for b in (self.import_button, self.verify_button, self.remove_button):
+        for b in (self.use_button, self.import_button, self.verify_button, self.remove_button):
             b.setAutoDefault(False)
             installed_row.addWidget(b)
         installed_row.addStretch(1)
@@ -218,24 +255,37 @@ class ModelsDialog(QDialog):
         known = _LOCATIONS.get(model.location)
         return QCoreApplication.translate("ModelsDialog", known) if known else str(model.location)
 
+    def used_paths(self) -> set[str]:
+        """The bundles their directions use now (the window's choice, else the best)."""
+        try:
+            return set(self.in_use(self.models))
+        except Exception:  # advice only: never let it break the list
+            return set()
+
     def _fill_installed(self) -> None:
         selected = self.selected_model()
         keep = str(selected.path) if selected is not None else None
+        used = self.used_paths()
         self.installed.setRowCount(len(self.models))
         for row, m in enumerate(self.models):
             languages = pair_text.arrow(m.pair.key) if m.pair is not None else self.tr("Unknown")
             cells = [
                 languages,
                 m.name,
+                model_text.family_text(m) if not m.problem else "",
+                model_text.quality_text(m) if not m.problem else "",
+                model_text.speed_text(m) if not m.problem else "",
                 megabytes(m.size_bytes),
                 ", ".join(p.upper() for p in m.precisions),
                 m.license,
                 self.location_of(m),
                 self.status_of(m),
+                self.tr("In use") if str(m.path) in used else "",
             ]
+            tip = f"{m.path}\n{model_text.details(m)}" if not m.problem else str(m.path)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(str(m.path) if col != 6 else text)
+                item.setToolTip(text if col == self.STATUS_COLUMN else tip)
                 self.installed.setItem(row, col, item)
             if keep == str(m.path):
                 self.installed.selectRow(row)
@@ -249,19 +299,27 @@ class ModelsDialog(QDialog):
         self._update_buttons()
 
     def _fill_catalogue(self) -> None:
+        from engine.store.catalogue import recommended
+
         have = {(m.pair.key if m.pair else "", m.model_id) for m in self.models}
+        best = {id(e) for e in recommended(self.entries)} if self.entries else set()
         self.catalogue.setRowCount(len(self.entries))
         for row, e in enumerate(self.entries):
             installed = (e.pair_key, e.model_id) in have
+            state = self.tr("Installed") if installed else self.tr("Recommended") if id(e) in best else ""
             cells = [
                 pair_text.arrow(e.pair_key),
                 e.name,
+                model_text.family_text(e),
+                model_text.quality_text(e),
                 megabytes(e.size),
                 e.license,
-                self.tr("Installed") if installed else "",
+                state,
             ]
             for col, text in enumerate(cells):
-                self.catalogue.setItem(row, col, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(model_text.details(e))
+                self.catalogue.setItem(row, col, item)
         self._update_buttons()
 
     def selected_model(self) -> Any | None:
@@ -279,6 +337,16 @@ class ModelsDialog(QDialog):
         self.verify_button.setEnabled(not busy and model is not None and not model.problem)
         removable = model is not None and model.removable
         self.remove_button.setEnabled(not busy and removable)
+        choosable = model is not None and not model.problem and model.pair is not None and not self.explicit
+        self.use_button.setEnabled(choosable and str(model.path) not in self.used_paths())
+        if model is not None and model.pair is not None:
+            self.use_button.setToolTip(
+                self.tr("Translate {languages} with this model from now on").format(
+                    languages=pair_text.arrow(model.pair.key)
+                )
+            )
+        if self.explicit:
+            self.use_button.setToolTip(self.tr("Qiao was started with one model (--model): there is nothing to choose"))
         if model is not None and not model.removable:
             self.remove_button.setToolTip(
                 self.tr("Only models in your models folder can be removed here; this one is: {where}.").format(
@@ -353,6 +421,20 @@ class ModelsDialog(QDialog):
         """Import a bundle folder or archive; it is verified before it is moved in, so a bad one changes nothing."""
         self.message.setText(self.tr("Importing {path}…").format(path=path))
         self._start("import", str(path))
+
+    @Slot()
+    def use_selected(self) -> None:
+        """Ask the window to use the selected model for its direction (saved per direction, loaded at once)."""
+        model = self.selected_model()
+        if model is None or model.problem or model.pair is None or self.explicit:
+            return
+        self.use_requested.emit(model)
+        self.message.setText(
+            self.tr("{name} now translates {languages}.").format(
+                name=model.name, languages=pair_text.arrow(model.pair.key)
+            )
+        )
+        self._fill_installed()
 
     @Slot()
     def verify_selected(self) -> None:

@@ -1,6 +1,10 @@
 """The window's side of the model: loading, ready, failed or switched (the status bar, the precision label, the model
 panel and its "Try again" / "Use … instead" / "Models…"), which pairs are installed (so ⇄ is offered only where the
-other direction exists), and the Models dialog.
+other direction exists), the Models dialog, and which installed model translates the direction: the model indicator
+beside the precision label names the model in use and its menu chooses among the direction's installed models
+(quality, size, speed, licence); the choice is saved per direction (Key.MODEL_EN_ZH / MODEL_ZH_EN, read by the engine's
+store too) and loads at once on the worker. A direction whose best installed model scores below the best one Qiao
+knows of gets a one-time notice that opens the Models dialog (engine.store.choice.better_available; no server asked).
 
 It follows the worker's model signals after the request controller has (so the controller's model and problem are
 already current) and asks the controller to load; the window gives it the widgets it paints and a few callbacks.
@@ -11,18 +15,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Slot
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QLabel, QMenu, QStatusBar, QToolButton, QWidget
 
 from engine.languages import LanguagePair
+from engine.store.choice import better_available, by_quality, pick, usable_for
 from gui import pair_text, problem_text, status_text
+from gui.models import model_text
+from gui.models.installed_list import InstalledList
 from gui.models.model_status import ModelStatusPanel
 from gui.models.model_tasks import ModelStore
 from gui.models.models_dialog import ModelsDialog
 from gui.notice_bar import NoticeBar
-from gui.settings import Key, Settings
+from gui.settings import MODEL_CHOICE, Key, Settings
 from gui.window.request_controller import RequestController
 from gui.worker.model_load import ModelInfo, ModelProblem
 from gui.worker.scheduler import TranslationWorker
@@ -70,6 +78,21 @@ class ModelControl(QObject):
         self.model_panel.models_requested.connect(self.open_models)
         self.model_panel.use_precision.connect(self.use_precision)
         self.model_panel.open_failed.connect(self._open_folder_failed)
+        self.models: list[Any] = []  # the installed models, as last listed (engine.store.installed.InstalledModel)
+        self._listing = InstalledList(model_store, model_dir, self)
+        self._listing.listed.connect(self.models_listed)
+        self.model_menu = QMenu(host)
+        self.model_menu.setObjectName("modelMenu")
+        self.model_menu.aboutToShow.connect(self.fill_model_menu)
+        self.model_button = QToolButton(host)  # the model indicator
+        self.model_button.setObjectName("modelButton")
+        self.model_button.setAutoRaise(True)
+        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.model_button.setMenu(self.model_menu)
+        self.model_button.hide()
+        bar = precision_label.parentWidget()
+        if isinstance(bar, QStatusBar):  # beside the precision label, where the window put it
+            bar.addPermanentWidget(self.model_button)
 
     def follow(self, worker: TranslationWorker) -> None:
         """Listen to the worker's model reports (after the request controller and the window's translation slots)."""
@@ -116,11 +139,14 @@ class ModelControl(QObject):
         self.swap_button.setAccessibleDescription(why)
 
     @Slot()
-    def open_models(self) -> ModelsDialog:
-        dialog = ModelsDialog(self.model_store, self.model_dir, self.host)
+    def open_models(self, hint: str = "") -> ModelsDialog:
+        dialog = ModelsDialog(self.model_store, self.model_dir, self.host, in_use=self.used_paths)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.models_changed.connect(self.models_changed)
         dialog.removed.connect(self._model_removed)
+        dialog.use_requested.connect(self.choose_model)
+        if hint:
+            dialog.message.setText(hint)
         dialog.open()
         return dialog
 
@@ -132,8 +158,149 @@ class ModelControl(QObject):
             sorted({m.pair.key for m in models if getattr(m, "pair", None) is not None and not m.problem})
         )
         self.update_swap()
+        self.models_listed(models)
         if self.requests.problem is not None and not self.loading and self.direction in self.available_pairs:
             self.load_model()
+
+    # ---- several models of one direction --------------------------------------------------------------------
+
+    @Slot(object)
+    def models_listed(self, models: list) -> None:
+        """A fresh list of the installed models: the indicator follows it, and a better model may be offered."""
+        self.models = list(models)
+        self.update_indicator()
+        self.offer_better()
+
+    def refresh_models(self) -> None:
+        """List the installed models again, off the UI thread (models_listed follows)."""
+        self._listing.refresh()
+
+    def direction_models(self, pair_key: str | None = None) -> list[Any]:
+        """The usable installed models of a direction (default: the one shown), best published quality first."""
+        return by_quality(usable_for(self.models, pair_key or self.direction))
+
+    def loaded_model(self) -> Any | None:
+        """The installed model that is loaded now, as listed; None when none is or it is not in the list."""
+        info = self.requests.model
+        if info is None:
+            return None
+        return next((m for m in self.models if _same(m.path, info.bundle_dir)), None)
+
+    def used_paths(self, models: list) -> set[str]:
+        """The bundle each direction uses: the loaded one for the direction shown, else the saved choice or the
+        best (engine.store.choice.pick, as the worker's load would)."""
+        used: set[str] = set()
+        info = self.requests.model
+        for key in dict.fromkeys(m.pair.key for m in models if getattr(m, "pair", None) is not None):
+            if info is not None and info.pair is not None and info.pair.key == key:
+                loaded = next((m for m in models if _same(m.path, info.bundle_dir)), None)
+                if loaded is not None:
+                    used.add(str(loaded.path))
+                continue
+            chosen = pick(models, key, self._choice(key))
+            if chosen is not None:
+                used.add(str(chosen.path))
+        return used
+
+    def _choice(self, pair_key: str) -> str | None:
+        key = MODEL_CHOICE.get(pair_key)
+        return (self.settings.get(key) or None) if key is not None else None
+
+    @Slot(object)
+    def choose_model(self, model: Any) -> None:
+        """Use `model` for its direction from now on: saved per direction (the engine's store reads it too), and
+        loaded at once on the worker when it is the direction shown, translating the shown text again."""
+        pair = getattr(model, "pair", None)
+        key = MODEL_CHOICE.get(pair.key) if pair is not None else None
+        if key is None or self.model_dir:
+            return
+        self.settings.set(key, model.name)
+        self.settings.sync()  # before the worker's load reads the file
+        self.update_indicator()
+        if pair.key != self.direction:
+            return
+        info = self.requests.model
+        if info is not None and _same(model.path, info.bundle_dir):
+            return
+        self.requests.swap(self.direction, self.requests.translated_source or "")
+
+    def update_indicator(self) -> None:
+        """The indicator names the model in use, with its quality, size, speed and licence in the tooltip."""
+        info = self.requests.model
+        model = self.loaded_model()
+        if info is None and not self.direction_models():
+            self.model_button.hide()
+            return
+        name = model.name if model is not None else (Path(info.bundle_dir).name if info is not None else "")
+        self.model_button.setText(name or QCoreApplication.translate("MainWindow", "Model"))
+        lines = [model_text.details(model)] if model is not None else []
+        if self.model_dir:
+            lines.append(QCoreApplication.translate("MainWindow", "Started with one model (--model)."))
+        else:
+            lines.append(QCoreApplication.translate("MainWindow", "Click to choose the model for this direction."))
+        self.model_button.setToolTip("\n".join(lines))
+        self.model_button.setAccessibleName(QCoreApplication.translate("MainWindow", "Translation model"))
+        self.model_button.setAccessibleDescription(name)
+        self.model_button.show()
+
+    @Slot()
+    def fill_model_menu(self) -> None:
+        """The direction's installed models (the one in use checked) and "Models…"."""
+        menu = self.model_menu
+        menu.clear()
+        title = menu.addAction(
+            QCoreApplication.translate("MainWindow", "{languages} models").format(
+                languages=pair_text.arrow(self.direction)
+            )
+        )
+        title.setEnabled(False)
+        info = self.requests.model
+        models = self.direction_models()
+        for model in models:
+            action = menu.addAction(f"{model.name} — {model_text.summary(model)}")
+            action.setCheckable(True)
+            action.setChecked(info is not None and _same(model.path, info.bundle_dir))
+            action.setToolTip(model_text.details(model))
+            action.setEnabled(not self.model_dir)
+            action.triggered.connect(lambda _checked=False, m=model: self.choose_model(m))
+        if not models:
+            none = menu.addAction(QCoreApplication.translate("MainWindow", "No model installed"))
+            none.setEnabled(False)
+        menu.setToolTipsVisible(True)
+        menu.addSeparator()
+        menu.addAction(QCoreApplication.translate("MainWindow", "Models…"), lambda: self.open_models())
+
+    def offer_better(self) -> None:
+        """Once per model: a notice that a better model than the installed ones exists for a direction, with a
+        button that opens the Models dialog (Qiao knows the published scores; no server is asked)."""
+        if self.model_dir:
+            return
+        offered = set(self.settings.get(Key.MODELS_OFFERED).split())
+        keys = dict.fromkeys([self.direction, *(m.pair.key for m in self.models if getattr(m, "pair", None))])
+        for key in keys:
+            offer = better_available(self.models, key)
+            if offer is None or offer.catalogue_id in offered:
+                continue
+            current = pick(self.models, key, self._choice(key))
+            text = QCoreApplication.translate(
+                "MainWindow",
+                "A better {languages} model is available: {name} ({score}, against {current_score} for {current}). "
+                "Get it in Models: Check for models, then Download.",
+            ).format(
+                languages=pair_text.arrow(key),
+                name=offer.name,
+                score=offer.quality.short(),
+                current_score=model_text.quality_text(current) if current is not None else "",
+                current=current.name if current is not None else "",
+            )
+            hint = QCoreApplication.translate(
+                "MainWindow", "Click “Check for models”, then download {id} ({languages})."
+            ).format(id=offer.catalogue_id, languages=pair_text.arrow(key))
+            self.notice.show_message(
+                text, (QCoreApplication.translate("MainWindow", "Models…"), lambda h=hint: self.open_models(h))
+            )
+            offered.add(offer.catalogue_id)
+            self.settings.set(Key.MODELS_OFFERED, " ".join(sorted(offered)))
 
     @Slot(str)
     def _model_removed(self, path: str) -> None:
@@ -189,6 +356,8 @@ class ModelControl(QObject):
         self.loading = False
         if not info.switched:  # a precision switch does not look at the store: keep what the Models dialog said
             self.available_pairs = info.pairs
+            self.refresh_models()
+        self.update_indicator()
         self._pair_changed()
         self.model_panel.clear()
         self._retrying = False
@@ -211,6 +380,8 @@ class ModelControl(QObject):
     def _model_failed(self, problem: ModelProblem) -> None:
         self.loading = False  # the controller already dropped the model and stopped translating
         self.available_pairs = problem.pairs
+        self.refresh_models()  # the indicator then offers the direction's other models, if any
+        self.update_indicator()
         self._pair_changed()
         self._fallback_from = ""
         again, self._retrying = self._retrying, False
@@ -254,3 +425,11 @@ class ModelControl(QObject):
             self.precision_label.setText(status_text.precision_label(model.precision))
         self.loading = False
         self._update_actions()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two bundle paths name one folder (as listed and as loaded may differ in spelling)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return str(a) == str(b)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -539,6 +540,13 @@ class FakeModel:
     location: str = "user"
     removable: bool = True
     problem: str | None = None
+    family: str = "marian"
+    quality: Any = None  # engine.store.quality.Quality
+    speed: Any = None  # engine.store.quality.Speed
+
+    @property
+    def pair_key(self) -> str | None:
+        return self.pair.key if self.pair is not None else None
 
 
 @dataclass(frozen=True)
@@ -555,6 +563,10 @@ class FakeEntry:
     sha256: str = "0" * 64
     license: str = "CC-BY-4.0"
     precisions: tuple[str, ...] = ("int8",)
+    family: str = "marian"
+    quality: Any = None
+    speed: Any = None
+    installed_size: int | None = None
 
     @property
     def pair_key(self) -> str:

@@ -98,3 +98,36 @@ def test_direction_and_variant_keep_their_ini_keys_and_refuse_junk(tmp_path):
     again = Settings(path)
     assert again.get(Key.DIRECTION) == "en-zh"
     assert any("Translation direction" in n for n in again.take_notices())
+
+
+def test_the_model_chosen_per_direction_persists_and_the_engine_reads_it_from_the_same_file(tmp_path):
+    from engine.store.choice import read_choices
+    from gui.settings import MODEL_CHOICE
+
+    path = tmp_path / "qiao.ini"
+    s = Settings(path)
+    assert s.get(Key.MODEL_EN_ZH) == "" and s.get(Key.MODEL_ZH_EN) == "", "no choice: the best installed one"
+    s.set(MODEL_CHOICE["en-zh"], "firefox-base-memory-en-zh")
+    s.set(MODEL_CHOICE["zh-en"], "opus-mt-zh-en")
+    s.set(Key.PRECISION, "fp32")  # other sections around it
+    s.sync()
+    assert Settings(path).get(Key.MODEL_EN_ZH) == "firefox-base-memory-en-zh"
+    assert read_choices(path) == {"en-zh": "firefox-base-memory-en-zh", "zh-en": "opus-mt-zh-en"}, (
+        "the CLI and the worker's load read what the window saved"
+    )
+    for bad in ("../other", "two words", "a/b"):
+        with pytest.raises(ValueError):
+            s.set(Key.MODEL_EN_ZH, bad)
+    s.reset(Key.MODEL_EN_ZH)
+    s.sync()
+    assert read_choices(path) == {"zh-en": "opus-mt-zh-en"}
+
+
+def test_the_models_offered_are_kept_as_a_space_separated_list(tmp_path):
+    path = tmp_path / "qiao.ini"
+    s = Settings(path)
+    s.set(Key.MODELS_OFFERED, "firefox-base-en-zh firefox-base-memory-en-zh")
+    s.sync()
+    assert Settings(path).get(Key.MODELS_OFFERED).split() == ["firefox-base-en-zh", "firefox-base-memory-en-zh"]
+    with pytest.raises(ValueError):
+        s.set(Key.MODELS_OFFERED, "a,b")

@@ -114,6 +114,8 @@ def test_a_better_known_model_is_offered_only_to_a_direction_that_has_a_worse_on
     have = M("firefox-base-memory-en-zh", "mozilla/firefox-base-memory-en-zh", quality=q(86.31))
     assert better_available([opus, have], "en-zh") is None
     assert better_available([M("x", quality=q(90.0))], "en-zh") is None
+    assert better_available([M("mine")], "en-zh") is None, "a model without a published score is the user's own"
+    assert better_available([opus, M("mine")], "en-zh") is None
 
 
 def test_the_published_table_is_mozillas_comet_on_flores_devtest():

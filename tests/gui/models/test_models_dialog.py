@@ -49,13 +49,17 @@ def test_installed_bundles_are_listed_with_pair_size_precisions_licence_location
     assert cells(dialog) == [
         "English → Chinese",
         "opus-mt-en-zh",
+        "Marian (opus-mt)",
+        "Not published",
+        "Not measured",
         "12.3 MB",
         "INT8, FP32",
         "CC-BY-4.0",
         "Your models folder",
         "Not checked",
+        "In use",
     ]
-    assert cells(dialog, 1)[5] == "Beside the program"
+    assert cells(dialog, 1)[8] == "Beside the program" and cells(dialog, 1)[10] == "", "one model in use a direction"
 
 
 def test_the_catalogue_is_fetched_only_when_the_user_asks(qtbot, open_dialog):
@@ -66,7 +70,7 @@ def test_the_catalogue_is_fetched_only_when_the_user_asks(qtbot, open_dialog):
     qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.catalogue.rowCount() == 1, timeout=5000)
     assert store.calls.count("load_catalogue") == 1
-    assert dialog.catalogue.item(0, 0).text() == "Chinese → English" and dialog.catalogue.item(0, 2).text() == "4.0 MB"
+    assert dialog.catalogue.item(0, 0).text() == "Chinese → English" and dialog.catalogue.item(0, 4).text() == "4.0 MB"
 
 
 def test_import_success_adds_the_bundle_and_reports_the_new_list(qtbot, open_dialog):
@@ -126,12 +130,12 @@ def test_verify_marks_the_bundle_verified_or_names_the_damage(qtbot, open_dialog
     dialog = open_dialog(store)
     dialog.installed.selectRow(0)
     dialog.verify_button.click()
-    qtbot.waitUntil(lambda: cells(dialog)[6] == "Verified", timeout=5000)
+    qtbot.waitUntil(lambda: cells(dialog)[9] == "Verified", timeout=5000)
     store.damaged[str(EN_ZH_MODEL.path)] = ["model.int8.onnx: sha256 mismatch"]
     wait_idle(qtbot, dialog)
     dialog.verify_button.click()
-    qtbot.waitUntil(lambda: cells(dialog)[6].startswith("Damaged"), timeout=5000)
-    assert "model.int8.onnx" in cells(dialog)[6]
+    qtbot.waitUntil(lambda: cells(dialog)[9].startswith("Damaged"), timeout=5000)
+    assert "model.int8.onnx" in cells(dialog)[9]
 
 
 def test_download_shows_progress_and_cancel_changes_nothing(qtbot, open_dialog):
@@ -165,7 +169,7 @@ def test_download_progress_names_the_megabytes_and_ends_with_the_new_bundle(qtbo
     wait_idle(qtbot, dialog)
     assert any("4.0 of 4.0 MB" in f for f in formats), formats
     assert "Downloaded and checked opus-mt-zh-en" in dialog.message.text()
-    assert dialog.catalogue.item(0, 4).text() == "Installed"
+    assert dialog.catalogue.item(0, 6).text() == "Installed"
 
 
 def test_offline_the_dialog_says_so_and_nothing_else_changes(qtbot, open_dialog):

@@ -76,8 +76,8 @@ def test_download_from_the_catalogue_installs_a_verified_bundle(qtbot, dialog, s
     assert "Downloaded and checked" in d.message.text()
     assert (store.models / FIXTURE_NAME / "manifest.json").is_file()
     assert d.installed.item(0, 0).text() == "English → Chinese"
-    assert d.installed.item(0, 5).text() == "Your models folder"
-    assert d.catalogue.item(0, 4).text() == "Installed"
+    assert d.installed.item(0, 8).text() == "Your models folder"
+    assert d.catalogue.item(0, 6).text() == "Installed"
 
 
 def test_offline_says_so_and_changes_nothing(qtbot, dialog, store, server, monkeypatch):

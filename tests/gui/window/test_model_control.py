@@ -4,6 +4,7 @@ problem, load_model), real small widgets and recording callbacks; no worker, no 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QAction
@@ -14,7 +15,7 @@ from gui.notice_bar import NoticeBar
 from gui.settings import Key
 from gui.window.model_control import ModelControl
 from gui.worker.model_load import ModelInfo, ModelProblem
-from tests.gui.fakes import EN_ZH, ZH_EN
+from tests.gui.fakes import EN_ZH, ZH_EN, FakeModel
 
 INFO = ModelInfo("/b/en-zh", "opus-mt-en-zh", "CC-BY-4.0", "", "int8", ("int8", "fp32"), 4, 0.1, pair=EN_ZH)
 MISSING = ModelProblem("missing", "no model", ("/models",), None, "/models/opus-mt-en-zh", pair_key="en-zh")
@@ -87,10 +88,10 @@ def test_the_pair_is_the_models_or_else_the_direction_settings(control, settings
 def test_a_model_installed_for_the_direction_shown_is_loaded_if_none_is(control):
     model_control, requests, _ = control()
     requests.problem = MISSING
-    zh_en = type("Installed", (), {"pair": ZH_EN, "problem": None})()
+    zh_en = FakeModel(Path("/m/zh-en"), "opus-mt-zh-en", ZH_EN)
     model_control.models_changed([zh_en])
     assert model_control.available_pairs == ("zh-en",) and requests.loads == 0, "not the direction shown"
-    en_zh = type("Installed", (), {"pair": EN_ZH, "problem": None})()
+    en_zh = FakeModel(Path("/m/en-zh"), "opus-mt-en-zh", EN_ZH)
     model_control.loading = True
     model_control.models_changed([en_zh, zh_en])
     assert requests.loads == 0, "a load is already under way"

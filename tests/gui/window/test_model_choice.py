@@ -1,0 +1,167 @@
+"""Choosing among several models of one direction, on the real window, worker and engine: two en→zh bundles made from
+the committed fixture are installed in a scratch per-user models folder (`opus-mt-en-zh`, with opus-mt's published
+COMET 82.44, and `tiny-better`, COMET 90.00 with a measured speed). The best one loads without a choice; the model
+indicator and the Models dialog choose the other, which loads at once on the worker and is remembered per direction
+(in the settings file the engine's store reads too); an opus-mt-only user is offered the better model once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from engine.store.choice import read_choices
+from gui.models.models_dialog import ModelsDialog
+from gui.settings import Key, Settings
+from gui.worker.scheduler import default_factory, default_locator, default_pair_lister
+from tests.engine.store.direction_models import model_copy
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """Install copies of the fixture into a scratch models folder; nothing from the checkout is found."""
+    data = tmp_path / "qiao-data"
+    monkeypatch.setenv("QIAO_DATA_DIR", str(data))
+    monkeypatch.setattr("engine.store.locate.SOURCE_ROOT", tmp_path / "no-checkout")
+    models = data / "models"
+
+    def install(*names: str) -> dict[str, Path]:
+        made = {}
+        for name in names:
+            if name == "opus-mt-en-zh":
+                made[name] = model_copy(models / name, "Helsinki-NLP/opus-mt-en-zh")
+            else:
+                made[name] = model_copy(models / name, f"qiao/{name}", score=90.0, speed=321.0)
+        return made
+
+    return install
+
+
+@pytest.fixture
+def real_window(qtbot, make_window, settings):
+    def make(settings_obj: Settings | None = None, model_dir: str | None = None):
+        (settings_obj or settings).set(Key.LIVE_TRANSLATE, False)
+        if model_dir is not None:
+            window = make_window(model_dir=model_dir, settings_obj=settings_obj)
+        else:
+            window = make_window(
+                default_factory, default_locator, pair_lister=default_pair_lister, settings_obj=settings_obj
+            )
+        control = window.model_control
+        qtbot.waitUntil(lambda: bool(control.models) and control.model_button.isVisible(), timeout=10_000)
+        return window
+
+    return make
+
+
+def loaded(window) -> Path:
+    return Path(window.model.bundle_dir).resolve()
+
+
+def translate(qtbot, window, text: str = "Thank you very much.") -> None:
+    window.source.setPlainText(text)
+    window.translate()
+    qtbot.waitUntil(lambda: not window.translating and window.last_result is not None, timeout=10_000)
+
+
+def menu_actions(window) -> dict[str, object]:
+    control = window.model_control
+    control.fill_model_menu()
+    return {a.text().split(" — ")[0]: a for a in control.model_menu.actions() if a.isCheckable()}
+
+
+def test_the_best_installed_model_loads_and_the_indicator_shows_quality_size_speed_licence(real_window, installed):
+    models = installed("opus-mt-en-zh", "tiny-better")
+    window = real_window()
+    assert loaded(window) == models["tiny-better"].resolve(), "no choice: the best published quality"
+    button = window.model_control.model_button
+    assert button.text() == "tiny-better" and button.parentWidget() is window.statusBar()
+    tip = button.toolTip()
+    assert "COMET-22 90.00 on FLORES devtest" in tip and "321 tokens/s" in tip and "CC-BY-4.0" in tip
+    assert "2.0 MB" in tip
+    actions = menu_actions(window)
+    assert list(actions) == ["tiny-better", "opus-mt-en-zh"], "best first"
+    assert actions["tiny-better"].isChecked() and not actions["opus-mt-en-zh"].isChecked()
+    assert "COMET-22 82.44" in actions["opus-mt-en-zh"].text() and "CC-BY-4.0" in actions["opus-mt-en-zh"].text()
+    assert window.notice.isHidden(), "a model better than any Qiao knows of is installed: nothing to offer"
+
+
+def test_choosing_in_the_indicator_loads_the_model_at_once_and_it_is_remembered(
+    qtbot, real_window, installed, make_window, settings, tmp_path
+):
+    models = installed("opus-mt-en-zh", "tiny-better")
+    window = real_window()
+    translate(qtbot, window)
+    before, first = window.target.toPlainText(), window.last_result
+    worker_thread = window.engine.thread
+    menu_actions(window)["opus-mt-en-zh"].trigger()
+    qtbot.waitUntil(
+        lambda: window.model is not None and loaded(window) == models["opus-mt-en-zh"].resolve(), timeout=10_000
+    )
+    qtbot.waitUntil(lambda: not window.translating and window.last_result is not first, timeout=10_000)
+    assert window.target.toPlainText() == before, "the shown text translated again by the chosen model"
+    assert window.engine.thread is worker_thread and worker_thread.isRunning(), "loaded on the same worker thread"
+    qtbot.waitUntil(lambda: window.model_control.model_button.text() == "opus-mt-en-zh", timeout=5000)
+    assert settings.get(Key.MODEL_EN_ZH) == "opus-mt-en-zh"
+    assert read_choices() == {"en-zh": "opus-mt-en-zh"}, "saved where the CLI reads it"
+    window.shutdown()
+    again = real_window(Settings(tmp_path / "config" / "qiao.ini"))
+    assert loaded(again) == models["opus-mt-en-zh"].resolve(), "the choice outlives the window"
+
+
+def test_the_models_dialog_chooses_the_model_a_direction_uses(qtbot, real_window, installed):
+    models = installed("opus-mt-en-zh", "tiny-better")
+    window = real_window()
+    dialog = window.open_models()
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 2 and not dialog._job, timeout=10_000)
+    rows = {dialog.installed.item(r, 1).text(): r for r in range(2)}
+    use = ModelsDialog.USE_COLUMN
+    assert dialog.installed.item(rows["tiny-better"], use).text() == "In use"
+    assert dialog.installed.item(rows["opus-mt-en-zh"], 3).text() == "COMET-22 82.44"
+    assert dialog.installed.item(rows["tiny-better"], 4).text() == "321 tokens/s"
+    dialog.installed.selectRow(rows["tiny-better"])
+    assert not dialog.use_button.isEnabled(), "already in use"
+    dialog.installed.selectRow(rows["opus-mt-en-zh"])
+    assert dialog.use_button.isEnabled()
+    qtbot.mouseClick(dialog.use_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: window.model is not None and loaded(window) == models["opus-mt-en-zh"].resolve(), timeout=10_000
+    )
+    dialog._fill_installed()
+    assert dialog.installed.item(rows["opus-mt-en-zh"], use).text() == "In use"
+    assert dialog.installed.item(rows["tiny-better"], use).text() == ""
+    assert read_choices() == {"en-zh": "opus-mt-en-zh"}
+    dialog.reject()
+
+
+def test_an_opus_mt_user_is_offered_the_better_model_once(qtbot, real_window, installed, tmp_path):
+    installed("opus-mt-en-zh")
+    window = real_window()
+    qtbot.waitUntil(lambda: window.notice.isVisible(), timeout=5000)
+    (message,) = window.notice.messages()
+    assert "A better English → Chinese model is available: Firefox base-memory" in message
+    assert "COMET-22 86.31" in message and "COMET-22 82.44 for opus-mt-en-zh" in message
+    assert window.notice.action_button.text() == "Models…"
+    window.notice.action_button.click()
+    (dialog,) = [d for d in window.findChildren(ModelsDialog) if d.isVisible()]
+    assert "firefox-base-memory-en-zh" in dialog.message.text() and "Check for models" in dialog.message.text()
+    dialog.reject()
+    window.notice.dismiss()
+    assert window.settings.get(Key.MODELS_OFFERED) == "firefox-base-memory-en-zh"
+    window.settings.sync()
+    window.shutdown()
+    again = real_window(Settings(tmp_path / "config" / "qiao.ini"))
+    qtbot.wait(200)
+    assert again.notice.messages() == [], "offered once per model"
+
+
+def test_started_with_one_model_there_is_nothing_to_choose_or_offer(qtbot, real_window, installed):
+    models = installed("opus-mt-en-zh", "tiny-better")
+    window = real_window(model_dir=str(models["opus-mt-en-zh"]))
+    assert loaded(window) == models["opus-mt-en-zh"].resolve()
+    actions = menu_actions(window)
+    assert actions and not any(a.isEnabled() for a in actions.values())
+    assert "--model" in window.model_control.model_button.toolTip()
+    qtbot.wait(200)
+    assert window.notice.messages() == []
