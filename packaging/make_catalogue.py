@@ -3,12 +3,19 @@
     python packaging/make_catalogue.py BUNDLE... --out DIR --url-base URL
 
 For every bundle folder: verify it, write DIR/qiao-model-<id>.zip whose single top folder is the bundle named by its
-id (`opus-mt-en-zh`, from the manifest's pair, as packaging/stage_model.py names it), then DIR/catalogue.json:
+id, then DIR/catalogue.json. The id of a Marian (opus-mt) bundle is `opus-mt-<pair>`, from the manifest's pair, as
+packaging/stage_model.py names it; any other family's is the folder name its model id installs as
+(engine.store.installed.bundle_name: `mozilla/firefox-base-memory-en-zh` → `firefox-base-memory-en-zh`).
 
     {"format": 1, "bundles": [{"id": "opus-mt-en-zh", "name": "English → Chinese (opus-mt-en-zh)",
       "source": "en", "target": "zh", "model_id": "Helsinki-NLP/opus-mt-en-zh",
       "url": "URL/qiao-model-opus-mt-en-zh.zip", "size": 123, "sha256": "<64 hex>", "license": "CC-BY-4.0",
-      "precisions": ["int8", "fp32"]}]}
+      "precisions": ["int8", "fp32"], "family": "marian", "installed_size": 456,
+      "quality": {"metric": "COMET-22", "test_set": "FLORES devtest", "score": 82.44, "source": "…"},
+      "speed": {"tokens_per_s": 410.0, "threads": 2, "precision": "int8", "machine": "…"}}]}
+
+`quality` is the manifest's block, else the published score Qiao knows for the model id (engine.store.quality);
+`speed` the manifest's (packaging/measure_speed.py records it). Either is left out when there is none.
 
 which engine/store/catalogue.py reads. The zip holds exactly the files the manifest lists (plus manifest.json), in
 sorted
@@ -34,9 +41,12 @@ sys.path.insert(0, str(HERE))
 
 from stage_model import bundle_name  # noqa: E402
 
-from engine.bundle.manifest import MANIFEST, load_manifest, sha256_file, verify_bundle  # noqa: E402
+from engine.bundle.manifest import MANIFEST, Manifest, load_manifest, sha256_file, verify_bundle  # noqa: E402
 from engine.config import PRECISIONS  # noqa: E402
 from engine.errors import QiaoError  # noqa: E402
+from engine.families import MARIAN  # noqa: E402
+from engine.store.installed import bundle_name as installed_name  # noqa: E402
+from engine.store.quality import quality_of, speed_of  # noqa: E402
 
 CATALOGUE_FORMAT = 1
 CATALOGUE = "catalogue.json"
@@ -59,6 +69,21 @@ class CatalogueEntry:
     sha256: str
     license: str
     precisions: list[str]
+    family: str
+    installed_size: int
+    quality: dict | None = None
+    speed: dict | None = None
+
+    def as_dict(self) -> dict:
+        """The catalogue's fields in order; quality and speed only when known (the reader refuses a null)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+def catalogue_id(manifest: Manifest) -> str:
+    """ "opus-mt-en-zh" for a Marian bundle (as stage_model names it); another family's installed folder name."""
+    if manifest.family == MARIAN:
+        return bundle_name(manifest.pair)
+    return installed_name(manifest.model_id)
 
 
 def archive_name(bundle_id: str) -> str:
@@ -107,9 +132,11 @@ def package_bundle(bundle: Path, out: Path, url_base: str) -> CatalogueEntry:
     """Verify `bundle`, zip it into `out`, and describe the zip as a catalogue entry."""
     manifest = verify_bundle(bundle)  # every file's size and sha256: a damaged bundle is never published
     pair = manifest.pair
-    bundle_id = bundle_name(pair)
+    bundle_id = catalogue_id(manifest)
     archive = out / archive_name(bundle_id)
-    write_zip(bundle, [*manifest.raw["files"], MANIFEST], bundle_id, archive)
+    files = [*manifest.raw["files"], MANIFEST]
+    write_zip(bundle, files, bundle_id, archive)
+    quality, speed = quality_of(manifest.raw, manifest.model_id), speed_of(manifest.raw)
     return CatalogueEntry(
         id=bundle_id,
         name=f"{pair.source.name} → {pair.target.name} ({bundle_id})",
@@ -121,12 +148,18 @@ def package_bundle(bundle: Path, out: Path, url_base: str) -> CatalogueEntry:
         sha256=sha256_file(archive),
         license=manifest.license,
         precisions=[p for p in PRECISIONS if p in manifest.precisions],
+        family=manifest.family,
+        installed_size=sum((bundle / rel).stat().st_size for rel in files),
+        quality=quality.to_dict() if quality is not None else None,
+        speed=speed.to_dict() if speed is not None else None,
     )
 
 
 def catalogue_text(entries: list[CatalogueEntry]) -> str:
     return (
-        json.dumps({"format": CATALOGUE_FORMAT, "bundles": [asdict(e) for e in entries]}, ensure_ascii=False, indent=1)
+        json.dumps(
+            {"format": CATALOGUE_FORMAT, "bundles": [e.as_dict() for e in entries]}, ensure_ascii=False, indent=1
+        )
         + "\n"
     )
 
@@ -146,7 +179,7 @@ def write_catalogue(entries: list[CatalogueEntry], out: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="zip model bundles for download and write catalogue.json")
-    parser.add_argument("bundles", nargs="+", type=Path, help="bundle folders (one per pair)")
+    parser.add_argument("bundles", nargs="+", type=Path, help="bundle folders (each id once)")
     parser.add_argument("--out", required=True, type=Path, help="folder for the zips and catalogue.json")
     parser.add_argument("--url-base", required=True, help="where the zips will be downloadable (a release's URL)")
     args = parser.parse_args(argv)
@@ -160,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             if not (bundle / MANIFEST).is_file():
                 print(f"make_catalogue: no model bundle at {bundle}", file=sys.stderr)
                 return 1
-            bundle_id = bundle_name(load_manifest(bundle).pair)
+            bundle_id = catalogue_id(load_manifest(bundle))
             if bundle_id in ids:
                 print(f"make_catalogue: {ids[bundle_id]} and {bundle} are both {bundle_id}", file=sys.stderr)
                 return 1

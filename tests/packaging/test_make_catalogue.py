@@ -18,7 +18,20 @@ from engine.bundle.manifest import verify_bundle
 from tests.engine.bundles import zh_en_copy
 
 URL = "https://github.com/example/qiao/releases/download/v1.0.0"
-KEYS = ["id", "name", "source", "target", "model_id", "url", "size", "sha256", "license", "precisions"]
+KEYS = [
+    "id",
+    "name",
+    "source",
+    "target",
+    "model_id",
+    "url",
+    "size",
+    "sha256",
+    "license",
+    "precisions",
+    "family",
+    "installed_size",
+]
 
 
 @pytest.fixture
@@ -122,3 +135,37 @@ def test_engine_reads_it(published):
     entries = catalogue.load_catalogue(out / "catalogue.json")
     assert [e.id for e in entries] == [b["id"] for b in raw["bundles"]]
     assert [e.sha256 for e in entries] == [b["sha256"] for b in raw["bundles"]]
+
+
+def test_family_quality_speed_and_installed_size_are_published(bundle_dir, tmp_path):
+    """A bundle whose manifest records quality and speed carries them; opus-mt's published score is filled in; the
+    engine reads them all back."""
+    from engine.store.catalogue import load_catalogue
+    from tests.engine.store.direction_models import model_copy
+
+    measured = model_copy(tmp_path / "measured", "qiao/measured", score=90.0, speed=321.0)
+    opus = zh_en_copy(model_copy(tmp_path / "opus", "Helsinki-NLP/opus-mt-zh-en"), tmp_path / "opus-zh-en")
+    out = tmp_path / "out"
+    assert make_catalogue.main([str(measured), str(opus), "--out", str(out), "--url-base", URL]) == 0
+    en_zh, zh_en = json.loads((out / "catalogue.json").read_text(encoding="utf-8"))["bundles"]
+    assert list(en_zh) == [*KEYS, "quality", "speed"] and en_zh["family"] == "marian"
+    assert en_zh["quality"]["score"] == 90.0 and en_zh["speed"]["tokens_per_s"] == 321.0
+    listed = sum(f["size"] for f in verify_bundle(measured).raw["files"].values())
+    assert en_zh["installed_size"] == listed + (measured / "manifest.json").stat().st_size
+    assert zh_en["quality"]["score"] == 84.39 and "comet-results.md" in zh_en["quality"]["source"]
+    assert "speed" not in zh_en, "none measured: left out, never null"
+    entries = load_catalogue(out / "catalogue.json")
+    assert entries[0].quality is not None and entries[0].quality.score == 90.0
+    assert entries[0].speed is not None and entries[0].installed_size == en_zh["installed_size"]
+
+
+def test_ids_are_opus_mt_by_pair_for_marian_and_the_installed_name_for_other_families():
+    from types import SimpleNamespace
+
+    from engine.languages import default_pair
+
+    pair = default_pair("en", "zh")
+    marian = SimpleNamespace(family="marian", model_id="qiao/anything", pair=pair)
+    firefox = SimpleNamespace(family="bergamot", model_id="mozilla/firefox-translations-enzh-base-memory", pair=pair)
+    assert make_catalogue.catalogue_id(marian) == "opus-mt-en-zh"
+    assert make_catalogue.catalogue_id(firefox) == "firefox-translations-enzh-base-memory"

@@ -41,12 +41,12 @@ def config(tmp_path, monkeypatch) -> Path:
 
 def test_the_choice_is_read_from_the_models_section_as_qsettings_writes_it(config):
     config.write_text(
-        "[engine]\nprecision=int8\nen-zh=not-this-one\n\n[models]\nen-zh=firefox-base-memory-en-zh\n"
+        "[engine]\nprecision=int8\nen-zh=not-this-one\n\n[models]\nen-zh=firefox-translations-enzh-base-memory\n"
         'zh-en="opus-mt-zh-en"\nxx-yy=../../etc\noffered=a b\n\n[window]\ngeometry=@ByteArray(\\0\\x1)\n',
         encoding="utf-8",
     )
-    assert read_choices() == {"en-zh": "firefox-base-memory-en-zh", "zh-en": "opus-mt-zh-en"}
-    assert chosen_for("en-zh") == "firefox-base-memory-en-zh" and chosen_for("fr-en") is None
+    assert read_choices() == {"en-zh": "firefox-translations-enzh-base-memory", "zh-en": "opus-mt-zh-en"}
+    assert chosen_for("en-zh") == "firefox-translations-enzh-base-memory" and chosen_for("fr-en") is None
 
 
 def test_no_or_an_unreadable_settings_file_is_no_choice(config):
@@ -108,10 +108,10 @@ def test_the_choice_wins_by_name_or_model_id_when_usable():
 def test_a_better_known_model_is_offered_only_to_a_direction_that_has_a_worse_one():
     opus = M("opus-mt-en-zh", "Helsinki-NLP/opus-mt-en-zh", quality=q(82.44))
     offer = better_available([opus], "en-zh")
-    assert offer is not None and offer.catalogue_id == "firefox-base-memory-en-zh"
+    assert offer is not None and offer.catalogue_id == "firefox-translations-enzh-base-memory"
     assert offer.quality.score == 86.31
     assert better_available([], "en-zh") is None, "nothing installed for the direction: nothing to improve on"
-    have = M("firefox-base-memory-en-zh", "mozilla/firefox-base-memory-en-zh", quality=q(86.31))
+    have = M("firefox-translations-enzh-base-memory", "mozilla/firefox-translations-enzh-base-memory", quality=q(86.31))
     assert better_available([opus, have], "en-zh") is None
     assert better_available([M("x", quality=q(90.0))], "en-zh") is None
     assert better_available([M("mine")], "en-zh") is None, "a model without a published score is the user's own"
@@ -121,17 +121,17 @@ def test_a_better_known_model_is_offered_only_to_a_direction_that_has_a_worse_on
 def test_the_published_table_is_mozillas_comet_on_flores_devtest():
     scores = {p.catalogue_id: p.quality.score for p in PUBLISHED}
     assert scores == {
-        "firefox-base-memory-en-zh": 86.31,
-        "firefox-base-en-zh": 85.56,
+        "firefox-translations-enzh-base-memory": 86.31,
+        "firefox-translations-enzh-base": 85.56,
         "opus-mt-en-zh": 82.44,
-        "firefox-base-zh-en": 86.22,
-        "firefox-base-memory-zh-en": 86.04,
+        "firefox-translations-zhen-base": 86.22,
+        "firefox-translations-zhen-base-memory": 86.04,
         "opus-mt-zh-en": 84.39,
     }
     assert all(p.quality.comparable and "comet-results.md" in p.quality.source for p in PUBLISHED)
     best_en_zh, best_zh_en = best_published("en-zh"), best_published("zh-en")
-    assert best_en_zh is not None and best_en_zh.catalogue_id == "firefox-base-memory-en-zh"
-    assert best_zh_en is not None and best_zh_en.catalogue_id == "firefox-base-zh-en"
+    assert best_en_zh is not None and best_en_zh.catalogue_id == "firefox-translations-enzh-base-memory"
+    assert best_zh_en is not None and best_zh_en.catalogue_id == "firefox-translations-zhen-base"
 
 
 def test_quality_and_speed_blocks_are_checked_and_a_bad_manifest_block_counts_as_none():

@@ -145,10 +145,12 @@ def test_an_opus_mt_user_is_offered_the_better_model_once(qtbot, real_window, in
     assert window.notice.action_button.text() == "Models…"
     window.notice.action_button.click()
     (dialog,) = [d for d in window.findChildren(ModelsDialog) if d.isVisible()]
-    assert "firefox-base-memory-en-zh" in dialog.message.text() and "Check for models" in dialog.message.text()
+    assert (
+        "firefox-translations-enzh-base-memory" in dialog.message.text() and "Check for models" in dialog.message.text()
+    )
     dialog.reject()
     window.notice.dismiss()
-    assert window.settings.get(Key.MODELS_OFFERED) == "firefox-base-memory-en-zh"
+    assert window.settings.get(Key.MODELS_OFFERED) == "firefox-translations-enzh-base-memory"
     window.settings.sync()
     window.shutdown()
     again = real_window(Settings(tmp_path / "config" / "qiao.ini"))
