@@ -78,5 +78,3 @@ def longest_first(spans: list[Span]) -> list[Span]:
         if all(span.end <= c.start or span.start >= c.end for c in chosen):
             chosen.append(span)
     return sorted(chosen, key=lambda s: s.start)
-
-
