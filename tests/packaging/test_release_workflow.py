@@ -29,7 +29,10 @@ def test_the_models_job_builds_checks_zips_and_catalogues_both_pairs(workflow):
         assert env[var] == f"resources/models/opus-mt-{pair}"
         assert f'qiao model build --from Helsinki-NLP/opus-mt-{pair} --out "${var}"' in run
     assert "qiao model verify" in run and 'qiao --self-test --model "$bundle"' in run
-    assert re.search(r'packaging/make_catalogue.py "\$MODEL_DIR" "\$MODEL_DIR_ZH_EN" --out "\$MODELS_OUT"', run)
+    assert re.search(
+        r'packaging/make_catalogue.py "\$MODEL_DIR" "\$MODEL_DIR_ZH_EN" "\$FIREFOX_OUT"/\*/ --out "\$MODELS_OUT"', run
+    )
+    assert run.index("measure_speed.py") < run.index("make_catalogue.py"), "the speed is in the manifests first"
     upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
     assert upload["with"]["name"] == "qiao-models" and upload["with"]["if-no-files-found"] == "error"
     assert "qiao-model-*.zip" in upload["with"]["path"] and "catalogue.json" in upload["with"]["path"]
@@ -57,3 +60,23 @@ def test_every_script_the_workflow_runs_exists(workflow):
     text = "\n".join(scripts(job) for job in workflow["jobs"].values())
     used = set(re.findall(r"packaging[/\\]([\w/\\]+\.(?:py|sh|ps1|iss))", text))
     assert used and all((ROOT / "packaging" / u.replace("\\", "/")).is_file() for u in used), used
+
+
+def test_the_firefox_job_fetches_checks_converts_and_hands_the_bundles_to_the_catalogue(workflow):
+    """Issue 29: Mozilla's en↔zh models, checked against the published hashes (packaging/fetch_firefox_models.py,
+    tested offline in test_fetch_firefox_models.py), converted, verified and self-tested, then catalogued."""
+    env, jobs = workflow["env"], workflow["jobs"]
+    firefox = jobs["firefox-models"]
+    run = scripts(firefox)
+    assert 'python packaging/fetch_firefox_models.py --out "$FIREFOX_OUT"' in run
+    assert "qiao model verify" in run and 'qiao --self-test --model "$bundle"' in run
+    upload = next(s for s in firefox["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["name"] == "firefox-bundles" and upload["with"]["path"] == "${{ env.FIREFOX_OUT }}"
+    assert upload["with"]["if-no-files-found"] == "error"
+    models = jobs["models"]
+    assert models["needs"] == "firefox-models"
+    download = next(s for s in models["steps"] if s.get("uses", "").startswith("actions/download-artifact"))
+    assert download["with"]["name"] == "firefox-bundles" and download["with"]["path"] == "${{ env.FIREFOX_OUT }}"
+    assert env["FIREFOX_OUT"]
+    build = scripts(jobs["build"])
+    assert '"$MODELS_OUT"/qiao-model-opus-mt-*.zip' in build, "the installers and tests get the opus-mt bundles only"

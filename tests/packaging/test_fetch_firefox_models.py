@@ -1,0 +1,181 @@
+"""fetch_firefox_models, offline: a synthetic Firefox Translations folder (tests/fixtures/bergamot/make.py, gzipped
+as published) served from a file:// mirror with the repository's layout stands in for Mozilla. Every file is
+checked against its published size and sha256 before anything is unpacked (a changed byte, a wrong size, an http://
+URL are refused and leave nothing behind), un-gzipped with a bound, converted by the real `qiao model build`
+(family bergamot), given Mozilla's published quality, verified, self-tested, and catalogued."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import fetch_firefox_models as fetcher
+import make_catalogue
+import pytest
+
+from engine.bundle.manifest import verify_bundle
+from engine.store.catalogue import load_catalogue
+
+URL = "https://github.com/example/qiao/releases/download/v1.0.0"
+
+
+@pytest.fixture(scope="module")
+def synthetic_folder() -> Path:
+    """A tiny base-memory-like en→zh folder (int8 with alphas, separate vocabularies, a shortlist), gzipped."""
+    pytest.importorskip("sentencepiece", reason="the synthetic vocabularies are trained with sentencepiece")
+    from tests.fixtures.bergamot import make
+
+    folder = make.cached_folder(make.TINY, "intgemm-alphas", shortlist=True, gz=True)
+    return folder.model.parent
+
+
+def published(folder: Path) -> tuple[fetcher.PublishedFile, ...]:
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    return tuple(
+        fetcher.PublishedFile(p.name, p.stat().st_size, hashlib.sha256(p.read_bytes()).hexdigest(), p.suffix == ".gz")
+        for p in files
+    )
+
+
+@pytest.fixture
+def mirror(synthetic_folder, tmp_path) -> tuple[str, fetcher.FirefoxModel, Path]:
+    """A file:// mirror holding the synthetic folder at models/base-memory/enzh, and the model as published there."""
+    root = tmp_path / "mirror"
+    model = fetcher.FirefoxModel("base-memory", "enzh", published(synthetic_folder))
+    place = root / model.folder
+    place.mkdir(parents=True)
+    for file in model.files:
+        shutil.copyfile(synthetic_folder / file.name, place / file.name)
+    return root.as_uri(), model, place
+
+
+def test_the_pinned_table_is_the_four_en_zh_models_with_full_hashes():
+    ids = [m.id for m in fetcher.MODELS]
+    assert ids == [
+        "firefox-translations-enzh-base-memory",
+        "firefox-translations-enzh-base",
+        "firefox-translations-zhen-base-memory",
+        "firefox-translations-zhen-base",
+    ]
+    for model in fetcher.MODELS:
+        names = {f.name for f in model.files}
+        assert f"model.{model.pair}.intgemm.alphas.bin.gz" in names and "metadata.json" in names
+        assert f"lex.50.50.{model.pair}.s2t.bin.gz" in names
+        assert all(len(f.sha256) == 64 and int(f.sha256, 16) >= 0 and f.size > 0 for f in model.files)
+    first = fetcher.MODELS[0]
+    assert fetcher.file_url(first, first.files[0]) == (
+        f"https://media.githubusercontent.com/media/mozilla/firefox-translations-models/{fetcher.COMMIT}"
+        "/models/base-memory/enzh/model.enzh.intgemm.alphas.bin.gz"
+    )
+    meta = next(f for f in first.files if f.name == "metadata.json")
+    assert fetcher.file_url(first, meta).startswith("https://raw.githubusercontent.com/mozilla/")
+
+
+def test_published_files_are_downloaded_and_checked(mirror, tmp_path):
+    base, model, _ = mirror
+    folder = fetcher.fetch(model, tmp_path / "downloads", base, say=lambda _: None)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f.name for f in model.files)
+
+
+@pytest.mark.parametrize("damage", ["byte", "longer", "shorter"])
+def test_a_file_that_differs_from_the_published_one_is_refused_and_nothing_is_kept(mirror, tmp_path, damage):
+    base, model, place = mirror
+    victim = place / model.files[0].name
+    data = bytearray(victim.read_bytes())
+    if damage == "byte":
+        data[len(data) // 2] ^= 0xFF
+    elif damage == "longer":
+        data += b"\0"
+    else:
+        del data[-1]
+    victim.write_bytes(bytes(data))
+    downloads = tmp_path / "downloads"
+    with pytest.raises(fetcher.FetchError) as caught:
+        fetcher.fetch(model, downloads, base, say=lambda _: None)
+    message = str(caught.value)
+    assert model.files[0].name in message
+    assert ("sha256" in message and "refused" in message) if damage == "byte" else "published" in message
+    leftovers = [p.name for p in downloads.rglob("*") if p.is_file()]
+    assert model.files[0].name not in leftovers and not any(n.endswith(".part") for n in leftovers)
+
+
+def test_a_cached_download_is_kept_only_when_it_is_the_published_file(mirror, tmp_path):
+    base, model, place = mirror
+    downloads = tmp_path / "downloads"
+    folder = fetcher.fetch(model, downloads, base, say=lambda _: None)
+    first = model.files[0]
+    shutil.rmtree(place)  # the mirror is gone: only a cached file that checks out can be used
+    assert fetcher.fetch(model, downloads, base, say=lambda _: None) == folder
+    (folder / first.name).write_bytes(b"stale")
+    with pytest.raises(fetcher.FetchError, match="cannot download"):
+        fetcher.fetch(model, downloads, base, say=lambda _: None)
+    assert not (folder / first.name).exists(), "a stale cached file is never used"
+
+
+def test_only_https_or_a_local_mirror_is_fetched(tmp_path):
+    file = fetcher.PublishedFile("x.gz", 1, "0" * 64)
+    with pytest.raises(fetcher.FetchError, match="only https://"):
+        fetcher.download("http://example.org/x.gz", tmp_path / "x.gz", file)
+    assert not (tmp_path / "x.gz").exists()
+
+
+def test_unpacking_is_bounded_and_rejects_what_is_not_gzip(tmp_path):
+    downloads = tmp_path / "d"
+    downloads.mkdir()
+    (downloads / "model.enzh.bin.gz").write_bytes(gzip.compress(b"\0" * 4096))
+    with pytest.raises(fetcher.FetchError, match="unpacks past 1,000 bytes"):
+        fetcher.unpack(downloads, tmp_path / "u", limit=1000)
+    (downloads / "model.enzh.bin.gz").write_bytes(b"not gzip")
+    with pytest.raises(fetcher.FetchError, match="not a gzip file"):
+        fetcher.unpack(downloads, tmp_path / "u")
+
+
+def test_metadata_is_compared_with_the_model_but_not_enforced(mirror, tmp_path):
+    base, model, _ = mirror
+    folder = fetcher.unpack(fetcher.fetch(model, tmp_path / "d", base, say=lambda _: None), tmp_path / "u" / "enzh")
+    assert "match" in fetcher.metadata_note(folder) and "differs" not in fetcher.metadata_note(folder)
+    meta = json.loads((folder / "metadata.json").read_text(encoding="utf-8"))
+    (folder / "metadata.json").write_text(json.dumps({**meta, "hash": "0" * 64}), encoding="utf-8")
+    assert "hash differs from" in fetcher.metadata_note(folder)
+
+
+def test_a_converted_bundle_of_another_model_is_refused(mirror, tmp_path, bundle_dir):
+    base, model, _ = mirror
+
+    def wrong(folder: Path, out: Path, model_id: str) -> None:  # a converter that wrote some other bundle
+        shutil.copytree(bundle_dir, out)
+
+    with pytest.raises(fetcher.FetchError, match="is qiao/tiny-marian-fixture, not mozilla/firefox-translations-enzh"):
+        fetcher.make_bundle(model, tmp_path / "out", tmp_path / "work", base_url=base, convert=wrong, say=print)
+
+
+def test_download_convert_annotate_verify_self_test_and_catalogue(mirror, tmp_path, capsys):
+    """The whole job on the synthetic folder, with the real converter (family bergamot), speed and self-test."""
+    pytest.importorskip("onnx", reason="the converter needs the build extra")
+    base, model, _ = mirror
+    out = tmp_path / "bundles"
+    argv = ["--out", str(out), "--base-url", base, "--work", str(tmp_path / "work")]
+    assert fetcher.main(argv, models=[model]) == 0, capsys.readouterr().err
+    bundle = out / "firefox-translations-enzh-base-memory"
+    manifest = verify_bundle(bundle)
+    assert manifest.family == "bergamot" and manifest.model_id == "mozilla/firefox-translations-enzh-base-memory"
+    assert manifest.license == "MPL-2.0" and manifest.pair.key == "en-zh"
+    assert manifest.raw["quality"]["score"] == 86.31 and "comet-results.md" in manifest.raw["quality"]["source"]
+    printed = capsys.readouterr().out
+    assert "verified and self-tested" in printed and "metadata.json's byteSize and hash match" in printed
+
+    release = tmp_path / "release"
+    assert make_catalogue.main([str(bundle), "--out", str(release), "--url-base", URL]) == 0
+    (entry,) = load_catalogue(release / "catalogue.json")
+    assert entry.id == "firefox-translations-enzh-base-memory" and entry.family == "bergamot"
+    assert entry.license == "MPL-2.0" and entry.quality is not None and entry.quality.score == 86.31
+    assert entry.speed is not None and entry.speed.tokens_per_s == manifest.raw["speed"]["tokens_per_s"] > 0
+    assert (release / "qiao-model-firefox-translations-enzh-base-memory.zip").is_file()
+
+
+def test_unknown_ids_are_refused(capsys, tmp_path):
+    assert fetcher.main(["--out", str(tmp_path), "--only", "nope"]) == 2
+    assert "unknown id nope" in capsys.readouterr().err
