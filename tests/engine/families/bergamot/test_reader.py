@@ -5,6 +5,7 @@ refused before a single weight is decoded (Marian itself silently fills a misnam
 from __future__ import annotations
 
 import gzip
+import importlib.util
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +18,11 @@ from engine.families.bergamot.build.marian_io import FLOAT32, INT8, META_NAME
 from tests.fixtures.bergamot import make
 
 SPEC = make.TINY
+
+# The synthetic folders train their SentencePiece vocabularies here: the build extra's sentencepiece.
+NEEDS_SPM = pytest.mark.skipif(
+    importlib.util.find_spec("sentencepiece") is None, reason="could not import 'sentencepiece' (the build extra)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +42,7 @@ def _read_bin(blob: bytes) -> reader.Checkpoint:
     return reader.read_items(marian_io.bin_items(blob), "test.bin")
 
 
+@NEEDS_SPM
 @pytest.mark.parametrize("layout", ["npz", "bin"])
 def test_float_layouts_read_back_exactly(tmp_path: Path, params: dict[str, np.ndarray], layout: str) -> None:
     folder = make.write_folder(tmp_path / layout, SPEC, layout, params=params)
@@ -48,6 +55,7 @@ def test_float_layouts_read_back_exactly(tmp_path: Path, params: dict[str, np.nd
     assert checkpoint.config == make.config(SPEC)
 
 
+@NEEDS_SPM
 def test_intgemm8_payloads_are_transposed_and_dequantised(tmp_path: Path, params: dict[str, np.ndarray]) -> None:
     """Non-embedding int8 weights are stored W^T row-major with a float32 qm trailer; Wemb untransposed and
     dequantised as q * (1/qm). A wrong orientation would be off by far more than half a quantisation step."""
@@ -68,6 +76,7 @@ def test_intgemm8_payloads_are_transposed_and_dequantised(tmp_path: Path, params
     assert "encoder_l1_self_bq" not in checkpoint.int8  # biases stay float32
 
 
+@NEEDS_SPM
 def test_alphas_are_read_by_weight_name(tmp_path: Path) -> None:
     folder = make.write_folder(tmp_path / "alphas", SPEC, "intgemm-alphas")
     checkpoint = reader.read_model(folder.model)
@@ -79,6 +88,7 @@ def test_alphas_are_read_by_weight_name(tmp_path: Path) -> None:
     assert all(a > 0 for a in checkpoint.alphas.values())
 
 
+@NEEDS_SPM
 def test_gzipped_folder_reads_the_same(tmp_path: Path, params: dict[str, np.ndarray]) -> None:
     plain = make.write_folder(tmp_path / "plain", SPEC, "bin", params=params, shortlist=True)
     zipped = make.write_folder(tmp_path / "gz", SPEC, "bin", params=params, shortlist=True, gz=True)
@@ -177,6 +187,7 @@ def test_missing_architecture_key_is_refused(params: dict[str, np.ndarray]) -> N
         _read_bin(_items_bin(SPEC, params, config))
 
 
+@NEEDS_SPM
 def test_incomplete_alphas_are_refused(tmp_path: Path) -> None:
     folder = make.write_folder(tmp_path / "alphas", SPEC, "intgemm-alphas")
     items = [i for i in marian_io.bin_items(folder.model.read_bytes()) if i.name != "encoder_l2_ffn_W2_QuantMultA"]
@@ -187,6 +198,7 @@ def test_incomplete_alphas_are_refused(tmp_path: Path) -> None:
         reader.read_items(without_output, "no-output-alpha")
 
 
+@NEEDS_SPM
 def test_alphas_file_without_alphas_is_refused(tmp_path: Path) -> None:
     folder = make.write_folder(tmp_path / "int8", SPEC, "intgemm8")
     renamed = folder.model.with_name("model.enzh.intgemm.alphas.bin")
@@ -195,6 +207,7 @@ def test_alphas_file_without_alphas_is_refused(tmp_path: Path) -> None:
         reader.read_model(renamed)
 
 
+@NEEDS_SPM
 def test_untied_int8_output_table_is_refused(tmp_path: Path) -> None:
     """marian-conv stores an untied decoder_ff_logit_out_Wt as intgemm8, and bergamot then multiplies it with the
     wrong inner dimension (checked against bergamot: 0 of 25 sentences agree), so there is nothing to match."""
@@ -216,6 +229,7 @@ def test_truncated_and_foreign_files_are_refused(tmp_path: Path, params: dict[st
         reader.read_model(tmp_path / "model.xxyy.npz")
 
 
+@NEEDS_SPM
 def test_model_folder_names_its_files(tmp_path: Path) -> None:
     shared = make.write_folder(tmp_path / "shared", replace(SPEC, vocab="shared"), "npz", shortlist=True)
     assert shared.shared_vocab and shared.src_vocab == shared.trg_vocab and shared.pair == "enzh"

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import sentencepiece as spm
 
 from engine.families.bergamot import shortlist as shortlist_io
 from engine.families.bergamot.build.reader import ModelFolder, read_model
 from engine.families.bergamot.build.reference import EOS, decode
 from tests.fixtures.bergamot import make
 from tests.oracles import bergamot
+
+spm = pytest.importorskip("sentencepiece")  # the vocabularies are trained here (the build extra)
 
 pytestmark = pytest.mark.bergamot
 

@@ -5,6 +5,9 @@ wider run; BergamotEncoderState.allowing adds forced ids to the shortlist, throu
 from __future__ import annotations
 
 import numpy as np
+import pytest
+
+pytest.importorskip("onnx")  # the graphs are built here (the build extra)
 
 from tests.engine.families.bergamot.direct import random_architecture, random_params
 from tests.engine.families.bergamot.test_model import Rule, batch, lexicon, make
