@@ -89,6 +89,9 @@ class ModelControl(QObject):
         self.model_button.setAutoRaise(True)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.model_button.setMenu(self.model_menu)
+        policy = self.model_button.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # the status bar keeps one height: a restored splitter keeps its sizes
+        self.model_button.setSizePolicy(policy)
         self.model_button.hide()
         bar = precision_label.parentWidget()
         if isinstance(bar, QStatusBar):  # beside the precision label, where the window put it
