@@ -60,3 +60,31 @@ def zh_en_bundle_dir() -> Path:
 @pytest.fixture(scope="session")
 def zh_en_checkpoint_dir() -> Path:
     return ZH_EN_CHECKPOINT
+
+
+def _bergamot_bundle(tmp_path_factory: pytest.TempPathFactory, name: str, **spec: str) -> Path:
+    """A tiny Firefox Translations (Bergamot) model folder (tests/fixtures/bergamot/make.py, cached in .cache), its
+    INT8 weights with their alphas and a shortlist, converted into a bundle (FP32 and INT8) once per session."""
+    pytest.importorskip("onnx")  # the converter writes the graphs; sentencepiece reads the vocabularies
+    pytest.importorskip("sentencepiece")
+    from dataclasses import replace
+
+    from engine.families.bergamot.build.convert import build_bundle
+    from tests.fixtures.bergamot import make
+
+    folder = make.cached_folder(replace(make.TINY, **spec), "intgemm-alphas", shortlist=True)
+    out = tmp_path_factory.mktemp(name) / "bundle"
+    build_bundle(folder.model.parent, out, quiet=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def bergamot_bundle_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """en→zh, separate vocabularies, the target table tied to the output (as Firefox's base-memory enzh)."""
+    return _bergamot_bundle(tmp_path_factory, "bergamot-enzh", pair="enzh", vocab="separate", tying="tied")
+
+
+@pytest.fixture(scope="session")
+def bergamot_zh_en_bundle_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """zh→en, one shared vocabulary and every table tied (as Firefox's zhen)."""
+    return _bergamot_bundle(tmp_path_factory, "bergamot-zhen", pair="zhen", vocab="shared", tying="tied-all")
