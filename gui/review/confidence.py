@@ -21,6 +21,17 @@ def _wordish(ch: str) -> bool:
     return ch.isalnum() and ord(ch) < 0x2E80
 
 
+def whole_words(text: str, a: int, b: int) -> tuple[int, int]:
+    """Characters a..b of `text` widened to the spaced-language words they cut into (a piece of "tomorrow" is
+    "tomorrow"); a Han character is a word on its own."""
+    a, b = max(0, a), min(len(text), b)
+    while 0 < a < len(text) and _wordish(text[a - 1]) and _wordish(text[a]):
+        a -= 1
+    while 0 < b < len(text) and _wordish(text[b]) and _wordish(text[b - 1]):
+        b += 1
+    return a, b
+
+
 def unsure_spans(result: SentenceResult, text: str, threshold_percent: float) -> list[tuple[int, int]]:
     """(start, end) within `text` (the sentence's own text) of each unsure word; [] when the sentence carries
     no scores (the user's memory, an old result)."""
@@ -31,10 +42,7 @@ def unsure_spans(result: SentenceResult, text: str, threshold_percent: float) ->
             continue
         if not any(ch.isalnum() for ch in text[a:b]):
             continue
-        while a > 0 and _wordish(text[a - 1]) and _wordish(text[a]):
-            a -= 1
-        while b < len(text) and _wordish(text[b]) and _wordish(text[b - 1]):
-            b += 1
+        a, b = whole_words(text, a, b)
         if spans and spans[-1][1] >= a:
             spans[-1] = (spans[-1][0], max(b, spans[-1][1]))
         else:

@@ -22,6 +22,13 @@ def sentence_highlight(palette: QPalette) -> QColor:
     return _blend(base, palette.color(QPalette.ColorRole.Highlight), 0.28 if is_dark(palette) else 0.16)
 
 
+def word_highlight(palette: QPalette) -> QColor:
+    """The aligned words inside the tinted sentences (the word pointed at and the words it was written from): the
+    same hue, louder than the sentence's tint and still quieter than a selection."""
+    base = palette.color(QPalette.ColorRole.Base)
+    return _blend(base, palette.color(QPalette.ColorRole.Highlight), 0.55 if is_dark(palette) else 0.42)
+
+
 def unsure_underline(palette: QPalette) -> QColor:
     """The wavy line under an unsure word: amber, toned towards the page so it reads as a hint, not an error."""
     base = palette.color(QPalette.ColorRole.Base)

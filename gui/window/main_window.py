@@ -38,6 +38,7 @@ from gui.preferences.settings_dialog import SettingsDialog
 from gui.quick.clipboard_text import copy_as_qiao
 from gui.review.alternatives_controller import attach_alternatives
 from gui.review.review_kept import attach_kept_review
+from gui.review.word_alignment import WordAligner
 from gui.settings import Key, Settings
 from gui.theme import apply_theme
 from gui.window.alignment import Alignment
@@ -128,7 +129,9 @@ class MainWindow(QMainWindow):
             pair_changed=self._apply_pair,
             update_actions=self._update_actions,
         )
-        self.alignment = Alignment(self.source_pane, self.target_pane, self)
+        # the sentences under the pointer, and their words where the model aligns them (asked of the worker)
+        words = WordAligner(worker, self.requests.options, self)
+        self.alignment = Alignment(self.source_pane, self.target_pane, self, words=words)
         self.alternatives = attach_alternatives(self)  # click a word: other words there, the rest re-decoded
         self._apply_review_settings()
         self._build_documents()

@@ -13,14 +13,17 @@ latest request wins PER CHANNEL: a popup request never cancels the window's tran
 engine they run one after another, the window first. The window's review requests (`alternatives`, `sentence`: the
 click-a-word popup, gui.worker.review) are a third latest-wins channel, "review", served right after the window's
 translation (and `prepare_alternatives`, a sentence's start decoded while the pointer rests on it, after the popup's
-request, stopped by any other request). Requests of the local API (`translate_ordered`) are served in
+request, stopped by any other request). The window's word alignment (`align`: which source words the sentence under
+the pointer was written from, gui.worker.alignment) is a latest-wins slot of its own, served after the popup and before
+prepare. Requests of the local API (`translate_ordered`) are served in
 arrival order, one item at a time between interactive requests, and are never cancelled by a newer one (only by
-`cancel_ordered` or `stop`). Priority: configuration, window, review, popup, prepare, API,
-document steps.
+`cancel_ordered` or `stop`). Priority: configuration, window, review, popup, alignment, prepare,
+API, document steps.
 
 Each kind of work is a job source that owns its queue (gui.worker.jobs); the scheduler asks them in `_sources`'
 order, which is the priority above: configuration (gui.worker.model_load), the window's channel, review
-(gui.worker.review), the popup's channel, prepare, API (gui.worker.ordered), documents (gui.worker.documents).
+(gui.worker.review), the popup's channel, alignment (gui.worker.alignment), prepare, API (gui.worker.ordered),
+documents (gui.worker.documents).
 
 Documents (`translate_document`) wait in a queue and are served in order, one bounded step
 (`engine.documents.job.DocumentJob.steps`) at a time, and only when nothing else is pending: configuration and the
@@ -44,6 +47,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from engine.documents.job import DocumentOptions
 from engine.options import TranslationOptions
+from gui.worker.alignment import AlignmentSource, alignment_request
 from gui.worker.channels import CHANNELS, ChannelRequest, ChannelSource
 from gui.worker.documents import DocumentRequest, DocumentSource, nothing_done
 from gui.worker.engine import (
@@ -123,6 +127,8 @@ class TranslationWorker(QObject):
     alternatives_ready = Signal(int, object)  # id, list[engine.results.Alternative], best first
     sentence_ready = Signal(int, object)  # id, engine.results.SentenceResult
     review_failed = Signal(int, str)  # id, the engine's wording, NO_MODEL, CANCELLED or INTERNAL + detail
+    alignment_ready = Signal(int, object)  # id, tuple of (start, end) per token: characters of the sentence's source
+    alignment_failed = Signal(int, str, bool)  # id, the engine's wording (or NO_MODEL, INTERNAL…), model cannot align
     _wake = Signal()
 
     def __init__(
@@ -148,6 +154,7 @@ class TranslationWorker(QObject):
         self._channels = {name: ChannelSource(name, self._model.of, self) for name in CHANNELS}
         self._review = ReviewSource(self._model.current, self)
         self._prepare = PrepareSource(self._model.current)
+        self._alignment = AlignmentSource(self._model.current, self)
         self._ordered = OrderedSource(self._lock, self._model.current, self)
         self._documents = DocumentSource(self._lock, self._model, engine.document_job, self)
         # The priority: the first source with a job wins each turn (the module docstring says why this order)
@@ -156,6 +163,7 @@ class TranslationWorker(QObject):
             self._channels["window"],
             self._review,
             self._channels["popup"],
+            self._alignment,
             self._prepare,
             self._ordered,
             self._documents,
@@ -261,6 +269,16 @@ class TranslationWorker(QObject):
         with self._lock:
             self._prepare.put(request)
             self._stop_preparing()
+        self._wake.emit()
+        return request.id
+
+    def align(self, source: str, tokens: list[int] | tuple[int, ...], options: TranslationOptions | None) -> int:
+        """Which characters of `source` each of `tokens` (its translation, as SentenceResult.tokens) was written from
+        (alignment_ready), or why not (alignment_failed; `unsupported` for a model that cannot align); replaces an
+        earlier waiting request, stops nothing."""
+        request = alignment_request(next(self._ids), source, tokens, options)
+        with self._lock:
+            self._alignment.put(request)
         self._wake.emit()
         return request.id
 

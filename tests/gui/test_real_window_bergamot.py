@@ -10,12 +10,13 @@ import http.client
 import json
 import shutil
 import socket
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTableWidgetItem
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QApplication, QTableWidgetItem
 
 from engine.documents.job import DocumentJob, DocumentOptions
 from engine.options import TranslationOptions
@@ -24,11 +25,14 @@ from gui.app import attach_desktop, attach_quick, attach_records
 from gui.desktop.single_instance import InstanceRequest
 from gui.documents.document_queue import State
 from gui.review.alternatives_controller import forced_tokens
-from gui.review.confidence import unsure_spans
+from gui.review.confidence import unsure_spans, whole_words
+from gui.review.word_alignment import merged
 from gui.settings import Key
+from gui.window.alignment import SOURCE, TARGET
 from gui.window.main_window import MainWindow
 from gui.worker.engine import local_engine
 from tests.engine.api.serving import allow_loopback
+from tests.gui.review.test_review_alignment import move_mouse, point_of
 
 _GETADDRINFO = socket.getaddrinfo  # before any test patches it
 
@@ -317,3 +321,90 @@ def test_unsure_words_are_underlined_from_the_models_scores(qtbot, window, berga
         expected += [(start + a, start + b) for a, b in unsure_spans(sentence, text, 50)]
     assert expected, "the fixture sentence has a word under 50 %"
     assert pane.underlined() == expected
+
+
+# -- word alignment -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def alignment_calls(monkeypatch):
+    """Every Translator.alignment call: (the thread it ran on, source, tokens)."""
+    calls: list[tuple[threading.Thread, str, tuple[int, ...]]] = []
+    real = Translator.alignment
+
+    def spy(self, source, tokens, options=None):
+        calls.append((threading.current_thread(), source, tuple(tokens)))
+        return real(self, source, tokens, options)
+
+    monkeypatch.setattr(Translator, "alignment", spy)
+    return calls
+
+
+def one_token_word(sentence, source: str, links) -> int:
+    """A token that is a word of its own in the translation and aligns to a whole source word (so the highlight is
+    exactly the engine's span on both sides)."""
+    text = sentence.text
+    for t, ((a, b), (sa, sb)) in enumerate(zip(sentence.token_spans, links, strict=True)):
+        alone = sum(1 for x, y in sentence.token_spans if x < y and x < b and y > a) == 1
+        if (
+            a < b
+            and whole_words(text, a, b) == (a, b)
+            and alone
+            and sa < sb
+            and whole_words(source, sa, sb) == (sa, sb)
+        ):
+            return t
+    raise AssertionError("no such token in the fixture's sentence")
+
+
+def test_pointing_at_a_target_word_tints_the_source_words_it_was_written_from(
+    qtbot, window, bergamot_profile, alignment_calls
+):
+    translate_in_window(qtbot, window, EN_TEXT)
+    pane, align = window.target_pane, window.alignment
+    sentence = pane.sentences()[0]
+    links = engine(bergamot_profile["en-zh"]).alignment(sentence.source, sentence.tokens, window.requests.options())
+    alignment_calls.clear()
+    t = one_token_word(sentence, sentence.source, links)
+    start = pane.sentence_range(0)[0]
+    a, b = sentence.token_spans[t]
+    move_mouse(window.target, point_of(window.target, start + a))
+    source_start = window.source_pane.sentence_range(0)[0]
+    expected = [(source_start + links[t][0], source_start + links[t][1])]
+    qtbot.waitUntil(lambda: align.word_highlighted(SOURCE) == expected, timeout=20_000)
+    assert window.source.toPlainText()[slice(*expected[0])] == sentence.source[slice(*links[t])]
+    assert align.word_highlighted(TARGET) == [(start + a, start + b)]
+    assert align.highlighted(SOURCE) == window.source_pane.sentence_range(0), "the sentence's tint stays under it"
+    # Asked once, on the worker thread, for exactly that sentence
+    assert [(c[1], c[2]) for c in alignment_calls] == [(sentence.source, sentence.tokens)]
+    assert alignment_calls[0][0] is not threading.main_thread()
+    # Another word of the same sentence, and the sentence again after leaving it: the kept answer, nothing asked
+    other = next(k for k, (x, y) in enumerate(sentence.token_spans) if x < y and k != t)
+    move_mouse(window.target, point_of(window.target, start + sentence.token_spans[other][0]))
+    QApplication.sendEvent(window.target.viewport(), QEvent(QEvent.Type.Leave))
+    move_mouse(window.target, point_of(window.target, start + a))
+    assert align.word_highlighted(SOURCE) == expected
+    assert len(alignment_calls) == 1
+
+
+def test_pointing_at_a_source_word_tints_the_target_words_written_from_it(
+    qtbot, window, bergamot_profile, alignment_calls
+):
+    translate_in_window(qtbot, window, EN_TEXT)
+    pane, align = window.target_pane, window.alignment
+    sentence = pane.sentences()[0]
+    links = engine(bergamot_profile["en-zh"]).alignment(sentence.source, sentence.tokens, window.requests.options())
+    t = one_token_word(sentence, sentence.source, links)
+    word = links[t]
+    start = pane.sentence_range(0)[0]
+    expected = merged(
+        [
+            (start + x, start + y)
+            for (x, y), (sa, sb) in zip(sentence.token_spans, links)
+            if sa < word[1] and sb > word[0]
+        ]
+    )
+    source_start = window.source_pane.sentence_range(0)[0]
+    move_mouse(window.source, point_of(window.source, source_start + word[0]))
+    qtbot.waitUntil(lambda: align.word_highlighted(TARGET) == expected, timeout=20_000)
+    assert align.word_highlighted(SOURCE) == [(source_start + word[0], source_start + word[1])]

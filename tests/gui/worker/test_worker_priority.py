@@ -1,5 +1,5 @@
 """The scheduler's job sources, asked in priority order: configuration (a model load) first, then the window's
-channel, review, the popup's channel, prepare, the API, documents, whatever order the requests came in."""
+channel, review, the popup's channel, alignment, prepare, the API, documents, whatever order the requests came in."""
 
 from __future__ import annotations
 
@@ -29,6 +29,10 @@ class _LoggingTranslator(FakeTranslator):
 
     def prepare_alternatives(self, source, tokens, options=None, *, cancel=None):
         self.log.append(("prepare", source))
+
+    def alignment(self, source, tokens, options=None):
+        self.log.append(("alignment", source))
+        return ()
 
 
 class _GatedFactory(FakeFactory):
@@ -73,6 +77,7 @@ def test_jobs_run_in_priority_order_not_arrival_order(qtbot, busy_worker, tmp_pa
     # Queued (nearly) lowest priority first: served in arrival order, the document would run first
     worker.translate_document(doc)
     worker.translate_ordered(["api text"])
+    worker.align("alignment text", [1], TranslationOptions())
     worker.translate("popup text", channel="popup")
     worker.sentence("review text", TranslationOptions(), [1])
     worker.prepare_alternatives("prepare text", [1, 2], TranslationOptions())  # after the click: one drops the other
@@ -86,6 +91,7 @@ def test_jobs_run_in_priority_order_not_arrival_order(qtbot, busy_worker, tmp_pa
         ("translate", "window text"),
         ("review", "review text"),
         ("translate", "popup text"),
+        ("alignment", "alignment text"),
         ("prepare", "prepare text"),
         ("translate", "api text"),
         ("step", "doc.txt", 0),
