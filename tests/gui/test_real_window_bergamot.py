@@ -213,6 +213,18 @@ def test_documents_are_translated_beside_the_original(qtbot, window, bergamot_pr
     assert any(paragraphs)
 
 
+def test_a_chinese_document_goes_to_the_zh_en_bergamot_model(qtbot, window, bergamot_profile, tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    source = folder / "note.txt"
+    source.write_text("我喜欢绿茶。\n\n我喜欢绿茶。\n", encoding="utf-8")
+    output = translate_document(qtbot, window, source)  # the window stays en→zh
+    assert output.parent == folder and window.model.pair.key == "en-zh"
+    oracle = engine_document(bergamot_profile["zh-en"], window, source, tmp_path / "oracle", target_lang="en")
+    assert output.read_text(encoding="utf-8") == oracle.read_text(encoding="utf-8")
+    assert output.read_text(encoding="utf-8").strip()
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -307,6 +319,30 @@ def test_alternatives_for_a_word_and_taking_one(qtbot, window, bergamot_profile)
     qtbot.waitUntil(lambda: pane.sentences()[1].tokens == result.tokens, timeout=20_000)
     assert pane.sentences()[1].text == result.text
     assert pane.edit_origin(1) == "alternative"
+
+
+def test_more_translations_lists_the_bergamot_models_n_best(qtbot, window, bergamot_profile):
+    from gui.worker.review import more_translations_options
+
+    translate_in_window(qtbot, window, EN_TEXT)
+    sentence = window.target_pane.sentences()[0]
+    more = more_translations_options(window.requests.options(), window.model.default_beams)
+    result = engine(bergamot_profile["en-zh"]).translate_sentence(sentence.source, more)
+    expected = [result.text, *(a.text for a in result.alternatives)]
+    assert len(expected) > 1
+    assert window.alternatives.more_translations(0) is not None  # the context menu's "More translations…"
+    popup = window.alternatives.popup
+    qtbot.waitUntil(lambda: [a.text for a in popup.alternatives()] == expected, timeout=20_000)
+
+
+def test_beam_search_from_the_settings(qtbot, window, bergamot_profile):
+    assert window.model.default_beams == 1, "Firefox decodes greedily: the bundle says so"
+    window.settings.set(Key.BEAMS, 4)
+    got = translate_in_window(qtbot, window, EN_TEXT)
+    assert window.requests.options().beams == 4
+    assert got == engine_text(bergamot_profile["en-zh"], window, EN_TEXT)
+    greedy = engine(bergamot_profile["en-zh"]).translate(EN_TEXT, window.requests.options().replace(beams=1)).text
+    assert got != greedy, "the fixture's text tells beam search from greedy"
 
 
 def test_unsure_words_are_underlined_from_the_models_scores(qtbot, window, bergamot_profile):
