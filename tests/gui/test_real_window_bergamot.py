@@ -444,3 +444,23 @@ def test_pointing_at_a_source_word_tints_the_target_words_written_from_it(
     move_mouse(window.source, point_of(window.source, source_start + word[0]))
     qtbot.waitUntil(lambda: align.word_highlighted(TARGET) == expected, timeout=20_000)
     assert align.word_highlighted(SOURCE) == [(source_start + word[0], source_start + word[1])]
+
+
+def test_an_english_word_of_several_pieces_tints_the_chinese_it_came_from(
+    qtbot, open_window, bergamot_profile, alignment_calls
+):
+    window = open_window("zh-en")  # one shared vocabulary; English target words are often several pieces
+    text = "我喜欢绿茶。"
+    translate_in_window(qtbot, window, text)
+    pane, align = window.target_pane, window.alignment
+    [sentence] = pane.sentences()
+    links = engine(bergamot_profile["zh-en"]).alignment(sentence.source, sentence.tokens, window.requests.options())
+    alignment_calls.clear()
+    word = whole_words(sentence.text, *sentence.token_spans[0])
+    pieces = [k for k, (a, b) in enumerate(sentence.token_spans) if a < b and a < word[1] and b > word[0]]
+    assert len(pieces) > 1, "the fixture's first English word is several pieces"
+    expected = merged([links[k] for k in pieces])  # Han characters are words of their own: nothing to widen
+    move_mouse(window.target, point_of(window.target, sentence.token_spans[0][0]))
+    qtbot.waitUntil(lambda: align.word_highlighted(SOURCE) == expected, timeout=20_000)
+    assert align.word_highlighted(TARGET) == [word]
+    assert [c[0] is threading.main_thread() for c in alignment_calls] == [False]
