@@ -38,8 +38,10 @@ def _no_network(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _private_cache(monkeypatch, tmp_path_factory):
-    """Tests never write to the user's real cache folder."""
+    """Tests never write to the user's real cache folder, nor read the user's settings file (qiao.ini holds the
+    model chosen per direction, which the engine's store follows)."""
     monkeypatch.setenv("QIAO_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "qiao-cache"))
+    monkeypatch.setenv("QIAO_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "qiao-config"))
 
 
 @pytest.fixture(scope="session")
