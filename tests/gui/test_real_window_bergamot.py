@@ -294,7 +294,8 @@ def test_a_glossary_term_is_placed_by_the_bergamot_model(qtbot, window, bergamot
     dialog.accept()
     expected = engine_text(bergamot_profile["en-zh"], window, text)
     assert "红茶" in expected
-    qtbot.waitUntil(lambda: window.target.toPlainText() == expected, timeout=20_000)
+    qtbot.waitUntil(lambda: window.target.toPlainText() == expected and not window.translating, timeout=20_000)
+    qtbot.waitUntil(lambda: bool(window.target_pane.sentences()), timeout=5000)  # set once it finished
     [sentence] = window.target_pane.sentences()
     assert sentence.unmet == ()
 
