@@ -3,9 +3,10 @@
     python packaging/check_dist.py dist/qiao [--json report.json]
 
 Fails when a build-only package (torch, transformers, optimum, sentencepiece, onnx, …) is inside, whether as a
-module in the executable's archive, a folder, a shared library or package metadata; when a symbolic link dangles;
-and on Linux when a bundled library links something that neither the app nor the system provides. Reports the
-installed size with and without the embedded models, broken down by component.
+module in the executable's archive, a folder, a shared library or package metadata; when Qiao's own build-time code
+(engine.convert, a model family's converter under engine/families/<family>/build/) is in the archive; when a
+symbolic link dangles; and on Linux when a bundled library links something that neither the app nor the system
+provides. Reports the installed size with and without the embedded models, broken down by component.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from qiao_bundle_rules import FORBIDDEN_PACKAGES, SYSTEM_LIBRARIES
+from qiao_bundle_rules import BUILD_ONLY_APP_MODULES, FORBIDDEN_PACKAGES, SYSTEM_LIBRARIES
 
 COMPONENTS = [  # first match wins; patterns are matched against the path inside the app folder
     ("models", r"^(_internal/)?models/|^Contents/Resources/models/"),
@@ -62,12 +63,18 @@ def _forbidden_name(name: str) -> str | None:
     return None
 
 
+def build_only_app_module(module: str) -> str | None:
+    """The build-only part of Qiao itself a module belongs to (engine.convert, a family's `build` package), if any:
+    the frozen app runs bundles, it never converts models."""
+    return next((m for m in BUILD_ONLY_APP_MODULES if module == m or module.startswith(f"{m}.")), None)
+
+
 def forbidden_contents(dist: Path) -> list[str]:
     """Every sign of a build-only package in the app: archive modules, folders, libraries, metadata."""
     found: list[str] = []
     for exe in executables(dist):
         for module in sorted(archive_modules(exe)):
-            if _forbidden_name(module):
+            if _forbidden_name(module) or build_only_app_module(module):
                 found.append(f"{exe.name}: module {module}")
     roots = {"_internal", "Frameworks", "Resources"}  # onedir's package folder; a macOS bundle's two halves
     for path in sorted(dist.rglob("*")):

@@ -7,6 +7,7 @@ use; the app uses QtCore, QtGui and QtWidgets on the desktop platforms only.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import sys
@@ -40,10 +41,14 @@ BUILD_MODULES = sorted(
     for path in (Path(__file__).resolve().parents[1] / "engine" / "families").glob("*/build/__init__.py")
 )
 
+# Qiao's own build-time code: the model-build pipeline (it imports torch; `qiao model build` says it needs
+# qiao[build]) and each family's converter (engine/families/<family>/build/: onnx, sentencepiece). Excluded from the
+# freeze, and check_dist.py fails the build if one of them (or a module under it) is in the archive anyway.
+BUILD_ONLY_APP_MODULES = ("engine.convert", *BUILD_MODULES)
+
 EXCLUDED_MODULES = [
     *FORBIDDEN_PACKAGES,
-    "engine.convert",  # the model-build pipeline imports torch; `qiao model build` says it needs qiao[build]
-    *BUILD_MODULES,  # each family's converter (engine/families/<family>/build/), for the same reason
+    *BUILD_ONLY_APP_MODULES,
     # optional imports of numpy/onnxruntime/… that pull in big or irrelevant trees
     "tkinter",
     "_tkinter",
@@ -251,3 +256,14 @@ def drop_dangling_links(toc: Iterable[tuple[str, str, str]], present: set[str]) 
                 continue
         out.append((dest, src, kind))
     return out
+
+
+def models_notice(bundles: Iterable[Path]) -> str:
+    """The models' part of the app's copyright notice (macOS Info.plist): each embedded bundle by its folder name
+    with the licence its manifest states, since the installers embed whichever model is best per direction
+    (opus-mt: CC-BY-4.0; Mozilla's Firefox models: MPL-2.0)."""
+    parts = []
+    for bundle in bundles:
+        raw = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+        parts.append(f"{bundle.name} ({raw['model']['license']})")
+    return f"Models: {', '.join(parts)}." if parts else "No model embedded."

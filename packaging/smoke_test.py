@@ -15,6 +15,12 @@
      standard libraries, libpython, pyenv, virtual environments) is covered by an empty read-only tmpfs or
      /dev/null, then `env -i` with PATH set to an empty folder and no PYTHON* variables. The proof records that
      no `python*` can be found on PATH or executed at any of the hidden paths.
+   With `--extra-model DIR` (repeatable), it also runs bundles the app does not embed, as a user's downloaded or
+   imported model (a Bergamot/Firefox bundle, say): `qiao --self-test --model DIR` and `qiao translate --json
+   --model DIR --file …` on a few sentences of the bundle's source language, in the same isolation; the report
+   keeps the self-test's output and verdict, the inputs and each record's text and token ids, so a test can compare
+   them with the engine from source. It fails when the app could not run the bundle (no verdict, a line missing),
+   not on the verdict: a tiny random model's self-test may fail from source too.
 5. Starts the real GUI in the same isolation under Xvfb, several times (the first run warms the disk cache and is
    not counted), and measures from exec to "window exposed and painted" and to "model loaded, ready to translate"
    (the app's QIAO_STARTUP_PROBE), then the idle RSS with the INT8 engine loaded. It checks from /proc/PID/maps
@@ -67,6 +73,12 @@ BUDGETS = {  # Linux release budgets (issue #5)
 SAMPLE = "Thank you very much. Good morning, everyone!\n\nThe weather is very nice. See you tomorrow."
 CORPUS = ROOT / "tests" / "fixtures" / "tiny_marian" / "corpus.tsv"  # what the fixture model (--model fixture) knows
 ZH_EN_FIXTURE = ROOT / "tests" / "fixtures" / "tiny_marian_zh_en" / "bundle"  # --model fixture-zh-en
+# What --extra-model bundles translate, by their source language (a tiny random model's output is noise; what counts
+# is that the frozen app gives the same noise as the engine from source)
+EXTRA_SENTENCES = {
+    "en": ["Thank you very much.", "Good morning, everyone!", "The weather is very nice. See you tomorrow."],
+    "zh": ["非常感谢。", "大家早上好！", "今天天气很好。明天见。"],
+}
 
 
 def fixture_models() -> list[str]:
@@ -223,6 +235,72 @@ def isolation_ok(proof: dict) -> bool:
         and not proof["nonempty_hidden_dirs"]
         and proof["path_python"] == "none"
     )
+
+
+def bundle_facts(bundle: Path) -> dict:
+    """What the report says about an --extra-model bundle, from its manifest: family, model id, pair."""
+    raw = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    languages = raw["languages"]
+    return {
+        "family": raw.get("family", "marian"),  # format 4 (before families) is Marian
+        "model_id": raw["model"]["id"],
+        "pair": f"{languages['source']['code']}-{languages['target']['code']}",
+    }
+
+
+def extra_model_run(iso: Isolated, app: Path, bundle: Path, tag: str) -> dict:
+    """The frozen app on a bundle it does not embed, offline and without Python: its self-test, then `translate
+    --json` on EXTRA_SENTENCES of the bundle's source language (each record's text and token ids kept)."""
+    bundle = bundle.resolve()
+    result: dict = {"path": str(bundle), **bundle_facts(bundle)}
+    cmd, env, proof_path, _stamp = iso.command([str(app), "--self-test", "--model", str(bundle)], f"{tag}-selftest")
+    run = subprocess.run(cmd, env={**os.environ, **env, "APP_ENV": ""}, capture_output=True, text=True, timeout=120)
+    result["self_test"] = {
+        "exit_code": run.returncode,
+        "output": run.stdout + run.stderr,
+        "passed": run.returncode == 0 and "self-test passed" in run.stdout,
+        # it ran to a verdict on the model's output (a tiny random model may fail its self-test, as from source)
+        "ran": run.returncode in (0, 1) and any(ln.startswith("self-test ") for ln in run.stdout.splitlines()),
+        "isolated": bool(iso.prefix) and isolation_ok(parse_proof(proof_path)),
+    }
+    inputs = EXTRA_SENTENCES.get(result["pair"].split("-")[0], EXTRA_SENTENCES["en"])
+    source = iso.work / f"{tag}-input.txt"
+    source.write_text("\n".join(inputs) + "\n", encoding="utf-8")
+    app_cmd = [str(app), "translate", "--json", "--model", str(bundle), "--file", str(source)]
+    cmd, env, proof_path, _stamp = iso.command(app_cmd, f"{tag}-translate")
+    run = subprocess.run(cmd, env={**os.environ, **env, "APP_ENV": ""}, capture_output=True, text=True, timeout=120)
+    records = []
+    for line in run.stdout.splitlines():
+        try:
+            record = json.loads(line)
+            records.append({"text": record["text"], "tokens": record["tokens"]})
+        except (ValueError, KeyError, TypeError):
+            records.append({"unreadable": line[:200]})
+    result["translate"] = {
+        "exit_code": run.returncode,
+        "inputs": inputs,
+        "records": records,
+        "stderr_tail": run.stderr[-1000:],
+        "isolated": bool(iso.prefix) and isolation_ok(parse_proof(proof_path)),
+    }
+    return result
+
+
+def extra_model_failures(run: dict) -> list[str]:
+    """What went wrong running one --extra-model bundle (empty when the frozen app ran it: its self-test came to a
+    verdict and every line was translated). The verdict itself is the caller's to judge: a tiny random model's
+    self-test can fail (an empty translation) exactly as it does from source; a real model's must pass."""
+    name = f"--extra-model {run['path']} ({run['family']}, {run['pair']})"
+    failures = []
+    st, tr = run["self_test"], run["translate"]
+    if not st["ran"]:
+        failures.append(f"{name}: the frozen self-test did not run to a verdict (exit {st['exit_code']})")
+    ok = [r for r in tr["records"] if "text" in r]
+    if tr["exit_code"] != 0 or len(ok) != len(tr["inputs"]) or len(tr["records"]) != len(tr["inputs"]):
+        failures.append(f"{name}: frozen translate --json: exit {tr['exit_code']}, {len(ok)} of {len(tr['inputs'])}")
+    if not (st["isolated"] and tr["isolated"]):
+        failures.append(f"{name}: did not run fully isolated")
+    return failures
 
 
 # ---- measurements ---------------------------------------------------------------------------------------------------
@@ -505,6 +583,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--screenshot", type=Path, help="save the GUI screenshot here (default: OUT/frozen.png)")
     parser.add_argument("--runs", type=int, default=3, help="warm GUI start-ups to measure (after one warm-up)")
     parser.add_argument("--zstd-level", type=int, default=10, help="for the compressed size (release uses 19)")
+    parser.add_argument(
+        "--extra-model",
+        type=Path,
+        action="append",
+        default=[],
+        help="a bundle the app does not embed, run from outside with --model (self-test and translate; repeatable)",
+    )
     args = parser.parse_args(argv)
     out = args.out.resolve()
     shutil.rmtree(out, ignore_errors=True)
@@ -597,6 +682,13 @@ def main(argv: list[str] | None = None) -> int:
     if run.returncode != 0 or any(v != "ok" for v in verdicts.values()):
         bad = {k: v for k, v in verdicts.items() if v != "ok"}
         report["failures"].append(f"frozen translate-file: exit {run.returncode}, {bad or 'every result ok'}")
+
+    # -- bundles from outside the app (a downloaded or imported model), offline and without Python --
+    start = time.perf_counter()
+    report["extra_models"] = [extra_model_run(iso, app, b, f"extra-{i}") for i, b in enumerate(args.extra_model)]
+    for extra in report["extra_models"]:
+        report["failures"] += extra_model_failures(extra)
+    timings["extra_models_s"] = round(time.perf_counter() - start, 1)
 
     # -- the GUI under Xvfb, offline and without Python --
     start = time.perf_counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -101,6 +102,17 @@ def test_every_build_only_package_is_excluded_from_analysis():
     assert "onnxruntime" not in rules.EXCLUDED_MODULES
 
 
+def test_every_model_family_keeps_its_converter_out_and_its_runtime_in():
+    """Each family's `build` package (onnx, sentencepiece at import) is excluded; its runtime modules are not."""
+    families = sorted(p.parent.name for p in (ROOT / "engine" / "families").glob("*/__init__.py"))
+    assert {"marian", "bergamot"} <= set(families)
+    for family in families:
+        assert f"engine.families.{family}.build" in rules.EXCLUDED_MODULES
+        assert f"engine.families.{family}.build" in rules.BUILD_ONLY_APP_MODULES
+    runtime = [m for m in rules.EXCLUDED_MODULES if m.startswith("engine.") and not m.endswith(".build")]
+    assert runtime == ["engine.convert"]
+
+
 @pytest.mark.parametrize(
     ("name", "system"),
     [
@@ -116,3 +128,14 @@ def test_every_build_only_package_is_excluded_from_analysis():
 )
 def test_system_libraries(name, system):
     assert bool(rules.SYSTEM_LIBRARIES.match(name)) is system
+
+
+def test_the_copyright_notice_names_each_embedded_model_with_its_own_licence(tmp_path):
+    for name, license_ in (("firefox-translations-enzh-base-memory", "MPL-2.0"), ("opus-mt-zh-en", "CC-BY-4.0")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "manifest.json").write_text(json.dumps({"model": {"license": license_}}), encoding="utf-8")
+    bundles = sorted(tmp_path.iterdir())
+    assert rules.models_notice(bundles) == (
+        "Models: firefox-translations-enzh-base-memory (MPL-2.0), opus-mt-zh-en (CC-BY-4.0)."
+    )
+    assert rules.models_notice([]) == "No model embedded."

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import check_dist
 import pytest
-from check_dist import _forbidden_name, dangling_links, forbidden_contents, size_report
+from check_dist import _forbidden_name, build_only_app_module, dangling_links, forbidden_contents, size_report
 
 
 @pytest.mark.parametrize(
@@ -57,3 +58,30 @@ def test_dangling_links_and_sizes(tmp_path):
     size = size_report(tmp_path)
     assert size["total_bytes"] == 115 and size["models_bytes"] == 100 and size["app_without_models_bytes"] == 15
     assert size["by_component"]["Qt: ICU"] == 10
+
+
+@pytest.mark.parametrize(
+    ("module", "part"),
+    [
+        ("engine.convert", "engine.convert"),
+        ("engine.convert.export", "engine.convert"),
+        ("engine.families.bergamot.build", "engine.families.bergamot.build"),
+        ("engine.families.bergamot.build.convert", "engine.families.bergamot.build"),
+        ("engine.families.marian.build.graphs", "engine.families.marian.build"),
+        ("engine.families.bergamot", None),
+        ("engine.families.bergamot.model", None),
+        ("engine.families.bergamot.shortlist", None),
+        ("engine.families.marian.model", None),
+        ("engine.converter", None),
+    ],
+)
+def test_build_only_app_modules(module, part):
+    assert build_only_app_module(module) == part
+
+
+def test_a_family_converter_in_the_archive_fails_the_check(tmp_path, monkeypatch):
+    """The frozen app runs bundles; a converter module that slipped into its archive would pull onnx in with it."""
+    (tmp_path / "qiao").write_bytes(b"")
+    archive = {"engine.families.bergamot", "engine.families.bergamot.model", "engine.families.bergamot.build.reader"}
+    monkeypatch.setattr(check_dist, "archive_modules", lambda exe: archive)
+    assert forbidden_contents(tmp_path) == ["qiao: module engine.families.bergamot.build.reader"]

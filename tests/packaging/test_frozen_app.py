@@ -2,8 +2,9 @@
 
 One module-scoped run of packaging/smoke_test.py --build: freeze with the fixture models (en→zh, and zh→en once
 its fixture is committed), then check the folder, run `qiao --self-test` (every embedded bundle) with no network and
-no Python, start the GUI under Xvfb, and measure. The tests below assert on
-its report (build/smoke/report.json), one concern each, so a failure names what broke.
+no Python, run the tiny Bergamot (Firefox Translations) bundles from outside the app (`--extra-model`: self-test and
+`translate --json`, same isolation), start the GUI under Xvfb, and measure. The tests below assert on its report
+(build/smoke/report.json), one concern each, so a failure names what broke.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from engine.cli.main import main as qiao
 
 from .conftest import ROOT, SCRIPTS, BuildFailed, BuildOnce
 
@@ -25,8 +29,12 @@ OUT = ROOT / "build" / "smoke"
 ZH_EN_FIXTURE = ROOT / "tests" / "fixtures" / "tiny_marian_zh_en" / "bundle"
 
 
-def _smoke_report() -> dict:
+BERGAMOT_FIXTURES = ("bergamot_bundle_dir", "bergamot_zh_en_bundle_dir")  # tests/conftest.py, built per session
+
+
+def _smoke_report(extra_models: list[Path]) -> dict:
     cmd = [sys.executable, str(SCRIPTS / "smoke_test.py"), "--build", "--out", str(OUT)]
+    cmd += [arg for bundle in extra_models for arg in ("--extra-model", str(bundle))]
     env = {**os.environ, "PYTHON": sys.executable}
     env.pop("QT_QPA_PLATFORM", None)  # the smoke test chooses xcb (Xvfb) itself
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
@@ -39,9 +47,19 @@ def _smoke_report() -> dict:
     return data
 
 
+def _bergamot_bundles(request: pytest.FixtureRequest) -> list[Path]:
+    """The session's tiny Bergamot bundles; none where they cannot be built (no onnx/sentencepiece: the build
+    extra), and then only the Bergamot tests skip."""
+    try:
+        return [request.getfixturevalue(name) for name in BERGAMOT_FIXTURES]
+    except pytest.skip.Exception:
+        return []
+
+
 @pytest.fixture(scope="module")
-def _smoke() -> BuildOnce:
-    return BuildOnce.run("the frozen-app smoke test (smoke_test.py --build)", _smoke_report)
+def _smoke(request: pytest.FixtureRequest) -> BuildOnce:
+    extra = _bergamot_bundles(request)
+    return BuildOnce.run("the frozen-app smoke test (smoke_test.py --build)", lambda: _smoke_report(extra))
 
 
 @pytest.fixture
@@ -100,9 +118,58 @@ def test_archive_holds_the_app_and_nothing_build_only(report):
         "markdown_it",
         "srt",
         "charset_normalizer",
+        # both model families' runtimes (loaded by name when a bundle of the family is opened)
+        "engine.families.marian.model",
+        "engine.families.bergamot",
+        "engine.families.bergamot.loading",
+        "engine.families.bergamot.model",
+        "engine.families.bergamot.shortlist",
+        "engine.families.bergamot.tokenizer",
+        "engine.families.bergamot.vocabulary",
+        "engine.text.unigram",
     } <= modules
     assert [m for m in modules if _forbidden_name(m)] == []
     assert not any(m.startswith("engine.convert") for m in modules)
+    assert not any(".build" in m for m in modules if m.startswith("engine.families."))  # no family's converter
+
+
+def _self_test_facts(output: str) -> dict[str, str]:
+    """A self-test report's pair, sentence, each precision's translation, agreement and verdict, without timings."""
+    facts = {}
+    for line in output.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key in ("pair", "sentence", "int8", "fp32", "agreement"):
+            facts[key] = value.split("  (load ")[0].strip()
+        elif line.startswith("self-test "):
+            facts["self-test"] = line
+    return facts
+
+
+@pytest.mark.parametrize("fixture", BERGAMOT_FIXTURES)
+def test_the_frozen_app_runs_a_bergamot_bundle_offline_without_python(report, fixture, request, tmp_path, capsys):
+    """A Firefox Translations model converted into a bundle (en→zh with separate vocabularies; zh→en with a shared
+    one), run by the frozen app from outside it (`--model DIR`, as a downloaded or imported model): its self-test
+    says what it says from source (each precision's translation and the verdict: the tiny zh→en model translates
+    the self-test sentence to nothing, and fails, in both), and `translate --json` gives, record for record, the text
+    and token ids the engine gives from source."""
+    bundle = request.getfixturevalue(fixture)  # skips without the build extra (and then so does the smoke's run)
+    run = next((r for r in report["extra_models"] if r["path"] == str(bundle.resolve())), None)
+    assert run is not None, f"the smoke test did not run {bundle}: {report['extra_models']}"
+    assert run["family"] == "bergamot"
+    st = run["self_test"]
+    assert st["ran"] and st["isolated"], st["output"]
+    assert qiao(["--self-test", "--model", str(bundle)]) == st["exit_code"]
+    source_facts = _self_test_facts(capsys.readouterr().out)
+    assert {"pair", "int8", "fp32", "agreement", "self-test"} <= source_facts.keys()
+    assert _self_test_facts(st["output"]) == source_facts
+    frozen = run["translate"]
+    assert frozen["exit_code"] == 0 and frozen["isolated"], frozen["stderr_tail"]
+    source = tmp_path / "input.txt"
+    source.write_text("\n".join(frozen["inputs"]) + "\n", encoding="utf-8")
+    assert qiao(["translate", "--json", "--model", str(bundle), "--file", str(source)]) == 0
+    expected = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert frozen["records"] == [{"text": r["text"], "tokens": r["tokens"]} for r in expected]
+    assert len(expected) == len(frozen["inputs"]) == 3
 
 
 def test_gui_starts_offline_and_quits_cleanly(report):
