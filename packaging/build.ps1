@@ -1,11 +1,14 @@
 # Freeze Qiao into dist\qiao\ on Windows (Linux and macOS: packaging/build.sh).
 #
 #   powershell -ExecutionPolicy Bypass -File packaging\build.ps1 [-Model DIR[,DIR...]|fixture|none] [-Int8Only] [-Installer]
+#   powershell -ExecutionPolicy Bypass -File packaging\build.ps1 -Catalogue DIR\catalogue.json [-Int8Only] [-Installer]
 #
 #   -Model DIR,DIR  the model bundles to embed, one per pair (default: resources\models\opus-mt-en-zh, and
 #                   resources\models\opus-mt-zh-en when it has been built)
 #   -Model fixture  the committed tiny en->zh test model (what CI's smoke test uses); fixture-zh-en is its twin
 #   -Model none     no model inside; the app opens and explains where to put one
+#   -Catalogue F    a release's catalogue.json (its zips beside it): embed the best-quality bundle of each
+#                   direction, as a new install would choose (the Firefox models where the release has them)
 #   -Int8Only       embed the INT8 models only (drops fp32\ and rewrites each manifest to match)
 #   -Installer      also build dist\qiao-<version>-windows-x64-setup.exe with Inno Setup (iscc on PATH or in the
 #                   default install folder)
@@ -16,6 +19,7 @@
 [CmdletBinding()]
 param(
     [string[]]$Model = @(),
+    [string]$Catalogue = "",
     [switch]$Int8Only,
     [switch]$Installer
 )
@@ -40,9 +44,11 @@ if (Test-Path $stage) { Remove-Item -Recurse -Force $stage }
 New-Item -ItemType Directory -Force $stage | Out-Null
 $specArgs = @()
 if ($Model -contains "none" -and $Model.Count -gt 1) { throw "-Model none cannot be combined with other models" }
+if ($Catalogue -and $Model.Count -gt 0) { throw "-Catalogue chooses the models itself: not with -Model" }
 if ($Model -notcontains "none") {
     $stageArgs = @("packaging\stage_model.py", $stage)
     foreach ($m in $Model) { if ($m) { $stageArgs += @("--model", $m) } }
+    if ($Catalogue) { $stageArgs += @("--catalogue", $Catalogue) }
     if ($Int8Only) { $stageArgs += "--int8-only" }
     Invoke-Checked $python $stageArgs
     $specArgs = @("--", "--model-stage", $stage)

@@ -39,13 +39,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from stage_model import bundle_name  # noqa: E402
+from stage_model import bundle_id  # noqa: E402
 
 from engine.bundle.manifest import MANIFEST, Manifest, load_manifest, sha256_file, verify_bundle  # noqa: E402
 from engine.config import PRECISIONS  # noqa: E402
 from engine.errors import QiaoError  # noqa: E402
-from engine.families import MARIAN  # noqa: E402
-from engine.store.installed import bundle_name as installed_name  # noqa: E402
 from engine.store.quality import quality_of, speed_of  # noqa: E402
 
 CATALOGUE_FORMAT = 1
@@ -80,10 +78,9 @@ class CatalogueEntry:
 
 
 def catalogue_id(manifest: Manifest) -> str:
-    """ "opus-mt-en-zh" for a Marian bundle (as stage_model names it); another family's installed folder name."""
-    if manifest.family == MARIAN:
-        return bundle_name(manifest.pair)
-    return installed_name(manifest.model_id)
+    """ "opus-mt-en-zh" for a Marian bundle; another family's installed folder name: the folder stage_model gives
+    it in the app (one function, so an embedded model and its catalogue entry are one)."""
+    return bundle_id(manifest)
 
 
 def archive_name(bundle_id: str) -> str:

@@ -59,3 +59,16 @@ def test_model_none_freezes_without_a_stage(tmp_path):
     assert not any("stage_model.py" in c or "--model-stage" in c for c in calls)
     proc, _ = run_build(tmp_path / "again", "--model", "none", "--model", "fixture")
     assert proc.returncode == 2 and "--model none cannot be combined" in proc.stderr
+
+
+def test_a_catalogue_is_passed_to_stage_model_instead_of_models(tmp_path):
+    """The release freezes with the best-quality bundle of each direction its catalogue lists (stage_model.py
+    chooses); naming models as well would leave it unclear which are embedded."""
+    proc, calls = run_build(tmp_path, "--catalogue", "build/release-models/catalogue.json", "--int8-only")
+    assert proc.returncode == 0, proc.stderr
+    stage = [c for c in calls if c.startswith("packaging/stage_model.py")]
+    assert stage == ["packaging/stage_model.py build/stage --catalogue build/release-models/catalogue.json --int8-only"]
+    assert any("packaging/qiao.spec -- --model-stage build/stage" in c for c in calls)
+    proc, calls = run_build(tmp_path / "again", "--catalogue=c.json", "--model", "fixture")
+    assert proc.returncode == 2 and "--catalogue chooses the models itself" in proc.stderr
+    assert not any("stage_model.py" in c or "PyInstaller " in c for c in calls)

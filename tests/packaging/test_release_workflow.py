@@ -38,15 +38,23 @@ def test_the_models_job_builds_checks_zips_and_catalogues_both_pairs(workflow):
     assert "qiao-model-*.zip" in upload["with"]["path"] and "catalogue.json" in upload["with"]["path"]
 
 
-def test_the_installers_embed_the_published_en_zh_bundle(workflow):
+def test_the_installers_embed_the_best_published_bundle_of_each_direction(workflow):
+    """Issue 29: new installs get the best-quality model per direction: the freeze stages from the release's own
+    catalogue and zips (stage_model.py --catalogue: the app's ranking, tested in test_stage_catalogue.py), on every
+    OS; the opus-mt bundles still run in the frozen app from outside it."""
     job = workflow["jobs"]["build"]
     assert job["needs"] == "models"
     download = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/download-artifact"))
-    assert download["with"]["name"] == "qiao-models"
+    assert download["with"]["name"] == "qiao-models" and download["with"]["path"] == "${{ env.MODELS_OUT }}"
     run = scripts(job)
     assert "python -m zipfile -e" in run and "model build" not in run  # built once, by the models job
-    assert 'packaging/build.sh --model "$MODEL_DIR"' in run
-    assert run.count("--self-test --model") >= 2 and "MODEL_DIR_ZH_EN" in run  # the frozen app runs zh→en too
+    assert 'packaging/build.sh --catalogue "$MODELS_OUT/catalogue.json"' in run
+    assert 'Catalogue = "$env:MODELS_OUT/catalogue.json"' in run  # build.ps1 -Catalogue
+    assert "--model" not in "".join(line for line in run.splitlines() if "build.sh" in line or "buildArgs =" in line)
+    assert '--extra-model "$MODEL_DIR" --extra-model "$MODEL_DIR_ZH_EN"' in run  # Linux smoke test
+    for bundle in ('"$PWD/$MODEL_DIR"', '"$PWD/$MODEL_DIR_ZH_EN"', "$env:MODEL_DIR", "$env:MODEL_DIR_ZH_EN"):
+        assert f"--self-test --model {bundle}" in run  # both opus-mt bundles pass their self-test in the frozen app
+    assert run.count("--self-test --model") >= 6  # Linux, macOS, Windows
 
 
 def test_the_release_publishes_bundles_and_catalogue_next_to_the_installers(workflow):

@@ -76,7 +76,7 @@ def test_several_bundles_get_one_folder_each_named_by_their_pair(bundle_dir, tmp
 
 def test_two_bundles_of_one_pair_are_refused_before_anything_is_staged(bundle_dir, tmp_path):
     twin = shutil.copytree(bundle_dir, tmp_path / "twin")
-    with pytest.raises(SystemExit, match="both opus-mt-en-zh: embed one bundle per pair"):
+    with pytest.raises(SystemExit, match="both translate en-zh: embed one per pair"):
         stage_model.main([str(tmp_path / "stage"), "--model", str(bundle_dir), "--model", str(twin)])
     assert not (tmp_path / "stage").exists()
 
@@ -95,3 +95,28 @@ def test_default_is_en_zh_plus_zh_en_once_built(monkeypatch, tmp_path):
     zh_en.mkdir()
     (zh_en / "manifest.json").write_text("{}", encoding="utf-8")
     assert stage_model.default_sources() == [en_zh, zh_en]
+
+
+def test_a_bergamot_bundle_is_staged_under_its_catalogue_id(bergamot_bundle_dir, zh_en_bundle_dir, tmp_path):
+    """A Firefox model embedded in the app has the folder name it has in the catalogue and when downloaded (not
+    opus-mt-<pair>, which would pass it off as the opus-mt model); one bundle per pair still holds across families."""
+    if not (zh_en_bundle_dir / "manifest.json").is_file():
+        pytest.skip("the zh→en fixture bundle is not built")
+    stage = tmp_path / "stage"
+    assert stage_model.main([str(stage), "--model", str(bergamot_bundle_dir), "--model", str(zh_en_bundle_dir)]) == 0
+    assert sorted(p.name for p in stage.iterdir()) == ["firefox-translations-enzh-tiny-synthetic", "opus-mt-zh-en"]
+    assert qiao(["--self-test", "--model", str(stage / "firefox-translations-enzh-tiny-synthetic")]) == 0
+    with pytest.raises(SystemExit, match="both translate en-zh"):
+        stage_model.main([str(tmp_path / "s2"), "--model", str(bergamot_bundle_dir), "--model", "fixture"])
+
+
+def test_int8_only_keeps_a_bergamot_bundle_loadable(bergamot_bundle_dir, tmp_path):
+    dest = stage_model.stage(bergamot_bundle_dir, tmp_path, int8_only=True)
+    raw = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
+    assert list(raw["precisions"]) == ["int8"] and not (dest / "fp32").exists()
+    translator = Translator(dest)
+    assert translator.available_precisions == ("int8",)
+    assert (
+        translator.translate("Thank you very much.").text
+        == Translator(bergamot_bundle_dir).translate("Thank you very much.").text
+    )
