@@ -220,18 +220,23 @@ def greedy_search(
     active = np.arange(batch)
     tokens = np.full(batch, params.decoder_start_id, dtype=np.int64)
     run = model.start(enc, max_len)
+    narrow = _narrow(run, params, proc, plen, ptab)
+    step = run.step
+    if narrow is not None:  # the run's shortlist columns: scores, bans and choices over them, ids mapped back
+        step, proc, ids, column = run.step_shortlist, narrow.proc, narrow.ids, narrow.column
     cur_len = 1
     chosen_logprobs = ChosenLogprobs()
     longest = int(plen.max(initial=0))
     none_forced = np.zeros(0, dtype=np.int64)
     while active.size:
-        logits = run.step(tokens)
+        logits = step(tokens)
         scores = logits.astype(np.float32, copy=False)
         # rows still inside their prefix (each numpy call costs µs with the caches cold after a decoder step)
         forced = np.flatnonzero(plen[active] >= cur_len) if cur_len <= longest else none_forced
         if forced.size:
             forced_tokens = ptab[active[forced], cur_len - 1]
-            forced_lp = forced_row_logprobs(run, scores, forced, forced_tokens)
+            at = forced_tokens if narrow is None else column[forced_tokens]
+            forced_lp = forced_row_logprobs(run, scores, forced, at)
         if forced.size == active.size:  # nothing to choose this step
             next_tokens, lp = forced_tokens.copy(), forced_lp
         else:
@@ -239,6 +244,8 @@ def greedy_search(
             scores = proc(scores, seen, cur_len, active)
             next_tokens = np.argmax(scores, axis=-1)
             lp = chosen_logprobs(scores, next_tokens)
+            if narrow is not None:
+                next_tokens = ids[next_tokens]
             if forced.size:
                 next_tokens[forced] = forced_tokens
                 lp[forced] = forced_lp
@@ -271,6 +278,39 @@ def greedy_search(
             next_tokens = next_tokens[idx]
         tokens = next_tokens.astype(np.int64)
     yield StepUpdate(committed=generated, done=[True] * batch, tokens=generated, outputs=outputs, best=generated)
+
+
+@dataclass(frozen=True)
+class _Narrow:
+    """Greedy search over a run's shortlist columns (`run.step_shortlist`): `ids` [K] the sorted vocabulary ids of
+    the columns, `column` [V] each id's column (−1 outside), `proc` the logits processors with their ids mapped."""
+
+    ids: np.ndarray
+    column: np.ndarray
+    proc: LogitsProcessor
+
+
+def _narrow(run, params: GenerationParams, proc: LogitsProcessor, plen: np.ndarray, ptab: np.ndarray):
+    """The narrow form of a greedy search when the run offers it (a shortlisted model: every id outside its
+    shortlist scores −inf, so the log-softmax, argmax (lowest id first: the ids are sorted) and every ban over the
+    columns are the full row's) and nothing needs an id outside the columns: eos, the forced eos and every forced
+    prefix token are in the shortlist, and no multi-token bad word is set. None: the full-width path."""
+    step, ids = getattr(run, "step_shortlist", None), getattr(run, "shortlist", None)
+    if step is None or ids is None or proc.multi_bad:
+        return None
+    ids = np.asarray(ids, dtype=np.int64)
+    column = np.full(max(int(ids.max(initial=0)) + 1, int(ptab.max(initial=0)) + 1, params.eos_id + 1), -1, np.int64)
+    column[ids] = np.arange(len(ids))
+    needed = [params.eos_id] if params.forced_eos_id is None else [params.eos_id, params.forced_eos_id]
+    prefixes = ptab[np.arange(ptab.shape[1])[None, :] < plen[:, None]] if ptab.size else ptab.ravel()
+    if any(t >= len(column) or column[t] < 0 for t in needed) or (column[prefixes] < 0).any():
+        return None
+    single = [column[w[0]] for w in params.bad_words if len(w) == 1 and w[0] < len(column) and column[w[0]] >= 0]
+    forced_eos = None if params.forced_eos_id is None else int(column[params.forced_eos_id])
+    mapped = proc.p.replace(
+        eos_id=int(column[params.eos_id]), forced_eos_id=forced_eos, bad_words=tuple((int(c),) for c in single)
+    )
+    return _Narrow(ids, column, LogitsProcessor(mapped, proc.max_lengths, proc.prompt))
 
 
 def _fast_candidates(scorer, logits, running_scores, params, eos_ban, forced, keep, vocab, bans):

@@ -228,50 +228,71 @@ class BergamotRun:
         return self._alignment[: self.rows]
 
     def _bind(self) -> None:
+        """Two bindings, one per direction of the SSRU cells (A reads `_states` and writes `_spare`, B the other
+        way), each with every input and output bound once to buffers kept here: a step only writes its tokens and
+        position into the bound buffers and runs the binding of its parity (no bind calls, no allocations)."""
         model, value = self.model, ort.OrtValue.ortvalue_from_numpy
         rows = self.rows
-        io = model.decoder.io_binding()
         self._mask_bias = self.enc.mask_bias
+        self._tokens = np.zeros(rows, np.int64)
+        self._position = np.zeros((1, model.arch.dim), np.float32)
+        self._scale = np.zeros(1, np.float32)
         self._keep = [self._mask_bias, *self.enc.cross]  # bound memory must outlive the binding
-        io.bind_ortvalue_input("mask_bias", value(self._mask_bias))
-        for name, array in zip(model._cross_names, self.enc.cross):
-            io.bind_ortvalue_input(name, value(array))
-        if model.shortlisted:
-            io.bind_ortvalue_input("shortlist", value(self.shortlist))
         self._compact_view = self._compact[:rows]
         self._full_view = self._full[:rows]
-        io.bind_ortvalue_output("logits", value(self._compact_view))
-        io.bind_ortvalue_output("alignment", value(self._alignment[:rows]))
-        self.io = io
+        shared = [("mask_bias", self._mask_bias), *zip(model._cross_names, self.enc.cross)]
+        shared += [("tokens", self._tokens), ("embed_scale", self._scale), ("position", self._position)]
+        if model.shortlisted:
+            shared.append(("shortlist", self.shortlist))
+        bindings = []
+        for read, write in ((self._states, self._spare), (self._spare, self._states)):
+            io = model.decoder.io_binding()
+            for name, array in shared:
+                io.bind_ortvalue_input(name, value(array))
+            for name, array in zip(model._state_in, read):
+                io.bind_ortvalue_input(name, value(array[:rows]))
+            for name, array in zip(model._state_out, write):
+                io.bind_ortvalue_output(name, value(array[:rows]))
+            io.bind_ortvalue_output("logits", value(self._compact_view))
+            io.bind_ortvalue_output("alignment", value(self._alignment[:rows]))
+            bindings.append(io)
+        self._bindings = bindings
+        self._parity = 0  # the binding whose inputs are `_states`
+
+    def _advance(self, tokens: np.ndarray) -> None:
+        """Run the decoder at the next position; the shortlist's logits land in `_compact_view` (<unk> −inf)."""
+        model = self.model
+        first = self.length == 0
+        # the first step (also after a restore to length 0) feeds a zero embedding
+        self._tokens[:] = 0 if first else np.asarray(tokens).reshape(-1)
+        self._scale[:] = 0.0 if first else model.embed_scale
+        self._position[:] = model.position_rows(self.length, 1)
+        # The first step of a batch releases what earlier (possibly larger) batches left in the arena.
+        model.decoder.run_with_iobinding(self._bindings[self._parity], SHRINK_ARENA if first else None)
+        self._parity ^= 1
+        self._states, self._spare = self._spare, self._states
+        self.cache = self._states
+        self.length += 1
+        if self._unk.size:
+            self._compact_view[:, self._unk] = -np.inf
 
     def step(self, tokens: np.ndarray) -> np.ndarray:
         """Decode `tokens` [rows] (the previous outputs; ignored at the first step, whose input is a zero
         embedding) at the next position → logits [rows, V] (valid until the next step)."""
-        model, io = self.model, self.io
-        first = self.length == 0
-        rows = self.rows
-        fed = np.zeros(rows, np.int64) if first else np.ascontiguousarray(tokens, dtype=np.int64).reshape(-1)
-        io.bind_cpu_input("tokens", fed)
-        io.bind_cpu_input("embed_scale", np.zeros(1, np.float32) if first else model.embed_scale)
-        io.bind_cpu_input("position", model.position_rows(self.length, 1))
-        for name, array in zip(model._state_in, self._states):
-            io.bind_cpu_input(name, array[:rows])
-        for name, array in zip(model._state_out, self._spare):
-            io.bind_output(name, "cpu", 0, np.float32, [rows, array.shape[1]], array[:rows].ctypes.data)
-        # The first step of a batch releases what earlier (possibly larger) batches left in the arena.
-        model.decoder.run_with_iobinding(io, SHRINK_ARENA if first else None)
-        self._states, self._spare = self._spare, self._states
-        self.cache = self._states
-        self.length += 1
-        compact = self._compact_view
-        if self._unk.size:
-            compact[:, self._unk] = -np.inf
+        self._advance(tokens)
         if self._full is not self._compact:
             # filled again every step: the searches use the returned rows as scratch (engine.search.scores)
             full = self._full_view
             full.fill(-np.inf)
-            full[:, self.shortlist] = compact
+            full[:, self.shortlist] = self._compact_view
         return self._full_view
+
+    def step_shortlist(self, tokens: np.ndarray) -> np.ndarray:
+        """`step` without the full-width rows: the logits over `shortlist` [rows, K] (valid until the next step;
+        the caller may use them as scratch). Every id outside the shortlist would score −inf, so a log-softmax
+        over these columns is the full row's, and the sorted shortlist keeps argmax's lowest-id tie break."""
+        self._advance(tokens)
+        return self._compact_view
 
     def reorder(self, index: np.ndarray, shared: np.ndarray | None = None) -> None:
         """Beam search: row r continues the history of row index[r] (`shared` is the attention caches' hint;

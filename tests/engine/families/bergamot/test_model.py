@@ -10,6 +10,7 @@ from engine.families.bergamot.architecture import Architecture
 from engine.families.bergamot.build.graphs import Weights, build_decoder, build_encoder
 from engine.families.bergamot.model import OnnxBergamot
 from engine.search.decoding import GenerationParams, beam_search, greedy_search
+from engine.search.types import RowExtras
 from tests.engine.families.bergamot.direct import UNK, Direct, calibrate, random_architecture, random_params
 
 pytest.importorskip("onnx")  # the build extra: the graphs are written with it
@@ -227,3 +228,60 @@ def test_adopt_continues_a_shared_start_on_every_row() -> None:
     expected = single.step(np.array([10])).copy()
     # equal up to the float rounding of a 3-row product against a 1-row one
     np.testing.assert_allclose(wide.step(np.array([10, 10, 10])), np.repeat(expected, 3, axis=0), atol=1e-5)
+
+
+class FullWidth:
+    """A model whose runs offer only the full-width `step` (the greedy search's general path)."""
+
+    def __init__(self, model: OnnxBergamot) -> None:
+        self.model = model
+
+    def start(self, enc, max_len: int, beams: int = 1):
+        run = self.model.start(enc, max_len, beams)
+
+        class Run:
+            step, select, shortlist = run.step, run.select, None
+
+        return Run()
+
+
+def test_greedy_scores_over_the_shortlist_columns_as_over_the_full_row() -> None:
+    """A shortlisted run's greedy search takes `step_shortlist` (no [rows, V] row refilled with −inf every step)
+    and gives the full-width path's tokens and log-probabilities: with a forced prefix, a banned token, a minimum
+    length (eos banned) and the forced eos at the length limit mapped onto the columns."""
+    arch = random_architecture()
+    params = random_params(arch, seed=5, scale=2.0)
+    model = make(arch, params, rule=Rule(lexicon(arch)))
+    rows = sentences(arch, 6, seed=6)
+    ids, mask = batch(rows)
+    enc = model.encode(ids, mask)
+    banned = int(enc.shortlist[5])
+    prefix = (int(enc.shortlist[7]), int(enc.shortlist[6]))
+    gen = PARAMS.replace(bad_words=((banned,), (arch.target_vocab - 1,)), min_length=3, forced_eos_id=0)
+    extras = [RowExtras(prefix=prefix) if r % 2 else None for r in range(len(rows))]
+    limits = np.array([4 + r for r in range(len(rows))])
+    steps = {"narrow": 0}
+    start = model.start
+
+    def counting(enc, max_len, beams=1):
+        run = start(enc, max_len, beams)
+        narrow = run.step_shortlist
+
+        def step_shortlist(tokens):
+            steps["narrow"] += 1
+            return narrow(tokens)
+
+        run.step_shortlist = step_shortlist
+        return run
+
+    model.start = counting  # type: ignore[method-assign]
+    *_, narrow = greedy_search(model, enc, gen, limits, extras)
+    *_, full = greedy_search(FullWidth(model), enc, gen, limits, extras)
+    assert steps["narrow"] > 0
+    assert narrow.tokens == full.tokens
+    assert all(out[: len(prefix)] == list(prefix) for out in narrow.tokens[1::2])
+    assert banned not in {t for out in narrow.tokens for t in out[len(prefix) :]}
+    for a, b in zip(narrow.outputs, full.outputs):
+        assert a.best.tokens == b.best.tokens
+        np.testing.assert_allclose(a.best.logprobs, b.best.logprobs, rtol=1e-5, atol=1e-6)
+        assert a.best.eos_logprob == pytest.approx(b.best.eos_logprob, abs=1e-5)
