@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from engine.config import MAX_BEAMS, PRECISIONS
@@ -477,6 +478,14 @@ def _bergamot(
         c.names(dec, "inputs", "graphs.decoder", [*inputs, "shortlist"] if short is not None else inputs)
         c.names(dec, "outputs", "graphs.decoder", ["logits", *(f"next_state.{i}" for i in range(layers)), "alignment"])
 
+    list(_precision_specs(c, raw, "an object with encoder and decoder"))  # a Bergamot precision names only those
+    if "derived" in raw:
+        c.fail("derived", "nothing in a Bergamot bundle (it derives no files)", raw["derived"])
+
+
+def _precision_specs(c: _Checker, raw: dict, shape: str) -> Iterator[tuple[str, dict]]:
+    """Each well-formed `precisions.<name>` object (its encoder, decoder and quantization checked), with its place;
+    what a family adds to a precision is checked by the caller."""
     precisions = c.field(
         raw,
         "precisions",
@@ -490,36 +499,18 @@ def _bergamot(
             c.fail("precisions", f"only {', '.join(PRECISIONS)}", name)
             continue
         if not isinstance(spec, dict):
-            c.fail(where, "an object with encoder and decoder", spec)
+            c.fail(where, shape, spec)
             continue
         c.path(spec, "encoder", where)
         c.path(spec, "decoder", where)
         c.text(spec, "quantization", where, optional=True)
-    if "derived" in raw:
-        c.fail("derived", "nothing in a Bergamot bundle (it derives no files)", raw["derived"])
+        yield where, spec
 
 
 def _precisions(
     c: _Checker, raw: dict, vocab: int | None, d_model: int | None, files: dict | None, source_vocab: int | None = None
 ) -> None:
-    precisions = c.field(
-        raw,
-        "precisions",
-        "",
-        f"an object with one or more of {', '.join(PRECISIONS)}",
-        lambda v: isinstance(v, dict) and len(v) > 0,
-    )
-    for name, spec in (precisions or {}).items():
-        where = f"precisions.{name}"
-        if name not in PRECISIONS:
-            c.fail("precisions", f"only {', '.join(PRECISIONS)}", name)
-            continue
-        if not isinstance(spec, dict):
-            c.fail(where, "an object with encoder, decoder and embedding", spec)
-            continue
-        c.path(spec, "encoder", where)
-        c.path(spec, "decoder", where)
-        c.text(spec, "quantization", where, optional=True)
+    for where, spec in _precision_specs(c, raw, "an object with encoder, decoder and embedding"):
         c.path(spec, "head", where, optional=True)  # the decoder's own output projection file, when not the table
         _embedding(c, c.obj(spec, "embedding", where), f"{where}.embedding", vocab, d_model, files)
         if source_vocab is not None:  # the encoder's own table (separate vocabularies)
