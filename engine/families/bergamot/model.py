@@ -307,8 +307,8 @@ class BergamotRun:
         """Keep only `rows` (ascending whole sentences; finished sentences leave the batch) and rebind. The
         shortlist stays the batch's (Marian computes it once per batch)."""
         sentences = _sentences(rows, self.group)
-        if self._owns_enc:
-            self.enc.cross = [np.ascontiguousarray(c[sentences]) for c in self.enc.cross]
+        if self._owns_enc:  # compacted in place: no fresh (page-faulted) copy of every layer's K/V per select
+            self.enc.cross = [_keep_rows(c, sentences) for c in self.enc.cross]
             self.enc.mask = self.enc.mask[sentences]
             self.enc.ids = self.enc.ids[sentences]
         else:  # the caller's state (it may decode other runs over it): a copy of the kept rows
@@ -358,6 +358,15 @@ def _restore(run: BergamotRun, snapshot: StateSnapshot) -> None:
 def _union(shortlist: np.ndarray | None, allowed: np.ndarray | None) -> np.ndarray | None:
     """The shortlist with the allowed ids added (sorted; None stays None: every id is allowed already)."""
     return shortlist if shortlist is None or allowed is None else np.union1d(shortlist, allowed)
+
+
+def _keep_rows(array: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """`array[rows]` for ascending `rows`, moved to the front of `array` itself: the first axis' prefix view
+    (contiguous when `array` is; each kept row moves forward, never over a row still to be read)."""
+    for i, r in enumerate(rows.tolist()):
+        if i != r:
+            array[i] = array[r]
+    return array[: len(rows)]
 
 
 def _sentences(rows: np.ndarray, group: int) -> np.ndarray:
