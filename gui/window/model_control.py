@@ -92,6 +92,9 @@ class ModelControl(QObject):
         policy = self.model_button.sizePolicy()
         policy.setRetainSizeWhenHidden(True)  # the status bar keeps one height: a restored splitter keeps its sizes
         self.model_button.setSizePolicy(policy)
+        # Text from the start, so the hidden button already has the height it will have once it names a model (an
+        # empty tool button is a pixel shorter: the status bar, and a restored splitter, would shift when it fills).
+        self.model_button.setText(QCoreApplication.translate("MainWindow", "Model"))
         self.model_button.hide()
         bar = precision_label.parentWidget()
         if isinstance(bar, QStatusBar):  # beside the precision label, where the window put it
