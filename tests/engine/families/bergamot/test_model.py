@@ -91,6 +91,22 @@ def test_greedy_equals_the_direct_computation_token_for_token(shared: bool) -> N
     assert any(len(o) == 2 * len(row) for o, row in zip(outputs, sentences(arch, 30)))  # length-limit stops
 
 
+def test_the_step_plans_its_memory_once_per_shape_and_any_shape_after_another_decodes_the_same() -> None:
+    """On one thread the decoder step runs with ORT's memory pattern (planned at a shape's first step, reused for
+    the batch); the encoder, run once per batch, without. Batches of other shapes in between change no output."""
+    arch = random_architecture()
+    params = random_params(arch, seed=4, scale=2.0)
+    model = make(arch, params, rule=Rule(lexicon(arch)))
+    assert model.decoder.get_session_options().enable_mem_pattern
+    assert not model.encoder.get_session_options().enable_mem_pattern
+    rows = sentences(arch, 6, seed=9)
+    alone = [greedy(model, [row]) for row in rows]
+    together = greedy(model, rows)
+    assert [greedy(model, [row]) for row in reversed(rows)] == alone[::-1]
+    assert greedy(model, rows[:3]) == greedy(model, rows[:3])
+    assert greedy(model, rows) == together
+
+
 def test_a_batch_decodes_each_row_as_alone_under_the_batch_shortlist() -> None:
     arch = random_architecture()
     params = random_params(arch, seed=3, scale=2.0)
