@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.families.bergamot.architecture import Architecture  # noqa: E402
-from engine.families.bergamot.build.graphs import Weights, build_decoder, build_encoder, quantize  # noqa: E402
+from engine.families.bergamot.converter.graphs import Weights, build_decoder, build_encoder, quantize  # noqa: E402
 from engine.families.bergamot.model import OnnxBergamot  # noqa: E402
 
 BASE_MEMORY = Architecture(

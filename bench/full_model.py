@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for `engine`
 import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
-from engine.families.marian.build.opus_mt_config import opus_mt_generation_config
+from engine.families.marian.converter.opus_mt_config import opus_mt_generation_config
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/, for real_tokenizer

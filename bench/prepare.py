@@ -31,7 +31,7 @@ from full_model import DEFAULT_TOKENIZER_FROM, EOS_ID, GENERATION_CONFIG, PAD_ID
 from systems import CACHE_DIR, REPO_ROOT
 
 import engine  # noqa: F401 - for its side effect: telemetry off (engine/privacy.py), before any onnxruntime import
-from engine.families.marian.build.opus_mt_config import carries_opus_mt_config
+from engine.families.marian.converter.opus_mt_config import carries_opus_mt_config
 
 STAMP = ".bench-source.json"
 ONNX_KEEP = ("encoder_model.onnx", "decoder_model_merged.onnx")

@@ -4,7 +4,7 @@
 
 Fails when a build-only package (torch, transformers, optimum, sentencepiece, onnx, …) is inside, whether as a
 module in the executable's archive, a folder, a shared library or package metadata; when Qiao's own build-time code
-(engine.convert, a model family's converter under engine/families/<family>/build/) is in the archive; when a
+(engine.convert, a model family's converter under engine/families/<family>/converter/) is in the archive; when a
 symbolic link dangles; and on Linux when a bundled library links something that neither the app nor the system
 provides. Reports the installed size with and without the embedded models, broken down by component.
 """

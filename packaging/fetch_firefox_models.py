@@ -86,7 +86,7 @@ class FirefoxModel:
 
     @property
     def model_id(self) -> str:
-        """The id Qiao's converter gives this folder (engine.families.bergamot.build.convert._model_id)."""
+        """The id Qiao's converter gives this folder (engine.families.bergamot.converter.convert._model_id)."""
         return f"mozilla/firefox-translations-{self.pair}-{self.architecture}"
 
     @property

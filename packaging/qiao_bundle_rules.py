@@ -37,12 +37,12 @@ FORBIDDEN_PACKAGES = (
 
 # Every family keeps its checkpoint reader and graph builder in a `build` subpackage: build time only.
 BUILD_MODULES = sorted(
-    f"engine.families.{path.parent.parent.name}.build"
-    for path in (Path(__file__).resolve().parents[1] / "engine" / "families").glob("*/build/__init__.py")
+    f"engine.families.{path.parent.parent.name}.converter"
+    for path in (Path(__file__).resolve().parents[1] / "engine" / "families").glob("*/converter/__init__.py")
 )
 
 # Qiao's own build-time code: the model-build pipeline (it imports torch; `qiao model build` says it needs
-# qiao[build]) and each family's converter (engine/families/<family>/build/: onnx, sentencepiece). Excluded from the
+# qiao[build]) and each family's converter (engine/families/<family>/converter/: onnx, sentencepiece). Excluded from the
 # freeze, and check_dist.py fails the build if one of them (or a module under it) is in the archive anyway.
 BUILD_ONLY_APP_MODULES = ("engine.convert", *BUILD_MODULES)
 

@@ -71,7 +71,7 @@ def _bergamot_bundle(tmp_path_factory: pytest.TempPathFactory, name: str, **spec
     pytest.importorskip("sentencepiece")
     from dataclasses import replace
 
-    from engine.families.bergamot.build.convert import build_bundle
+    from engine.families.bergamot.converter.convert import build_bundle
     from tests.fixtures.bergamot import make
 
     folder = make.cached_folder(replace(make.TINY, **spec), "intgemm-alphas", shortlist=True)

@@ -37,7 +37,7 @@ _MISSING = object()
 
 
 def kv_names(prefix: str, layers: int) -> list[str]:
-    """The per-layer cache names the pipeline writes (engine.families.marian.build.graphs.kv_names)."""
+    """The per-layer cache names the pipeline writes (engine.families.marian.converter.graphs.kv_names)."""
     return [f"{prefix}_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
 
 
@@ -420,7 +420,7 @@ def _graphs(c: _Checker, raw: dict, layers: int | None) -> None:
 
 
 def bergamot_cross_names(layers: int) -> list[str]:
-    """The encoder's outputs of a Bergamot bundle (engine.families.bergamot.build.graphs.cross_names)."""
+    """The encoder's outputs of a Bergamot bundle (engine.families.bergamot.converter.graphs.cross_names)."""
     return [f"cross_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
 
 
@@ -429,7 +429,7 @@ def _bergamot(
 ) -> None:
     """A Bergamot bundle's own sections: `architecture` (widths and tying flags, matching config), a SentencePiece
     `tokenizer` (one file, or a source and a target file), an optional lexical `shortlist`, the encoder and SSRU
-    decoder-step `graphs` (engine.families.bergamot.build.graphs), and `precisions` of two graphs each (the weights
+    decoder-step `graphs` (engine.families.bergamot.converter.graphs), and `precisions` of two graphs each (the weights
     live inside them: no embedding file)."""
     arch = c.obj(raw, "architecture")
     for key, value in (("dim", d_model), ("target_vocab", vocab), ("decoder_layers", layers)):

@@ -15,7 +15,7 @@ from engine import __version__, families
 from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, dumps, seal, sha256_file
 from engine.bundle.schema import DERIVED_METHODS, SEAL
 from engine.errors import BuildError, CheckpointError
-from engine.families.marian.build.checkpoint import load_marian, resolve_checkpoint
+from engine.families.marian.converter.checkpoint import load_marian, resolve_checkpoint
 from engine.languages import default_pair
 
 SUPPORTED_GENERATION = {
@@ -144,8 +144,8 @@ def build_bundle(
 
     from engine.convert import quantize, validate
     from engine.families.marian import head_cache
-    from engine.families.marian.build import graphs
-    from engine.families.marian.build.tokenizer_json import build_tokenizer_json
+    from engine.families.marian.converter import graphs
+    from engine.families.marian.converter.tokenizer_json import build_tokenizer_json
     from engine.families.marian.model import sinusoidal_positions
 
     if int8_head not in quantize.INT8_HEADS:

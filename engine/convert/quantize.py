@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.families.marian.build.graphs import LM_HEAD
+from engine.families.marian.converter.graphs import LM_HEAD
 from engine.runtime.derived import aligned, columns_file, columns_head_file, quantize_columns
 
 EMBEDDING_FILE = "embedding.bin"

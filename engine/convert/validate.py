@@ -198,7 +198,7 @@ def validate(
     import torch
     from transformers import MarianTokenizer
 
-    from engine.families.marian.build.checkpoint import load_marian
+    from engine.families.marian.converter.checkpoint import load_marian
     from engine.pipeline.length_limits import length_limit
     from engine.pipeline.translator import Translator
 

@@ -62,7 +62,7 @@ class Family:
 
     def build(self) -> ModuleType:
         """The family's converter package (`qiao model build`; needs the build extra)."""
-        return importlib.import_module(f"{self.package}.build")
+        return importlib.import_module(f"{self.package}.converter")
 
 
 def get(name: str) -> Family:

@@ -20,7 +20,7 @@ class TopKScorer:
     """`top(logits, k)` → (log-probabilities, token ids) of the k best allowed tokens per row, best first.
 
     Runs the bundle's scorer.onnx (written by the build pipeline, see
-    engine.families.marian.build.graphs.build_scorer). Ties keep
+    engine.families.marian.converter.graphs.build_scorer). Ties keep
     the lower token id first (ONNX TopK's rule), like transformers' topk over a row.
     """
 

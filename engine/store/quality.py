@@ -138,7 +138,7 @@ class Published:
 
 
 def _firefox(architecture: str, pair: str, name: str, score: float) -> Published:
-    """A Firefox model under the id Qiao's converter gives it (engine.families.bergamot.build.convert: the folder's
+    """A Firefox model under the id Qiao's converter gives it (engine.families.bergamot.converter.convert: the folder's
     pair and metadata.json's architecture), so a folder imported by hand and the catalogue's download are one model."""
     model_id = f"mozilla/firefox-translations-{pair.replace('-', '')}-{architecture}"
     return Published(model_id, model_id.split("/", 1)[1], pair, name, "bergamot", _published(score))

@@ -38,7 +38,7 @@ class UnigramSegmenter:
 
     def __init__(self, path: str | Path) -> None:
         """Reads `path` (a tokenizers JSON file with a Unigram model, no pre-tokenizer, no added tokens, no byte
-        fallback: what engine.families.marian.build.tokenizer_json writes); raises ValueError for anything else."""
+        fallback: what engine.families.marian.converter.tokenizer_json writes); raises ValueError for anything else."""
         blob, lengths, scores, unk_id, normalizer = _read(Path(path))
         # Built from compact copies once the parsed file is gone, so these long-lived objects fill the freed space
         # rather than sit between the parser's dead ones (about 1 MB less resident at real scale).

@@ -233,7 +233,7 @@ def translate(
 def translate_folder(
     folder: object, lines: Sequence[str], *, use_shortlist: bool = True, **kwargs: object
 ) -> list[Translation]:
-    """translate() for an engine.families.bergamot.build.reader.ModelFolder (its shortlist used when it has one)."""
+    """translate() for an engine.families.bergamot.converter.reader.ModelFolder (its shortlist used when it has one)."""
     model, src, trg = folder.model, folder.src_vocab, folder.trg_vocab  # type: ignore[attr-defined]
     short = folder.shortlist if use_shortlist else None  # type: ignore[attr-defined]
     return translate(model, src, trg, lines, shortlist=short, **kwargs)  # type: ignore[arg-type]

@@ -65,9 +65,9 @@ def test_dangling_links_and_sizes(tmp_path):
     [
         ("engine.convert", "engine.convert"),
         ("engine.convert.export", "engine.convert"),
-        ("engine.families.bergamot.build", "engine.families.bergamot.build"),
-        ("engine.families.bergamot.build.convert", "engine.families.bergamot.build"),
-        ("engine.families.marian.build.graphs", "engine.families.marian.build"),
+        ("engine.families.bergamot.converter", "engine.families.bergamot.converter"),
+        ("engine.families.bergamot.converter.convert", "engine.families.bergamot.converter"),
+        ("engine.families.marian.converter.graphs", "engine.families.marian.converter"),
         ("engine.families.bergamot", None),
         ("engine.families.bergamot.model", None),
         ("engine.families.bergamot.shortlist", None),
@@ -82,6 +82,10 @@ def test_build_only_app_modules(module, part):
 def test_a_family_converter_in_the_archive_fails_the_check(tmp_path, monkeypatch):
     """The frozen app runs bundles; a converter module that slipped into its archive would pull onnx in with it."""
     (tmp_path / "qiao").write_bytes(b"")
-    archive = {"engine.families.bergamot", "engine.families.bergamot.model", "engine.families.bergamot.build.reader"}
+    archive = {
+        "engine.families.bergamot",
+        "engine.families.bergamot.model",
+        "engine.families.bergamot.converter.reader",
+    }
     monkeypatch.setattr(check_dist, "archive_modules", lambda exe: archive)
-    assert forbidden_contents(tmp_path) == ["qiao: module engine.families.bergamot.build.reader"]
+    assert forbidden_contents(tmp_path) == ["qiao: module engine.families.bergamot.converter.reader"]

@@ -1,6 +1,6 @@
 """The Bergamot family (Firefox Translations models): a transformer encoder with an SSRU decoder, int8 weights with
 activation alphas and a lexical shortlist. Runtime: model.py (ONNX Runtime), shortlist.py, tokenizer.py, loading.py
-(a bundle's files → the model); generation.py (Marian's start, end and length rules); under build/, the converter
+(a bundle's files → the model); generation.py (Marian's start, end and length rules); under converter/, the converter
 (reading Firefox's published folders, writing the graphs and the bundle).
 
 The registry (engine.families) imports this package when it loads a Bergamot bundle; the model and tokenizer modules

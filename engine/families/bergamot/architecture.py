@@ -1,6 +1,6 @@
 """The Bergamot (Firefox Translations) architecture the graphs are built for: a post-norm transformer encoder and
 an SSRU decoder (widths, depths, tying flags as the checked model.yml gives them: the build's reader,
-engine.families.bergamot.build.reader, refuses anything else), the embedding tables the tying flags name, and
+engine.families.bergamot.converter.reader, refuses anything else), the embedding tables the tying flags name, and
 Marian's position signal.
 
 Shared by the build (which graphs to write) and the runtime (widths, positions), so numpy only.

@@ -1,5 +1,5 @@
 """One precision of a Bergamot model loaded into ONNX Runtime: the encoder and the SSRU decoder step
-(engine.families.bergamot.build.graphs writes them), the batch's lexical shortlist, and what the searches drive.
+(engine.families.bergamot.converter.graphs writes them), the batch's lexical shortlist, and what the searches drive.
 
 The searches (engine.search) see the same surface as the Marian family's: `encode`, `start` → a run with
 `step(tokens)` → logits [rows, V], `reorder` and `select`. Bergamot's rules live here:

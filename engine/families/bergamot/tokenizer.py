@@ -27,7 +27,7 @@ class BergamotTokenizer:
     """Source-side encoding and target-side decoding for one Bergamot bundle."""
 
     def __init__(self, info: dict, base: str | Path, *, sentencepiece: str = MARIAN) -> None:
-        """`info` is the manifest's tokenizer section (engine.families.bergamot.build.tokenizer.TokenizerInfo); its
+        """`info` is the manifest's tokenizer section (engine.families.bergamot.converter.tokenizer.TokenizerInfo); its
         files are relative to `base` (the bundle folder). `sentencepiece`: engine.families.bergamot.vocabulary's
         MARIAN (what bergamot-translator computes) or PACKAGE (the sentencepiece package, for tests)."""
         folder = Path(base)

@@ -1,7 +1,7 @@
 """One SentencePiece unigram model, encoding and decoding id for id and character for character as SentencePiece
 does, without sentencepiece: what Marian (and so bergamot-translator) calls for every line.
 
-The file is what engine.families.bergamot.build.tokenizer writes: the pieces in id order with their float32 scores
+The file is what engine.families.bergamot.converter.tokenizer writes: the pieces in id order with their float32 scores
 and types, the special ids, byte fallback, and the normaliser as plain `{from: to}` rules.
 
 * Normalising is SentencePiece's `Normalizer::Normalize` (normalizer.cc): at each position a user-defined piece

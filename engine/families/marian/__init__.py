@@ -1,4 +1,4 @@
-"""The MarianMT family (opus-mt): runtime model, tokenizer and generation spec; under build/, the converter.
+"""The MarianMT family (opus-mt): runtime model, tokenizer and generation spec; under converter/, the converter.
 
 The registry (engine.families) imports this package when it loads a Marian bundle; the model and tokenizer
 modules are imported on first use, so importing the package (or its `build` subpackage) stays cheap.

@@ -1,6 +1,6 @@
 """MarianTokenizer, id for id, without sentencepiece or transformers.
 
-`tokenizer.json` (written by `engine.families.marian.build.tokenizer_json`) holds SentencePiece's normaliser and the
+`tokenizer.json` (written by `engine.families.marian.converter.tokenizer_json`) holds SentencePiece's normaliser and the
 source
 pieces; engine.text.unigram segments with them (the `tokenizers` library normalises); `source_ids.json` turns the
 pieces'

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.families.marian.build.opus_mt_config import carries_opus_mt_config
+from engine.families.marian.converter.opus_mt_config import carries_opus_mt_config
 from tests.engine.search_oracle import generate_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]

@@ -1,4 +1,4 @@
-"""The graph builder's pieces: the beam scorer's two-stage top-k (engine.families.marian.build.graphs.build_scorer)
+"""The graph builder's pieces: the beam scorer's two-stage top-k (engine.families.marian.converter.graphs.build_scorer)
 against a plain
 LogSoftmax → TopK, and the layer norm (`_Graph.add_norm`) against torch and the fused kernel it replaced."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from engine.families.marian.build.graphs import SCORER_BLOCK, build_scorer, scorer_block
+from engine.families.marian.converter.graphs import SCORER_BLOCK, build_scorer, scorer_block
 
 onnx = pytest.importorskip("onnx")
 
@@ -99,7 +99,7 @@ def _norm_graph(rows: int, dim: int, seed: int = 0):
     torch = pytest.importorskip("torch")
     from onnx import TensorProto, helper
 
-    from engine.families.marian.build.graphs import _Graph
+    from engine.families.marian.converter.graphs import _Graph
 
     torch.manual_seed(seed)
     norm = torch.nn.LayerNorm(dim)
@@ -117,7 +117,7 @@ def test_add_norm_is_torch_layer_norm_and_closer_to_it_than_the_fused_kernel():
     torch = pytest.importorskip("torch")
     from onnx import TensorProto, helper
 
-    from engine.families.marian.build.graphs import _Graph, _np
+    from engine.families.marian.converter.graphs import _Graph, _np
 
     rows, dim = 1024, 512
     model, norm = _norm_graph(rows, dim)

@@ -1,4 +1,4 @@
-"""The Marian allow-list (engine.families.marian.build.checks): other families and computations Qiao's graphs do not
+"""The Marian allow-list (engine.families.marian.converter.checks): other families and computations Qiao's graphs do not
 implement are refused in one line before any weights are loaded; licences come from the checkpoint's own card."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _qwen2(path: Path) -> Path:
 def test_other_families_are_refused_from_their_config_alone(tmp_path, make, family):
     """Before: NLLB/mBART/Qwen2 failed on a missing source.spm, and past that loaded as MarianMTModel with random
     weights. Now config.json alone says what it is: no weights or tokenizer files exist here at all."""
-    from engine.families.marian.build.checkpoint import resolve_checkpoint
+    from engine.families.marian.converter.checkpoint import resolve_checkpoint
 
     folder = make(tmp_path / "ckpt")
     with pytest.raises(CheckpointError) as info:
@@ -86,8 +86,8 @@ def _edit_config(ckpt: Path, **changes) -> None:
 def test_mbart_weights_under_a_marian_config_are_refused_by_their_names(tmp_path, checkpoint_dir):
     """mBART relabelled "marian" built a wrong graph without error (its embedding LayerNorm and final LayerNorms
     were never read): the weights' names give it away, read from the header without loading a tensor."""
-    from engine.families.marian.build.checkpoint import resolve_checkpoint
-    from engine.families.marian.build.checks import expected_names
+    from engine.families.marian.converter.checkpoint import resolve_checkpoint
+    from engine.families.marian.converter.checks import expected_names
 
     ckpt = _marian_copy(tmp_path, checkpoint_dir)
     raw = json.loads((ckpt / "config.json").read_text(encoding="utf-8"))
@@ -118,7 +118,7 @@ def test_mbart_weights_under_a_marian_config_are_refused_by_their_names(tmp_path
     ],
 )
 def test_marian_configs_outside_what_the_graphs_compute_are_refused(tmp_path, checkpoint_dir, changes, message):
-    from engine.families.marian.build.checkpoint import resolve_checkpoint
+    from engine.families.marian.converter.checkpoint import resolve_checkpoint
 
     ckpt = _marian_copy(tmp_path, checkpoint_dir)
     _edit_config(ckpt, **changes)
@@ -127,7 +127,7 @@ def test_marian_configs_outside_what_the_graphs_compute_are_refused(tmp_path, ch
 
 
 def test_the_fixture_checkpoints_pass(checkpoint_dir, zh_en_checkpoint_dir):
-    from engine.families.marian.build.checks import check_checkpoint
+    from engine.families.marian.converter.checks import check_checkpoint
 
     for folder in (checkpoint_dir, zh_en_checkpoint_dir):
         facts = check_checkpoint(folder)
@@ -139,7 +139,7 @@ def test_qiaos_own_notes_in_a_config_are_accepted(checkpoint_dir):
     bench's and the slow tier's full-size checkpoints carry it)."""
     import json
 
-    from engine.families.marian.build.checks import check_config
+    from engine.families.marian.converter.checks import check_config
 
     raw = json.loads((checkpoint_dir / "config.json").read_text(encoding="utf-8"))
     check_config({**raw, "qiao_random_init": {"seed": 0}}, "bench")
@@ -160,7 +160,7 @@ def test_the_cli_says_one_line_and_no_traceback(tmp_path, capsys):
 
 
 def test_a_hub_id_of_another_family_is_refused_before_its_weights_download(monkeypatch, tmp_path):
-    from engine.families.marian.build import checkpoint
+    from engine.families.marian.converter import checkpoint
 
     config_only = _qwen2(tmp_path / "snapshot")
     asked: list[list[str]] = []
@@ -180,7 +180,7 @@ def test_a_hub_id_of_another_family_is_refused_before_its_weights_download(monke
 
 def test_the_licence_comes_from_the_card_and_only_opus_mt_ids_credit_opus(tmp_path, checkpoint_dir):
     """Before: every build said 'by Helsinki-NLP … CC-BY-4.0', whoever made the model."""
-    from engine.families.marian.build.checkpoint import UNKNOWN_LICENSE, resolve_checkpoint
+    from engine.families.marian.converter.checkpoint import UNKNOWN_LICENSE, resolve_checkpoint
 
     plain = resolve_checkpoint(str(checkpoint_dir), model_id="someone/tiny-marian")  # its card has no front matter
     assert plain.license == UNKNOWN_LICENSE == "unknown licence: check the model card"
@@ -201,7 +201,7 @@ def test_the_licence_comes_from_the_card_and_only_opus_mt_ids_credit_opus(tmp_pa
 
 
 def test_card_metadata_reads_front_matter_only(tmp_path):
-    from engine.families.marian.build.checkpoint import _card_license, card_metadata
+    from engine.families.marian.converter.checkpoint import _card_license, card_metadata
 
     (tmp_path / "README.md").write_text("# Title\nlicense: mit\n", encoding="utf-8")
     assert card_metadata(tmp_path) == {} and _card_license(tmp_path) is None  # prose, not metadata

@@ -56,7 +56,7 @@ def _sources(rng: np.random.Generator, low: int, high: int, n: int) -> list[list
 
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_the_variant_builds_and_matches_generate(variants, name):
-    from engine.families.marian.build.checkpoint import load_marian
+    from engine.families.marian.converter.checkpoint import load_marian
     from engine.pipeline.translator import Translator
 
     ckpt, bundle, manifest = variants(name)
@@ -89,7 +89,7 @@ def test_separate_vocabularies_match_optimums_onnx_export(variants, name, tmp_pa
     from optimum.exporters.onnx import onnx_export_from_model
     from optimum.onnxruntime import ORTModelForSeq2SeqLM
 
-    from engine.families.marian.build.checkpoint import load_marian
+    from engine.families.marian.converter.checkpoint import load_marian
     from engine.pipeline.translator import Translator
 
     ckpt, bundle, _ = variants(name)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.bundle.manifest import load_manifest
-from engine.families.marian.build.opus_mt_config import carries_opus_mt_config, opus_mt_generation_config
+from engine.families.marian.converter.opus_mt_config import carries_opus_mt_config, opus_mt_generation_config
 from engine.search.decoding import GenerationParams
 
 ROOT = Path(__file__).resolve().parents[3]

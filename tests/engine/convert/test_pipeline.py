@@ -145,7 +145,7 @@ def test_overrides_name_the_pair_of_a_checkpoint_that_names_none(tmp_path, zh_en
 
 
 def test_overrides_beat_what_the_checkpoint_says(checkpoint_dir):
-    from engine.families.marian.build.checkpoint import resolve_checkpoint
+    from engine.families.marian.converter.checkpoint import resolve_checkpoint
 
     named = resolve_checkpoint(str(checkpoint_dir))
     assert (named.source_lang, named.target_lang) == ("en", "zh")
@@ -166,14 +166,14 @@ def test_overrides_beat_what_the_checkpoint_says(checkpoint_dir):
     ],
 )
 def test_unknown_or_equal_languages_are_refused(checkpoint_dir, overrides, message):
-    from engine.families.marian.build.checkpoint import resolve_checkpoint
+    from engine.families.marian.converter.checkpoint import resolve_checkpoint
 
     with pytest.raises(CheckpointError, match=message):
         resolve_checkpoint(str(checkpoint_dir), **overrides)
 
 
 def test_a_checkpoint_naming_an_unknown_language_says_how_to_override(tmp_path, checkpoint_dir):
-    from engine.families.marian.build.checkpoint import resolve_checkpoint
+    from engine.families.marian.converter.checkpoint import resolve_checkpoint
 
     ckpt = tmp_path / "ckpt"
     shutil.copytree(checkpoint_dir, ckpt)
@@ -189,7 +189,7 @@ def test_a_checkpoint_naming_an_unknown_language_says_how_to_override(tmp_path, 
 
 
 def test_unknown_language_fails_before_any_download(monkeypatch, tmp_path):
-    from engine.families.marian.build import checkpoint
+    from engine.families.marian.converter import checkpoint
 
     def no_download(*args, **kwargs):
         raise AssertionError("downloaded although the language is unknown")
@@ -220,12 +220,12 @@ def test_cli_build_takes_source_and_target(monkeypatch, capsys, tmp_path, checkp
 
 
 def test_attribution_names_the_model_built():
-    from engine.families.marian.build.checkpoint import opus_attribution
+    from engine.families.marian.converter.checkpoint import opus_attribution
 
     text = opus_attribution("Helsinki-NLP/opus-mt-zh-en")
     assert text.startswith("Translation model: opus-mt-zh-en by Helsinki-NLP") and "en-zh" not in text
     assert "CC-BY-4.0" in text
-    from engine.families.marian.build.checkpoint import checkpoint_attribution
+    from engine.families.marian.converter.checkpoint import checkpoint_attribution
 
     assert "Helsinki-NLP" not in checkpoint_attribution("me/my-marian", None)[1]  # not theirs: not credited to them
 
@@ -386,7 +386,7 @@ def test_onnx_fp32_logits_match_pytorch(built, checkpoint_dir):
 
 
 def test_missing_checkpoint_file_is_a_clear_error(tmp_path, checkpoint_dir):
-    from engine.families.marian.build.checkpoint import resolve_checkpoint
+    from engine.families.marian.converter.checkpoint import resolve_checkpoint
 
     broken = tmp_path / "ckpt"
     shutil.copytree(checkpoint_dir, broken)
@@ -399,7 +399,7 @@ def test_missing_checkpoint_file_is_a_clear_error(tmp_path, checkpoint_dir):
 
 
 def test_offline_hub_id_is_a_clear_error(monkeypatch, tmp_path):
-    from engine.families.marian.build.checkpoint import resolve_checkpoint
+    from engine.families.marian.converter.checkpoint import resolve_checkpoint
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path))
@@ -455,7 +455,7 @@ def test_eval_tsv_formats(tmp_path):
 
 def test_wrong_direction_eval_file_fails_before_the_export(tmp_path, zh_en_checkpoint_dir, monkeypatch):
     from engine.convert.pipeline import build_bundle
-    from engine.families.marian.build import graphs
+    from engine.families.marian.converter import graphs
     from tests.conftest import FIXTURE_DIR
 
     monkeypatch.setattr(graphs, "build_encoder", lambda model: pytest.fail("exported before reading --eval"))

@@ -52,10 +52,10 @@ def test_marian_is_registered_and_a_family_is_one_package():
 def test_the_converter_is_reached_through_the_family_only_when_asked(monkeypatch):
     import sys
 
-    monkeypatch.delitem(sys.modules, "engine.families.marian.build", raising=False)
+    monkeypatch.delitem(sys.modules, "engine.families.marian.converter", raising=False)
     family = families.get("marian")
-    assert "engine.families.marian.build" not in sys.modules  # the registry imports no converter
-    assert family.build().__name__ == "engine.families.marian.build"
+    assert "engine.families.marian.converter" not in sys.modules  # the registry imports no converter
+    assert family.build().__name__ == "engine.families.marian.converter"
 
 
 def test_an_unknown_family_name_says_which_ones_exist():
@@ -162,7 +162,7 @@ def _config(precision: str):
 
 
 def test_bergamot_is_registered_and_loading_it_imports_no_converter():
-    """The runtime package (load_model, load_tokenizer, generation_spec) stays apart from its build/ converter and
+    """The runtime package (load_model, load_tokenizer, generation_spec) stays apart from its converter/ package and
     from onnx, which the frozen app does not ship."""
     import subprocess
     import sys
@@ -171,7 +171,7 @@ def test_bergamot_is_registered_and_loading_it_imports_no_converter():
     code = (
         "import sys; from engine import families; r = families.get('bergamot').runtime(); "
         "print(all(callable(getattr(r, n)) for n in ('load_model', 'load_tokenizer', 'generation_spec')), "
-        "'engine.families.bergamot.build' in sys.modules, 'onnx' in sys.modules)"
+        "'engine.families.bergamot.converter' in sys.modules, 'onnx' in sys.modules)"
     )
     root = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)

@@ -41,10 +41,10 @@ PAIR = default_pair("en", "zh")
 def parts(tmp_path_factory):
     """(model, tokenizer) of the tiny synthetic Bergamot model with its shortlist."""
     from engine.families.bergamot import shortlist as shortlist_io
-    from engine.families.bergamot.build.graphs import build_decoder, build_encoder, from_checkpoint
-    from engine.families.bergamot.build.marian_io import read_bytes
-    from engine.families.bergamot.build.reader import read_model
-    from engine.families.bergamot.build.tokenizer import build_tokenizer
+    from engine.families.bergamot.converter.graphs import build_decoder, build_encoder, from_checkpoint
+    from engine.families.bergamot.converter.marian_io import read_bytes
+    from engine.families.bergamot.converter.reader import read_model
+    from engine.families.bergamot.converter.tokenizer import build_tokenizer
     from engine.families.bergamot.model import OnnxBergamot
     from engine.families.bergamot.tokenizer import BergamotTokenizer
     from tests.engine.families.bergamot.test_reference_oracle import make_plain

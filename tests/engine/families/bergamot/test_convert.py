@@ -1,4 +1,4 @@
-"""Firefox Translations folders → Qiao bundles (engine.families.bergamot.build.convert), in every published layout,
+"""Firefox Translations folders → Qiao bundles (engine.families.bergamot.converter.convert), in every published layout,
 and the bundles through the whole Translator: token for token with the numpy reference and, marker `bergamot`,
 text for text with bergamot-translator's float output (int8 files: bergamot on their dequantised float weights),
 and within the issue's agreement with its int8 output. Then what the build refuses (a misnamed parameter, a
@@ -27,10 +27,10 @@ from engine import families  # noqa: E402
 from engine.bundle.manifest import load_manifest, verify_bundle  # noqa: E402
 from engine.cli.main import main  # noqa: E402
 from engine.errors import BuildError, BundleError, CheckpointError  # noqa: E402
-from engine.families.bergamot.build import marian_io  # noqa: E402
-from engine.families.bergamot.build.convert import build_bundle, languages_of, recognises  # noqa: E402
-from engine.families.bergamot.build.reader import ModelFolder, read_model  # noqa: E402
-from engine.families.bergamot.build.reference import EOS, decode  # noqa: E402
+from engine.families.bergamot.converter import marian_io  # noqa: E402
+from engine.families.bergamot.converter.convert import build_bundle, languages_of, recognises  # noqa: E402
+from engine.families.bergamot.converter.reader import ModelFolder, read_model  # noqa: E402
+from engine.families.bergamot.converter.reference import EOS, decode  # noqa: E402
 from engine.families.bergamot.shortlist import parse as parse_shortlist  # noqa: E402
 from engine.options import TranslationOptions  # noqa: E402
 from engine.pipeline.length_limits import LengthRule, length_limit  # noqa: E402

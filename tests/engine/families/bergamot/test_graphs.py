@@ -8,7 +8,7 @@ import onnxruntime as ort
 import pytest
 
 from engine.families.bergamot.architecture import Architecture, embed_scale, positions
-from engine.families.bergamot.build.graphs import (
+from engine.families.bergamot.converter.graphs import (
     WeightError,
     Weights,
     build_decoder,

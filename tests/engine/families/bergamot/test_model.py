@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.families.bergamot.architecture import Architecture
-from engine.families.bergamot.build.graphs import Weights, build_decoder, build_encoder
+from engine.families.bergamot.converter.graphs import Weights, build_decoder, build_encoder
 from engine.families.bergamot.model import OnnxBergamot
 from engine.search.decoding import GenerationParams, beam_search, greedy_search
 from engine.search.types import RowExtras

@@ -18,10 +18,10 @@ pytest.importorskip("onnx")
 spm = pytest.importorskip("sentencepiece")
 
 from engine.families.bergamot import shortlist as shortlist_io  # noqa: E402
-from engine.families.bergamot.build.graphs import build_decoder, build_encoder, from_checkpoint  # noqa: E402
-from engine.families.bergamot.build.marian_io import read_bytes  # noqa: E402
-from engine.families.bergamot.build.reader import ModelFolder, read_model  # noqa: E402
-from engine.families.bergamot.build.reference import EOS, decode  # noqa: E402
+from engine.families.bergamot.converter.graphs import build_decoder, build_encoder, from_checkpoint  # noqa: E402
+from engine.families.bergamot.converter.marian_io import read_bytes  # noqa: E402
+from engine.families.bergamot.converter.reader import ModelFolder, read_model  # noqa: E402
+from engine.families.bergamot.converter.reference import EOS, decode  # noqa: E402
 from engine.families.bergamot.model import OnnxBergamot  # noqa: E402
 from engine.search.decoding import GenerationParams, greedy_search  # noqa: E402
 from tests.engine.families.bergamot.test_reference_oracle import make_plain, surfaces  # noqa: E402

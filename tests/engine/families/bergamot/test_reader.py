@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from engine.errors import CheckpointError
-from engine.families.bergamot.build import marian_io, model_yml, reader
-from engine.families.bergamot.build.marian_io import FLOAT32, INT8, META_NAME
+from engine.families.bergamot.converter import marian_io, model_yml, reader
+from engine.families.bergamot.converter.marian_io import FLOAT32, INT8, META_NAME
 from tests.fixtures.bergamot import make
 
 SPEC = make.TINY

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from engine.families.bergamot import shortlist as shortlist_io
-from engine.families.bergamot.build.reader import ModelFolder, read_model
-from engine.families.bergamot.build.reference import EOS, decode
+from engine.families.bergamot.converter.reader import ModelFolder, read_model
+from engine.families.bergamot.converter.reference import EOS, decode
 from tests.fixtures.bergamot import make
 from tests.oracles import bergamot
 
@@ -55,7 +55,7 @@ def compare(folder: ModelFolder, lines: list[str], *, int8: bool = False, shared
     trg = spm.SentencePieceProcessor(model_file=str(make_plain(folder.trg_vocab)))
     short = None
     if folder.shortlist is not None:
-        from engine.families.bergamot.build.marian_io import read_bytes
+        from engine.families.bergamot.converter.marian_io import read_bytes
 
         short = shortlist_io.parse(read_bytes(folder.shortlist), target_vocab_size=checkpoint.arch.trg_vocab_size)
     answers = bergamot.translate_folder(folder, lines)

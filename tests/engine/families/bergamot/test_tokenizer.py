@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import BuildError
-from engine.families.bergamot.build import tokenizer as build
+from engine.families.bergamot.converter import tokenizer as build
 from engine.families.bergamot.tokenizer import BergamotTokenizer
 from engine.families.bergamot.vocabulary import MARIAN, PACKAGE, Vocabulary, complete_bytes, decode_bytes
 from tests.engine.tokenizer_lines import parity_lines

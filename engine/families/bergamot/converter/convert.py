@@ -1,15 +1,15 @@
 """A Firefox Translations model folder as Mozilla publishes it → a Qiao bundle of family `bergamot`.
 
-The folder (engine.families.bergamot.build.reader.find_model_folder): one model (`model.<pair>.intgemm.alphas.bin`,
+The folder (engine.families.bergamot.converter.reader.find_model_folder): one model (`model.<pair>.intgemm.alphas.bin`,
 `.intgemm8.bin`, a float32 `.bin` or a float `.npz`), its SentencePiece vocabularies (`vocab.<pair>.spm`, or
 `srcvocab.<pair>.spm` + `trgvocab.<pair>.spm`), optionally the lexical shortlist `lex.50.50.<pair>.s2t.bin` and
 `metadata.json`; any file may be gzipped. What the bundle holds:
 
-* `fp32/` and `int8/`: the encoder and SSRU decoder-step graphs (engine.families.bergamot.build.graphs), weights
+* `fp32/` and `int8/`: the encoder and SSRU decoder-step graphs (engine.families.bergamot.converter.graphs), weights
   inside. FP32 from the float weights (an int8 model's dequantised exactly as Marian does); INT8 from the model's
   own int8 weights and activation alphas (a float model or one without alphas: Marian's own quantisation, each
   product's activations scaled at run time as `int8shiftAll` does).
-* `vocab.spm.json` or `source.spm.json` + `target.spm.json` (engine.families.bergamot.build.tokenizer), read at run
+* `vocab.spm.json` or `source.spm.json` + `target.spm.json` (engine.families.bergamot.converter.tokenizer), read at run
   time without sentencepiece.
 * `lex.s2t.bin`: the shortlist as published, gunzipped, its checksum and bounds checked here.
 * `MODEL_LICENSE.txt`: MPL-2.0 (mozilla/firefox-translations-models' licence), with the source files named and
@@ -19,7 +19,7 @@ The manifest is format 5 with `family: bergamot`, every file listed with its siz
 sealed, as engine.convert.pipeline writes Marian bundles. Marian silently fills a misnamed parameter with random
 values: the reader refuses any parameter set other than the exact one the model's config implies, and the build
 then refuses a bundle whose FP32 greedy output differs, token for token, from the numpy reference
-(engine.families.bergamot.build.reference) on the built-in check sentences, or whose tokenizer segments them
+(engine.families.bergamot.converter.reference) on the built-in check sentences, or whose tokenizer segments them
 differently from SentencePiece itself.
 """
 
@@ -45,8 +45,8 @@ from engine.config import EngineConfig
 from engine.errors import BuildError, CheckpointError
 from engine.families.bergamot import shortlist as shortlist_io
 from engine.families.bergamot.architecture import Architecture, embed_scale
-from engine.families.bergamot.build import graphs, marian_io
-from engine.families.bergamot.build.reader import (
+from engine.families.bergamot.converter import graphs, marian_io
+from engine.families.bergamot.converter.reader import (
     Checkpoint,
     Int8Matrix,
     ModelFolder,
@@ -237,7 +237,7 @@ def build_bundle(
     bundle fails its checks (nothing is written then)."""
     import onnx
 
-    from engine.families.bergamot.build.tokenizer import build_tokenizer
+    from engine.families.bergamot.converter.tokenizer import build_tokenizer
 
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
@@ -426,8 +426,8 @@ def validate(bundle: Path, checkpoint: Checkpoint, folder: ModelFolder, language
     import sentencepiece as spm
 
     from engine.families.bergamot import load_model, load_tokenizer
-    from engine.families.bergamot.build.reference import decode
-    from engine.families.bergamot.build.tokenizer import read_model_bytes
+    from engine.families.bergamot.converter.reference import decode
+    from engine.families.bergamot.converter.tokenizer import read_model_bytes
 
     manifest = load_manifest(bundle)
     tokenizer = load_tokenizer(manifest)

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from engine.errors import CheckpointError
-from engine.families.bergamot.build import marian_io, model_yml
-from engine.families.bergamot.build.marian_io import FLOAT32, INTGEMM8, META_NAME, Item
+from engine.families.bergamot.converter import marian_io, model_yml
+from engine.families.bergamot.converter.marian_io import FLOAT32, INTGEMM8, META_NAME, Item
 
 ALPHA_SUFFIX = "_QuantMultA"
 OUTPUT_ALPHA_ALIAS = "none"  # the shortlisted output layer's alpha (scripts/alphas/extract_stats.py writes both)

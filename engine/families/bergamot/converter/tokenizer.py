@@ -7,7 +7,7 @@ becomes one JSON file holding everything SentencePiece computes with: the pieces
 and types, the special ids, byte fallback, and the normaliser, whose precompiled character map (a Darts double
 array) is kept as it is and walked in place at run time, so the runtime needs neither sentencepiece nor protobuf.
 
-Mirrors engine.families.marian.build.tokenizer_json where they overlap (the protobuf module looked up by name), but
+Mirrors engine.families.marian.converter.tokenizer_json where they overlap (the protobuf module looked up by name), but
 keeps every piece and SentencePiece's ids: the Marian converter rebuilds a `tokenizers` Unigram model around
 vocab.json ids, which Bergamot does not have. What it refuses (BuildError), the runtime could not reproduce: a
 non-unigram model, whitespace as a suffix, a character map it cannot read, a missing `</s>` or `<unk>`, or two

@@ -19,7 +19,7 @@ from pathlib import Path
 from engine.errors import CheckpointError
 
 MODEL_TYPE = "marian"
-# The feed-forward activations the graphs implement (engine.families.marian.build.graphs.feed_forward), by
+# The feed-forward activations the graphs implement (engine.families.marian.converter.graphs.feed_forward), by
 # transformers' names.
 ACTIVATIONS = ("swish", "silu", "relu", "gelu")
 # Keys of transformers' PretrainedConfig (4.57) and of MarianConfig: known, and either harmless to the computation

@@ -1,6 +1,6 @@
 """Find a Marian checkpoint: a local directory (no network at all) or a Hugging Face model id (downloaded).
 
-The checkpoint is checked against the Marian allow-list (engine.families.marian.build.checks) before any weights are
+The checkpoint is checked against the Marian allow-list (engine.families.marian.converter.checks) before any weights are
 loaded, and its licence comes from its own model card: only Helsinki-NLP's opus-mt models are credited to OPUS."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import CheckpointError
-from engine.families.marian.build.checks import MarianConfigFacts, check_checkpoint, check_config, read_config
+from engine.families.marian.converter.checks import MarianConfigFacts, check_checkpoint, check_config, read_config
 from engine.languages import FACTS, code_of
 
 REQUIRED = ("config.json", "source.spm", "target.spm", "vocab.json")

@@ -4,7 +4,7 @@ transformer.h, cells.h SSRU, generic.cpp output layer, beam_search.cpp with beam
 (tests/engine/families/bergamot/test_reference_oracle.py).
 
 It is the yardstick the engine's ONNX graphs are compared with: by the build, which refuses a bundle whose FP32
-greedy output differs from it on the check sentences (engine.families.bergamot.build.convert), and by the tests. So
+greedy output differs from it on the check sentences (engine.families.bergamot.converter.convert), and by the tests. So
 it stays plain: one sentence, float32, no batching. `int8=True` imitates intgemm (activations quantised with the
 stored alpha, or 127/max|A| without alphas, rounded to nearest even and clamped to ±127; weights as stored), which
 agrees with bergamot's int8 statistically only (its kernels' accumulation and the CPU's instruction set differ).
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.families.bergamot.build.reader import Checkpoint
+from engine.families.bergamot.converter.reader import Checkpoint
 
 EOS = 0
 UNK = 1

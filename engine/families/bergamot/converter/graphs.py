@@ -118,7 +118,7 @@ class Weights:
 
 
 def from_checkpoint(checkpoint) -> tuple[Architecture, Weights]:
-    """The architecture and weights of a checkpoint read by engine.families.bergamot.build.reader (its
+    """The architecture and weights of a checkpoint read by engine.families.bergamot.converter.reader (its
     Architecture's fields renamed; its int8 matrices as (q, qm) pairs; its alphas as they are)."""
     ra = checkpoint.arch
     arch = Architecture(
