@@ -149,6 +149,7 @@ def test_fp32_bundle_gives_bergamots_float_output(
     assert limit_stops  # some sentences stop at the length limit, and at the same token as bergamot's
 
 
+@bergamot.int8_as_measured
 @pytest.mark.bergamot
 @pytest.mark.parametrize("case", BASE_MEMORY_LIKE, ids=case_id)
 def test_int8_bundle_agrees_with_bergamots_int8_on_200_sentences(

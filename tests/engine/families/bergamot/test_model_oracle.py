@@ -138,6 +138,7 @@ def test_int8_is_the_references_int8_arithmetic(layout: str, vocab: str, tying: 
     assert same >= len(LINES) - 1, same
 
 
+@bergamot.int8_as_measured
 @pytest.mark.bergamot
 @pytest.mark.parametrize(("vocab", "tying"), [("separate", "tied"), ("shared", "tied-all")])
 def test_int8_agrees_with_bergamots_int8_on_200_sentences(

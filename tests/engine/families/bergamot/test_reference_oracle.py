@@ -126,6 +126,7 @@ INT8_CASES = [
 ]
 
 
+@bergamot.int8_as_measured
 @pytest.mark.parametrize(("layout", "vocab", "tying"), INT8_CASES)
 def test_int8_model_agrees_with_bergamot(
     oracle: None, layout: str, vocab: str, tying: str, record_property: pytest.RecordProperty
@@ -138,6 +139,7 @@ def test_int8_model_agrees_with_bergamot(
     assert share >= 0.9, report["differ"][:3]
 
 
+@bergamot.int8_as_measured
 @pytest.mark.parametrize(("vocab", "tying"), [("separate", "tied"), ("shared", "tied-all")])
 def test_int8_agreement_on_200_sentences(
     oracle: None, vocab: str, tying: str, record_property: pytest.RecordProperty
