@@ -11,9 +11,10 @@ import pytest
 from engine.errors import NotSupported, QiaoError
 from engine.options import TranslationOptions
 from gui.worker.alignment import UNSUPPORTED
-from gui.worker.scheduler import INTERNAL, NO_MODEL, WorkerThread
-from tests.gui.fakes import FakeFactory, FakeTranslator, fixed_locator
+from gui.worker.scheduler import INTERNAL, NO_MODEL
+from tests.gui.fakes import FakeFactory, FakeTranslator
 from tests.gui.worker.test_worker import Recorder, _Sink
+from tests.gui.worker.workers import started_workers
 
 ANSWERS = ("alignment_ready", "alignment_failed")
 
@@ -60,21 +61,8 @@ class Rec(Recorder):
 
 @pytest.fixture
 def engine(tmp_path, qtbot):
-    made: list[WorkerThread] = []
-
-    def make(factory=None, loaded=True):
-        factory = factory or AligningFactory()
-        wt = WorkerThread(factory, fixed_locator(tmp_path), lambda pair=None: tmp_path, factory.verify)
-        made.append(wt)
-        rec = Rec(wt.worker)
-        if loaded:
-            wt.worker.load(None, "int8", None)
-            qtbot.waitUntil(lambda: bool(rec.of("model_ready")), timeout=5000)
-        return wt, rec, factory
-
-    yield make
-    for wt in made:
-        assert wt.shutdown(5000)
+    with started_workers(tmp_path, qtbot, AligningFactory, Rec) as make:
+        yield make
 
 
 def test_an_alignment_is_computed_on_the_worker_thread_and_answered_by_id(qtbot, engine):

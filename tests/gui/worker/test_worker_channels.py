@@ -7,9 +7,10 @@ import threading
 
 import pytest
 
-from gui.worker.scheduler import CANCELLED, NO_MODEL, STOPPED, WorkerThread
-from tests.gui.fakes import FakeFactory, fake_translate_text, fixed_locator
+from gui.worker.scheduler import CANCELLED, NO_MODEL, STOPPED
+from tests.gui.fakes import FakeFactory, fake_translate_text
 from tests.gui.worker.test_worker import Recorder, _Sink
+from tests.gui.worker.workers import started_workers
 
 ORDERED = ("ordered_progress", "ordered_finished", "ordered_failed")
 
@@ -25,21 +26,8 @@ class Rec(Recorder):
 
 @pytest.fixture
 def engine(tmp_path, qtbot):
-    made: list[WorkerThread] = []
-
-    def make(factory=None, loaded=True):
-        factory = factory or FakeFactory()
-        wt = WorkerThread(factory, fixed_locator(tmp_path), lambda pair=None: tmp_path, factory.verify)
-        made.append(wt)
-        rec = Rec(wt.worker)
-        if loaded:
-            wt.worker.load(None, "int8", None)
-            qtbot.waitUntil(lambda: bool(rec.of("model_ready")), timeout=5000)
-        return wt, rec, factory
-
-    yield make
-    for wt in made:
-        assert wt.shutdown(5000)
+    with started_workers(tmp_path, qtbot, FakeFactory, Rec) as make:
+        yield make
 
 
 def finished_ids(rec) -> list[int]:

@@ -11,10 +11,10 @@ import pytest
 from engine.errors import QiaoError
 from engine.options import TranslationOptions
 from gui.worker.review import alternatives_request, run_review
-from gui.worker.scheduler import CANCELLED, INTERNAL, NO_MODEL, WorkerThread
-from tests.gui.fakes import fixed_locator
+from gui.worker.scheduler import CANCELLED, INTERNAL, NO_MODEL
 from tests.gui.review_fakes import ReviewFactory, fake_alternative_steps, fake_alternatives, fake_sentence, ids
 from tests.gui.worker.test_worker import Recorder, _Sink
+from tests.gui.worker.workers import started_workers
 
 REVIEW = ("alternatives_ready", "sentence_ready", "review_failed")
 TOKENS = ids("我", "喜欢", "这", "座", "桥", "。")
@@ -39,21 +39,8 @@ class Rec(Recorder):
 
 @pytest.fixture
 def engine(tmp_path, qtbot):
-    made: list[WorkerThread] = []
-
-    def make(factory=None, loaded=True):
-        factory = factory or ReviewFactory()
-        wt = WorkerThread(factory, fixed_locator(tmp_path), lambda pair=None: tmp_path, factory.verify)
-        made.append(wt)
-        rec = Rec(wt.worker)
-        if loaded:
-            wt.worker.load(None, "int8", None)
-            qtbot.waitUntil(lambda: bool(rec.of("model_ready")), timeout=5000)
-        return wt, rec, factory
-
-    yield make
-    for wt in made:
-        assert wt.shutdown(5000)
+    with started_workers(tmp_path, qtbot, ReviewFactory, Rec) as make:
+        yield make
 
 
 def test_alternatives_arrive_by_id_from_the_worker_thread(qtbot, engine):
