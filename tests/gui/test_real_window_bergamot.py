@@ -6,7 +6,6 @@ history, the glossary, alternatives, confidence, word alignment) must work on it
 
 from __future__ import annotations
 
-import http.client
 import json
 import shutil
 import socket
@@ -33,6 +32,7 @@ from gui.window.main_window import MainWindow
 from gui.worker.engine import local_engine
 from tests.engine.api.serving import allow_loopback
 from tests.gui.review.test_review_alignment import move_mouse, point_of
+from tests.gui.test_real_window_panels import _free_port, _post
 
 _GETADDRINFO = socket.getaddrinfo  # before any test patches it
 
@@ -223,22 +223,6 @@ def test_a_chinese_document_goes_to_the_zh_en_bergamot_model(qtbot, window, berg
     oracle = engine_document(bergamot_profile["zh-en"], window, source, tmp_path / "oracle", target_lang="en")
     assert output.read_text(encoding="utf-8") == oracle.read_text(encoding="utf-8")
     assert output.read_text(encoding="utf-8").strip()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _post(port: int, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request("POST", path, body=body, headers={"Content-Type": content_type})
-        reply = conn.getresponse()
-        return reply.status, reply.read()
-    finally:
-        conn.close()
 
 
 def test_the_in_app_api_answers_a_libretranslate_request(qtbot, window, bergamot_profile, monkeypatch):
