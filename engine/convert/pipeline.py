@@ -12,8 +12,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from engine import __version__, families
-from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, dumps, seal, sha256_file
+from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, sha256_file
 from engine.bundle.schema import DERIVED_METHODS, SEAL
+from engine.bundle.writing import install_staged, write_manifest
 from engine.errors import BuildError, CheckpointError
 from engine.families.marian.converter.checkpoint import load_marian, resolve_checkpoint
 from engine.languages import default_pair
@@ -250,7 +251,7 @@ def build_bundle(
             },
         }
         manifest.update(_derived_files(staging, {"int8": int8}))
-        _write_manifest(staging, manifest)
+        write_manifest(staging, manifest)
         staged_seal = str(manifest[SEAL])  # validation derives under this seal into the user's cache (removed below)
 
         progress.step("Validating ONNX FP32 and INT8 against PyTorch")
@@ -266,14 +267,10 @@ def build_bundle(
             "passed": report["passed"],
             "scores": report.get("scores"),
         }
-        _write_manifest(staging, manifest)
+        write_manifest(staging, manifest)
         if not report["passed"]:
             raise BuildError("validation failed: " + "; ".join(report["problems"]))
-        _make_readable(staging)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(staging), str(out_dir))
+        install_staged(staging, out_dir)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
@@ -311,25 +308,6 @@ def _derived_files(staging: Path, written: dict) -> dict:
         }
         path.unlink()
     return {"derived": derived} if derived else {}
-
-
-def _make_readable(bundle: Path) -> None:
-    """A bundle is installed for every user of a machine: the staging folder (0700) and the external-data files
-    onnx writes (0600) would otherwise be readable by the builder only."""
-    bundle.chmod(0o755)
-    for path in bundle.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-
-
-def _write_manifest(bundle: Path, manifest: dict) -> None:
-    """List every file with its size and sha256, then write the manifest sealed (engine.bundle.manifest.dumps)."""
-    files = {}
-    for path in sorted(p for p in bundle.rglob("*") if p.is_file() and p.name != MANIFEST):
-        rel = path.relative_to(bundle).as_posix()
-        files[rel] = {"size": path.stat().st_size, "sha256": sha256_file(path)}
-    manifest["files"] = files
-    manifest.update(seal(manifest))  # the returned manifest carries the seal it was written with
-    (bundle / MANIFEST).write_text(dumps(manifest), encoding="utf-8")
 
 
 def bundle_sizes(bundle: Path, manifest: dict) -> dict[str, int]:

@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from engine import __version__
-from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, load_manifest, seal, sha256_file
+from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, load_manifest, sha256_file
+from engine.bundle.writing import install_staged, write_manifest
 from engine.config import EngineConfig
 from engine.errors import BuildError, CheckpointError
 from engine.families.bergamot import shortlist as shortlist_io
@@ -350,35 +351,12 @@ def build_bundle(
         write_manifest(staging, manifest)
         if check.problems:
             raise BuildError("validation failed: " + "; ".join(check.problems))
-        _make_readable(staging)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(staging), str(out_dir))
+        install_staged(staging, out_dir)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     _say(quiet, t0, f"Bundle written to {out_dir}")
     return manifest
-
-
-def write_manifest(bundle: Path, manifest: dict) -> None:
-    """List every file with its size and sha256, then write the manifest sealed (as engine.convert.pipeline)."""
-    from engine.bundle.manifest import dumps
-
-    files = {}
-    for path in sorted(p for p in bundle.rglob("*") if p.is_file() and p.name != MANIFEST):
-        files[path.relative_to(bundle).as_posix()] = {"size": path.stat().st_size, "sha256": sha256_file(path)}
-    manifest["files"] = files
-    manifest.update(seal(manifest))
-    (bundle / MANIFEST).write_text(dumps(manifest), encoding="utf-8")
-
-
-def _make_readable(bundle: Path) -> None:
-    """Installed for every user of a machine: the staging folder is 0700."""
-    bundle.chmod(0o755)
-    for path in bundle.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 def check_sentences(language: str) -> list[str]:
