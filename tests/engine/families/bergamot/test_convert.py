@@ -38,6 +38,7 @@ from engine.pipeline.translator import Translator  # noqa: E402
 from engine.store.installed import installed_models  # noqa: E402
 from tests.conftest import CHECKPOINT  # noqa: E402
 from tests.engine import model_helpers  # noqa: E402
+from tests.engine.families.bergamot.markers import int8_as_measured  # noqa: E402
 from tests.fixtures.bergamot import make  # noqa: E402
 from tests.oracles import bergamot  # noqa: E402
 
@@ -149,7 +150,7 @@ def test_fp32_bundle_gives_bergamots_float_output(
     assert limit_stops  # some sentences stop at the length limit, and at the same token as bergamot's
 
 
-@bergamot.int8_as_measured
+@int8_as_measured
 @pytest.mark.bergamot
 @pytest.mark.parametrize("case", BASE_MEMORY_LIKE, ids=case_id)
 def test_int8_bundle_agrees_with_bergamots_int8_on_200_sentences(

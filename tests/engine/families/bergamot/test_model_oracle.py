@@ -24,6 +24,7 @@ from engine.families.bergamot.converter.reader import ModelFolder, read_model  #
 from engine.families.bergamot.converter.reference import EOS, decode  # noqa: E402
 from engine.families.bergamot.model import OnnxBergamot  # noqa: E402
 from engine.search.decoding import GenerationParams, greedy_search  # noqa: E402
+from tests.engine.families.bergamot.markers import int8_as_measured  # noqa: E402
 from tests.engine.families.bergamot.test_reference_oracle import make_plain, surfaces  # noqa: E402
 from tests.fixtures.bergamot import make  # noqa: E402
 from tests.oracles import bergamot  # noqa: E402
@@ -138,7 +139,7 @@ def test_int8_is_the_references_int8_arithmetic(layout: str, vocab: str, tying: 
     assert same >= len(LINES) - 1, same
 
 
-@bergamot.int8_as_measured
+@int8_as_measured
 @pytest.mark.bergamot
 @pytest.mark.parametrize(("vocab", "tying"), [("separate", "tied"), ("shared", "tied-all")])
 def test_int8_agrees_with_bergamots_int8_on_200_sentences(

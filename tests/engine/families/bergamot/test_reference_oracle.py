@@ -19,6 +19,7 @@ import pytest
 from engine.families.bergamot import shortlist as shortlist_io
 from engine.families.bergamot.converter.reader import ModelFolder, read_model
 from engine.families.bergamot.converter.reference import EOS, decode
+from tests.engine.families.bergamot.markers import int8_as_measured
 from tests.fixtures.bergamot import make
 from tests.oracles import bergamot
 
@@ -126,7 +127,7 @@ INT8_CASES = [
 ]
 
 
-@bergamot.int8_as_measured
+@int8_as_measured
 @pytest.mark.parametrize(("layout", "vocab", "tying"), INT8_CASES)
 def test_int8_model_agrees_with_bergamot(
     oracle: None, layout: str, vocab: str, tying: str, record_property: pytest.RecordProperty
@@ -139,7 +140,7 @@ def test_int8_model_agrees_with_bergamot(
     assert share >= 0.9, report["differ"][:3]
 
 
-@bergamot.int8_as_measured
+@int8_as_measured
 @pytest.mark.parametrize(("vocab", "tying"), [("separate", "tied"), ("shared", "tied-all")])
 def test_int8_agreement_on_200_sentences(
     oracle: None, vocab: str, tying: str, record_property: pytest.RecordProperty
