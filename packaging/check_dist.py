@@ -4,9 +4,10 @@
 
 Fails when a build-only package (torch, transformers, optimum, sentencepiece, onnx, …) is inside, whether as a
 module in the executable's archive, a folder, a shared library or package metadata; when Qiao's own build-time code
-(engine.convert, a model family's converter under engine/families/<family>/converter/) is in the archive; when a
-symbolic link dangles; and on Linux when a bundled library links something that neither the app nor the system
-provides. Reports the installed size with and without the embedded models, broken down by component.
+(engine.convert, a model family's converter under engine/families/<family>/converter/, the graph writer the
+converters share) is in the archive; when a symbolic link dangles; and on Linux when a bundled library links
+something that neither the app nor the system provides. Reports the installed size with and without the embedded
+models, broken down by component.
 """
 
 from __future__ import annotations

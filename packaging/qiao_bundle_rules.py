@@ -41,10 +41,14 @@ BUILD_MODULES = sorted(
     for path in (Path(__file__).resolve().parents[1] / "engine" / "families").glob("*/converter/__init__.py")
 )
 
+# Modules outside those packages that only the converters use: the ONNX graph writer both families build with.
+SHARED_BUILD_MODULES = ("engine.bundle.graph_writer",)
+
 # Qiao's own build-time code: the model-build pipeline (it imports torch; `qiao model build` says it needs
-# qiao[build]) and each family's converter (engine/families/<family>/converter/: onnx, sentencepiece). Excluded from the
-# freeze, and check_dist.py fails the build if one of them (or a module under it) is in the archive anyway.
-BUILD_ONLY_APP_MODULES = ("engine.convert", *BUILD_MODULES)
+# qiao[build]), each family's converter (engine/families/<family>/converter/: onnx, sentencepiece) and what the
+# converters share (SHARED_BUILD_MODULES: onnx). Excluded from the freeze, and check_dist.py fails the build if one of
+# them (or a module under it) is in the archive anyway.
+BUILD_ONLY_APP_MODULES = ("engine.convert", *BUILD_MODULES, *SHARED_BUILD_MODULES)
 
 EXCLUDED_MODULES = [
     *FORBIDDEN_PACKAGES,

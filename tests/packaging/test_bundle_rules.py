@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import qiao_bundle_rules as rules
@@ -110,7 +112,34 @@ def test_every_model_family_keeps_its_converter_out_and_its_runtime_in():
         assert f"engine.families.{family}.converter" in rules.EXCLUDED_MODULES
         assert f"engine.families.{family}.converter" in rules.BUILD_ONLY_APP_MODULES
     runtime = [m for m in rules.EXCLUDED_MODULES if m.startswith("engine.") and not m.endswith(".converter")]
-    assert runtime == ["engine.convert"]
+    assert runtime == ["engine.convert", "engine.bundle.graph_writer"]
+
+
+def _imports_onnx(path: Path) -> bool:
+    """Whether a module imports the `onnx` package anywhere (a lazy import inside a function counts)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "onnx" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "onnx":
+            return True
+    return False
+
+
+def test_every_engine_module_that_imports_onnx_is_build_only():
+    """onnx is a build-only package (FORBIDDEN_PACKAGES): a module of Qiao's own that imports it must be excluded
+    from the freeze too, wherever it lives (the converters, and what they share such as engine/bundle/
+    graph_writer.py), or the app would carry a module that fails on import."""
+    from check_dist import build_only_app_module
+
+    modules = []
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if _imports_onnx(path):
+            modules.append(".".join(parts))
+    assert "engine.bundle.graph_writer" in modules
+    assert [m for m in modules if build_only_app_module(m) is None] == []
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-OPSET = 18
+from engine.bundle.graph_writer import GraphWriter
+
 LM_HEAD = "lm_head"
 
 
@@ -56,38 +57,8 @@ def _np(tensor) -> np.ndarray:
     return np.ascontiguousarray(tensor.detach().cpu().numpy().astype(np.float32))
 
 
-class _Graph:
-    """A small ONNX graph writer: named initializers, auto-named intermediate values."""
-
-    def __init__(self) -> None:
-        self.nodes: list = []
-        self.initializers: list = []
-        self._count = 0
-        self._constants: set[str] = set()
-
-    def weight(self, name: str, array: np.ndarray) -> str:
-        from onnx import numpy_helper
-
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
-        return name
-
-    def constant(self, name: str, array: np.ndarray) -> str:
-        """An initializer every node that asks for `name` shares (written once)."""
-        if name not in self._constants:
-            self._constants.add(name)
-            self.weight(name, array)
-        return name
-
-    def op(self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, ms: bool = False, **attrs):
-        from onnx import helper
-
-        self._count += 1
-        names = outputs if isinstance(outputs, list) else [f"{op_type}_{self._count}.{i}" for i in range(outputs)]
-        domain = "com.microsoft" if ms else ""
-        self.nodes.append(
-            helper.make_node(op_type, inputs, names, name=f"{op_type}_{self._count}", domain=domain, **attrs)
-        )
-        return names if len(names) > 1 else names[0]
+class _Graph(GraphWriter):
+    """The shared graph writer (engine.bundle.graph_writer) with Marian's layers, built from torch modules."""
 
     def linear(self, x: str, layer, name: str) -> str:
         """x·Wᵀ + b (INT8: one DynamicQuantizeMatMul with its bias, as ORT fuses them)."""
@@ -139,15 +110,6 @@ class _Graph:
         if name == "gelu":
             return self.op("Gelu", [x], ms=True)
         raise ValueError(f"activation {name!r} is not supported (Qiao builds {', '.join(ACTIVATIONS)})")
-
-    def model(self, name: str, inputs: list, outputs: list):
-        from onnx import helper
-
-        graph = helper.make_graph(self.nodes, name, inputs, outputs, self.initializers)
-        opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)]
-        model = helper.make_model(graph, opset_imports=opsets, producer_name="qiao")
-        model.ir_version = 9
-        return model
 
 
 ACTIVATIONS = ("swish", "silu", "relu", "gelu")
