@@ -236,3 +236,31 @@ def test_a_fix_from_the_history_is_judged_by_the_variant_it_was_written_in(qtbot
         recorder.wait()
         assert store.count() == 1, "the redo after the switch replaced the entry instead of adding a near-duplicate"
         recorder.close()
+
+
+def test_a_word_chosen_in_simplified_is_marked_after_switching_to_traditional(qtbot, make_window, settings):
+    """The issue's first case: a word choice (not an edit), then Settings → Traditional."""
+    from PySide6.QtCore import Qt
+
+    window = make_window()
+    window.source.setPlainText(SOURCE)
+    finish(qtbot, window)
+    pane = window.target_pane
+    sentence = pane.sentences()[1]
+    assert window.alternatives.open_at_char(pane.sentence_range(1)[0] + sentence.token_spans[1][0])
+    popup = window.alternatives.popup
+    qtbot.waitUntil(lambda: len(popup.alternatives()) > 1, timeout=20_000)
+    qtbot.keyClick(popup.list, Qt.Key.Key_Down)
+    qtbot.keyClick(popup.list, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: pane.edit_origin(1) == "alternative", timeout=20_000)
+    chosen = pane.sentences()[1].text
+    assert chosen != sentence.text
+    assert pane.edits.made_with("I like green tea.") == KeptContext("en-zh", "hans")
+
+    finish(qtbot, window, lambda: settings.set(Key.VARIANT, "hant"))
+    assert window.target.toPlainText() == "非常感謝。" + chosen, "the choice is kept ..."
+    assert pane.stale() == {1: "Kept from before you switched to Traditional: it is still in Simplified."}
+    assert len(stale_marks(window)) == 1 and not window.notice.isHidden()  # ... marked and announced
+    [action] = [a for a in context_menu_at(window, 1).actions() if a.text() == "Translate this sentence again"]
+    finish(qtbot, window, action.trigger)
+    assert window.target.toPlainText() == "非常感謝。我喜歡綠茶。" and pane.stale() == {}
