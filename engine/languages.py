@@ -231,3 +231,49 @@ def default_pair(source: str, target: str, language_tokens: list[str] | tuple[st
         segmenter=src.segmenter,
         self_test=src.self_test,
     )
+
+
+def offered_variants(pair: LanguagePair) -> tuple[str, ...]:
+    """The variant keys a request to a model of `pair` may name: every variant Qiao knows of the target (so
+    Traditional can be asked of a model that writes Simplified only, and be told so), then any other the model has;
+    () for a target without variants (English)."""
+    facts = FACTS.get(pair.target.code)
+    known = tuple(key for key, _, _ in facts.variants) if facts is not None else ()
+    return tuple(dict.fromkeys([*known, *pair.variant_keys]))
+
+
+def variant_label(pair: LanguagePair, key: str) -> str:
+    """ "Traditional": a variant's English name, from the model's pair or what Qiao knows of the target."""
+    named = next((v.name for v in pair.variants if v.key == key), None)
+    facts = FACTS.get(pair.target.code)
+    known = next((name for k, _, name in facts.variants if k == key), None) if facts is not None else None
+    return named or known or key
+
+
+def written_variants(pair: LanguagePair) -> tuple[str, ...]:
+    """The target variant keys a model of `pair` can write: the pair's own variants; for a pair that declares none
+    although its target has variants Qiao knows (Chinese from Firefox's en→zh, which has no script token and writes
+    Simplified only), the target's default variant alone; () for a target without variants (English).
+
+    This is what a request for a variant the model lacks actually gets, so the window, the CLI and the API can say
+    so and record the truth instead of the variant that was asked for."""
+    return written_keys(pair.target.code, pair.variant_keys)
+
+
+def written_keys(target: str, variant_keys: tuple[str, ...]) -> tuple[str, ...]:
+    """written_variants for a target language code and a model's variant keys (the API knows a pair by these)."""
+    if variant_keys:
+        return variant_keys
+    facts = FACTS.get(target)
+    return (facts.default_variant,) if facts is not None and facts.default_variant else ()
+
+
+def written_variant(pair: LanguagePair, wanted: str | None) -> str | None:
+    """The variant a request for `wanted` (None: the model's default) is written in by a model of `pair`: `wanted`
+    when the model writes it, else the pair's default (the first it writes); None for a target without variants."""
+    written = written_variants(pair)
+    if not written:
+        return None
+    if wanted in written:
+        return wanted
+    return pair.default_variant if pair.default_variant in written else written[0]
