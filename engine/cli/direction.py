@@ -6,6 +6,10 @@ installed direction that reads it; a text no installed model reads is refused wi
 only en→zh installed) or the language Qiao does not translate (Japanese, Korean), instead of coming out as
 nonsense. Text without letters (numbers, a link) keeps the default direction (en→zh when installed). Translators
 are loaded when first needed and kept: a file of English and Chinese lines loads each model once.
+
+`--variant` names a script Qiao knows of the target (hans, hant) or one the model has. A model that cannot write the
+one asked (Firefox's en→zh writes Simplified only) translates in the one it writes, and the command says so once on
+stderr, naming an installed model that writes it; `--json` records carry the variant actually written.
 """
 
 from __future__ import annotations
@@ -16,10 +20,11 @@ from typing import TYPE_CHECKING
 
 from engine.config import MAX_BEAMS, EngineConfig
 from engine.errors import InputError
-from engine.languages import LanguagePair
+from engine.languages import LanguagePair, offered_variants, variant_label, written_variant, written_variants
 from engine.text.source_language import NAMES, Detection, DirectionChoice, choose_pair, detect_language
 
 if TYPE_CHECKING:
+    from engine.options import TranslationOptions
     from engine.pipeline.translator import Translator  # loaded on first use: the CLI's --help stays quick
 
 AUTO = "auto"
@@ -71,6 +76,7 @@ class Directions:
 
         self._args = args
         self._translators: dict[str, Translator] = {}
+        self._noted: set[str] = set()  # pair keys whose script note was said
         asked = args.direction
         self.forced = (asked is not None and asked != AUTO) or bool(args.model) or model_dir_override() is not None
         self._variants: set[str] = set()
@@ -82,7 +88,7 @@ class Directions:
             return
         usable = [m.pair for m in installed_models() if m.problem is None and m.pair is not None]
         self.installed = tuple(dict.fromkeys(p.key for p in usable))
-        self._variants = {v for p in usable for v in p.variant_keys}
+        self._variants = {v for p in usable for v in offered_variants(p)}
         self.default = DEFAULT_PAIR if DEFAULT_PAIR in self.installed or not self.installed else self.installed[0]
 
     @property
@@ -110,16 +116,48 @@ class Directions:
         """The translator for `key`, loaded once; `options` are checked against its pair on first load."""
         if key not in self._translators:
             translator = self._load(key)
-            options.validate(translator.manifest.pair.variant_keys, MAX_BEAMS)
+            options.validate(offered_variants(translator.manifest.pair), MAX_BEAMS)
             self._translators[key] = translator
         return self._translators[key]
+
+    def for_request(self, key: str, options: TranslationOptions) -> tuple[Translator, TranslationOptions]:
+        """The translator for `key` and the options it runs: a variant it cannot write replaced by the one it writes
+        (said once per direction on stderr, with an installed model that writes it)."""
+        translator = self.translator(key, options)
+        pair = translator.manifest.pair
+        wanted = options.variant
+        if wanted is None or not written_variants(pair) or wanted in written_variants(pair):
+            return translator, options
+        written = written_variant(pair, wanted)
+        if key not in self._noted:
+            self._noted.add(key)
+            from engine.cli.io import say
+
+            writers = [name for name in self._writers(key, wanted) if name != translator.bundle_dir.name]
+            say(f"note: {script_note(translator.bundle_dir.name, pair, wanted, writers)}")
+        return translator, options.replace(variant=written)
+
+    def written(self, key: str, options) -> str | None:
+        """The variant a loaded direction writes for `options` (None for a target without variants)."""
+        translator = self._translators.get(key)
+        return written_variant(translator.manifest.pair, options.variant) if translator is not None else None
+
+    def _writers(self, key: str, wanted: str) -> list[str]:
+        """Installed models of `key` that write `wanted` (names, as --model takes them)."""
+        from engine.store.installed import installed_models
+
+        return [
+            m.name
+            for m in installed_models()
+            if m.problem is None and m.pair is not None and m.pair.key == key and wanted in written_variants(m.pair)
+        ]
 
     def check_first(self, options) -> None:
         """The request's own mistakes once, before any text: a forced pair's variant and options."""
         if self.forced:
             translator = self._translators[self.default]
             _check_variant(translator.manifest.pair, options.variant)
-            options.validate(translator.manifest.pair.variant_keys, MAX_BEAMS)
+            options.validate(offered_variants(translator.manifest.pair), MAX_BEAMS)
             return
         options.validate((), MAX_BEAMS)
         if options.variant is not None and self._variants and options.variant not in self._variants:
@@ -138,8 +176,21 @@ class Directions:
 def _check_variant(pair: LanguagePair, variant: str | None) -> None:
     """An explicit --variant for a model without variants is a mistake on the command line (the window keeps one
     saved choice for both directions instead, which TranslationOptions.validate allows)."""
-    if variant is not None and not pair.variants:
+    if variant is not None and not written_variants(pair):
         raise InputError(f"--variant {variant}: the {pair.key} model has no target variants")
+
+
+def script_note(model: str, pair: LanguagePair, wanted: str, writers: list[str]) -> str:
+    """ "firefox-enzh writes Simplified Chinese only: this translation is in Simplified, not Traditional …"."""
+    written = [variant_label(pair, key) for key in written_variants(pair)]
+    chosen = variant_label(pair, written_variant(pair, wanted) or "")
+    asked = variant_label(pair, wanted)
+    only = " only" if len(written) == 1 else ""
+    writes = f"{model} writes {' and '.join(written)} {pair.target.name}{only}"
+    text = f"{writes}: this translation is in {chosen}, not {asked}"
+    if writers:
+        return f"{text} ({writers[0]} writes {asked}: --model {writers[0]})"
+    return f"{text} (no installed {pair.key} model writes {asked}: `qiao model download opus-mt-{pair.key}` gets one)"
 
 
 def refuse_if_needed(routed: Routed) -> None:

@@ -145,12 +145,13 @@ def translate_command(args: argparse.Namespace) -> int:
             raise InputError(routed.refusal)
         if routed.note is not None and not args.json:
             say(f"note: {routed.note}")
-        translator = directions.translator(routed.pair, options)
+        translator, options = directions.for_request(routed.pair, options)
+        variant = directions.written(routed.pair, options)
         if prefix is not None:
-            return _translate_prefixed(translator, text, options, prefix, args.json, out, routed)
+            return _translate_prefixed(translator, text, options, prefix, args.json, out, routed, variant)
         if args.json:
             result = translator.translate(text, options)
-            out.write(json_line(_record(result, routed)), flush=True)
+            out.write(json_line(_record(result, routed, variant)), flush=True)
             return 0
         return _translate_text(translator, text, options, args.stream, out)
     finally:
@@ -158,8 +159,9 @@ def translate_command(args: argparse.Namespace) -> int:
             source.close()
 
 
-def _record(result, routed=None) -> dict:
-    """One --json record; `routed` (engine.cli.direction.Routed) adds the direction used and the detected language."""
+def _record(result, routed=None, variant: str | None = None) -> dict:
+    """One --json record; `routed` (engine.cli.direction.Routed) adds the direction used, the detected language and
+    `variant`: the target variant actually written (None for a target without variants)."""
     # The stats' fields are flat figures: a shallow copy, not as_dict()'s deep one (half the CLI's time per line).
     stats = {f.name: getattr(result.stats, f.name) for f in dataclasses.fields(result.stats)}
     sentences = [_sentence_record(s, result.text) for s in result.sentences]
@@ -170,14 +172,16 @@ def _record(result, routed=None) -> dict:
         "scores": [s["score"] for s in sentences],
         "sentences": sentences,
     }
-    return record | _direction_fields(routed)
+    return record | _direction_fields(routed, variant)
 
 
-def _direction_fields(routed) -> dict:
+def _direction_fields(routed, variant: str | None = None) -> dict:
     if routed is None:
         return {}
     direction = routed.pair if routed.refusal is None else None  # a refused text was translated in no direction
     fields = {"direction": direction, "detected": routed.detected_record()}
+    if direction is not None:
+        fields["variant"] = variant
     if routed.note is not None:
         fields["note"] = routed.note
     return fields
@@ -218,7 +222,9 @@ def _notes(sentences) -> None:
             say(f"note: sentence {s.index + 1}, alternative {k}: {alt.text}")
 
 
-def _translate_prefixed(translator, text: str, options, prefix: str, as_json: bool, out: Output, routed=None) -> int:
+def _translate_prefixed(
+    translator, text: str, options, prefix: str, as_json: bool, out: Output, routed=None, variant: str | None = None
+) -> int:
     """--prefix: the one sentence of `text` decoded with its translation forced to start with `prefix`."""
     source = _one_sentence(translator.manifest.pair, text, options)
     result = translator.translate_sentence(source, options, prefix=prefix)
@@ -233,7 +239,7 @@ def _translate_prefixed(translator, text: str, options, prefix: str, as_json: bo
     if as_json:
         tokens = [list(result.tokens)]
         full = {"text": record["text"], "tokens": tokens, "stats": None, "scores": [record["score"]]}
-        out.write(json_line({**full, "sentences": [record], **_direction_fields(routed)}), flush=True)
+        out.write(json_line({**full, "sentences": [record], **_direction_fields(routed, variant)}), flush=True)
         return 0
     out.write(record["text"] + "\n", flush=True)
     _notes([result])
@@ -281,7 +287,7 @@ def _translate_lines(directions, source: BinaryIO, options, max_chars: int, out:
                     refused += 1
                     record = {"error": answer, "line": line.number} | _direction_fields(routed)
                 else:
-                    record = _record(answer, routed)
+                    record = _record(answer, routed, directions.written(routed.pair, options) if routed else None)
                 out.write(json_line(record), flush=True)
                 progress.tick()
     except KeyboardInterrupt:
@@ -338,8 +344,8 @@ def _routed_answers(directions, lines: Iterator, options, cancel: threading.Even
         routed = look(first, current)[2]
         usable = routed is not None and routed.refusal is None
         current = routed.pair if routed is not None and usable else (current or directions.default)
-        translator = directions.translator(current, options)
-        for line, answer in _answers(translator, run(first, current), options, cancel, check):
+        translator, run_options = directions.for_request(current, options)
+        for line, answer in _answers(translator, run(first, current), run_options, cancel, check):
             yield line, answer, seen.pop(line.number)[2]
 
 

@@ -144,9 +144,9 @@ def test_request_errors_stop_before_reading(monkeypatch, capsys, bundle_dir, ech
 
     monkeypatch.setattr("engine.pipeline.translator.Translator", OneVariant)
     code, out, err = run(
-        monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--json", "--variant", "hant"], b"a\nb\n"
+        monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--json", "--variant", "latn"], b"a\nb\n"
     )
-    assert code == 1 and out == "" and "unknown variant 'hant'; this model offers hans" in err
+    assert code == 1 and out == "" and "unknown variant 'latn'; this model offers hans, hant" in err
 
 
 def test_a_record_is_written_while_input_is_still_open(monkeypatch, bundle_dir):

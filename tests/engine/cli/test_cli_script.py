@@ -1,0 +1,103 @@
+"""`qiao translate --variant hant` with a model that writes Simplified only (issue 29: a feature that cannot apply
+says so): the tiny Firefox-family en→zh bundle (no script token, as Firefox's) chosen for en→zh, the tiny opus-mt
+fixture (>>cmn_Hans<< / >>cmn_Hant<<) beside it or not. The real engine translates; the command says once on stderr
+what was written instead and which installed model writes Traditional, and --json records the variant written."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+
+import pytest
+
+from engine.cli.main import main
+from engine.options import TranslationOptions
+from engine.paths import settings_file
+from engine.pipeline.translator import Translator
+from tests.conftest import BUNDLE
+from tests.engine import model_helpers
+
+store = model_helpers.store
+TEXT = "Thank you very much."
+FIREFOX, OPUS = "firefox-enzh", "opus-mt-en-zh"
+
+
+def run(monkeypatch, capsys, argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def install(store, bergamot_bundle_dir):
+    """install(*names): bundles in the test's models folder, the Firefox one chosen for en→zh (qiao.ini)."""
+
+    def install_(*names: str) -> dict:
+        sources = {FIREFOX: bergamot_bundle_dir, OPUS: BUNDLE}
+        made = {name: store.models / name for name in names}
+        for name, path in made.items():
+            shutil.copytree(sources[name], path)
+        settings_file().parent.mkdir(parents=True, exist_ok=True)
+        settings_file().write_text(f"[models]\nen-zh={FIREFOX}\n", encoding="utf-8")
+        return made
+
+    return install_
+
+
+def expected(bundle, variant: str | None = None, text: str = TEXT) -> str:
+    return Translator(bundle, precision="int8").translate(text, TranslationOptions(variant=variant)).text
+
+
+def test_traditional_of_a_simplified_only_model_is_noted_and_recorded_as_simplified(monkeypatch, capsys, install):
+    models = install(FIREFOX, OPUS)
+    code, out, err = run(monkeypatch, capsys, ["translate", "--variant", "hant", "--json", TEXT])
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["variant"] == "hans" and record["direction"] == "en-zh"
+    assert record["text"] == expected(models[FIREFOX]) and record["text"]
+    assert (
+        f"note: {FIREFOX} writes Simplified Chinese only: this translation is in Simplified, not Traditional "
+        f"({OPUS} writes Traditional: --model {OPUS})"
+    ) in err
+
+
+def test_the_note_is_said_once_for_many_lines_and_each_record_says_simplified(monkeypatch, capsys, install):
+    install(FIREFOX, OPUS)
+    code, out, err = run(monkeypatch, capsys, ["translate", "--variant", "hant", "--json"], b"Hello.\nGood night.\n")
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["variant"] for r in records] == ["hans", "hans"]
+    assert err.count(f"note: {FIREFOX} writes Simplified Chinese only") == 1
+
+
+def test_plain_output_says_it_too(monkeypatch, capsys, install):
+    models = install(FIREFOX)
+    code, out, err = run(monkeypatch, capsys, ["translate", "--variant", "hant", TEXT])
+    assert code == 0 and out == expected(models[FIREFOX]) + "\n"
+    assert "this translation is in Simplified, not Traditional" in err
+    assert f"no installed en-zh model writes Traditional: `qiao model download {OPUS}` gets one" in err
+
+
+def test_a_model_that_writes_traditional_writes_it_without_a_note(monkeypatch, capsys, install):
+    models = install(FIREFOX, OPUS)
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", OPUS, "--variant", "hant", "--json", TEXT])
+    assert code == 0 and "note:" not in err
+    record = json.loads(out)
+    assert record["variant"] == "hant" and record["text"] == expected(models[OPUS], "hant")
+
+
+def test_simplified_asked_of_the_simplified_only_model_is_no_news(monkeypatch, capsys, install):
+    install(FIREFOX)
+    code, out, err = run(monkeypatch, capsys, ["translate", "--variant", "hans", "--json", TEXT])
+    assert code == 0 and "note:" not in err and json.loads(out)["variant"] == "hans"
+    code, out, err = run(monkeypatch, capsys, ["translate", "--json", TEXT])
+    assert code == 0 and "note:" not in err and json.loads(out)["variant"] == "hans", "the default is what it writes"
+
+
+def test_an_unknown_variant_is_still_an_error(monkeypatch, capsys, install):
+    install(FIREFOX)
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", FIREFOX, "--variant", "latn", TEXT])
+    assert code == 1 and out == "" and "unknown variant 'latn'" in err
