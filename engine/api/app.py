@@ -452,7 +452,8 @@ def _event(name: str | None, data: dict) -> bytes:
 
 def lt_languages(pairs: list[PairInfo]) -> list[dict[str, Any]]:
     """/languages as LibreTranslate lists it: Chinese as "zh-Hans" (and "zh-Hant" where a model reads or writes
-    Traditional Chinese: a zh→en model reads both scripts, an en→zh one writes it when it has the variant)."""
+    Traditional Chinese: a zh→en model reads both scripts; an installed en→zh model writes it when it has the variant,
+    the direction's own or another: PairInfo.writable)."""
     names: dict[str, str] = {}
     targets: dict[str, list[str]] = {}
 
@@ -467,7 +468,7 @@ def lt_languages(pairs: list[PairInfo]) -> list[dict[str, Any]]:
 
     for p in pairs:
         sources = codes(p.source, p.source_name, (), True)
-        wanted = codes(p.target, p.target_name, p.variants, False)
+        wanted = codes(p.target, p.target_name, p.writable, False)
         for code in sources:
             listed = targets.setdefault(code, [])
             listed += [t for t in wanted if t not in listed]

@@ -2,7 +2,10 @@
 
 Clients say "zh", "zh-Hans", "zh-CN", "zh-TW" or "zh-Hant" for Chinese (LibreTranslate itself moved from "zh" to
 "zh-Hans"/"zh-Hant"); all mean the pair's target "zh", the script ones choosing the model's variant where it has
-one. Detection is engine.text.source_language's, the one the window, the popup and the CLI use: by script, no model.
+one. A script the direction's model cannot write (Traditional of Firefox's en→zh, which writes Simplified only) goes
+to another installed model of the direction that writes it, or is refused (400) saying so: never answered silently
+in the other script. Detection is engine.text.source_language's, the one the window, the popup and the CLI use: by
+script, no model.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.api.errors import ApiError, UnsupportedLanguage
+from engine.languages import written_keys
 from engine.text.source_language import UNKNOWN, detect_language
 
 AUTO = "auto"
@@ -27,10 +31,24 @@ class PairInfo:
     source_name: str  # "English"
     target_name: str  # "Chinese"
     variants: tuple[str, ...] = ()  # the target variant keys the model offers ("hans", "hant")
+    model: str = ""  # the installed model that translates the direction (a bundle name; "" when not known)
+    # (variant key, bundle name): a variant this model cannot write that another installed model of the direction
+    # writes (Traditional by opus-mt-en-zh beside Firefox's en→zh)
+    elsewhere: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> str:
         return f"{self.source}-{self.target}"
+
+    @property
+    def written(self) -> tuple[str, ...]:
+        """The variants the direction's model writes (Simplified alone for a Chinese target without variants)."""
+        return written_keys(self.target, self.variants)
+
+    @property
+    def writable(self) -> tuple[str, ...]:
+        """The variants some installed model of the direction writes: this model's, then the others'."""
+        return tuple(dict.fromkeys([*self.written, *(key for key, _ in self.elsewhere)]))
 
 
 @dataclass(frozen=True)
@@ -40,6 +58,13 @@ class Direction:
     pair: PairInfo | None  # None when source and target are the same language: the text comes back as it is
     variant: str | None
     source: str  # the source language used (detected when the request said "auto")
+    model: str | None = None  # another installed model of the direction, when only it writes the variant asked for
+
+    @property
+    def job_key(self) -> str:
+        """What the engine loads for it: the pair key ("en-zh"), or "en-zh/opus-mt-en-zh" for another model."""
+        key = self.pair.key if self.pair is not None else ""
+        return f"{key}/{self.model}" if self.model else key
 
 
 def parse_code(code: object, field: str) -> tuple[str, str | None]:
@@ -83,8 +108,25 @@ def resolve(
         return Direction(None, None, src)
     for pair in pairs:
         if pair.source == src and pair.target == tgt:
-            return Direction(pair, variant if variant in pair.variants else None, src)
+            return _with_variant(pair, variant, src)
     raise UnsupportedLanguage(f"no {src}-{tgt} model is installed{_installed(pairs)}")
+
+
+def _with_variant(pair: PairInfo, variant: str | None, src: str) -> Direction:
+    """The direction for an asked script: this model when it writes it (or none was asked), another installed model
+    of the direction that writes it, else UnsupportedLanguage saying what the installed model writes."""
+    if variant is None or variant in pair.written or not pair.written:
+        return Direction(pair, variant if variant in pair.variants else None, src)
+    other = dict(pair.elsewhere).get(variant)
+    if other is not None:
+        return Direction(pair, variant, src, model=other)
+    asked = f"{pair.target}-{variant.capitalize()}"
+    writes = " and ".join(f"{pair.target}-{key.capitalize()}" for key in pair.written)
+    model = f" ({pair.model})" if pair.model else ""
+    raise UnsupportedLanguage(
+        f"{asked} is not supported: the installed {pair.key} model{model} writes {writes} only; install one that "
+        f"writes {asked}, such as opus-mt-{pair.key}"
+    )
 
 
 def _installed(pairs: Sequence[PairInfo]) -> str:

@@ -4,7 +4,9 @@
 and the window implements it through its own worker (gui/desktop/api_service.py), so the API and the window share one
 engine there. Requests wait in a bounded FIFO queue: a full queue, or a request that waited past its timeout, is
 `Busy` (503, Retry-After) rather than an unbounded backlog. Switching pairs loads that bundle on the worker thread;
-at most MAX_LOADED Translators are kept (the least recently used is dropped).
+at most MAX_LOADED Translators are kept (the least recently used is dropped). A direction is translated by the model
+chosen for it (engine.store.choice), except a script that model cannot write and another installed one can
+(engine.api.languages.resolve): that model is loaded for it, as a pair of its own.
 """
 
 from __future__ import annotations
@@ -80,12 +82,16 @@ class TranslationService(Protocol):
 
 
 def installed_pairs(model: str | None = None) -> list[PairInfo]:
-    """Every usable installed direction, once each, in search order (engine.store.installed), or just `model`'s.
+    """Every usable installed direction, once each, in search order (engine.store.installed), or just `model`'s;
+    each described by the model that translates it (the choice, else the best: engine.store.choice), with the
+    scripts only another installed model of the direction writes (`elsewhere`).
 
     `model` (--model) or QIAO_MODEL_DIR is final (engine.store.locate): only that bundle, and no bundle there, or an
     unusable one, is the error (ModelNotFoundError / ModelStoreError), never another installed model."""
+    from engine.languages import written_variants
     from engine.paths import model_dir_override
-    from engine.store.installed import ModelStoreError, describe, find_bundle, installed_models
+    from engine.store.choice import by_quality, usable_for
+    from engine.store.installed import ModelStoreError, chosen_model, describe, find_bundle, installed_models
 
     found: dict[str, PairInfo] = {}
     if model or model_dir_override():
@@ -97,8 +103,25 @@ def installed_pairs(model: str | None = None) -> list[PairInfo]:
         models = installed_models()
     for m in models:
         if m.problem is None and m.pair is not None and m.pair.key not in found:
-            p = m.pair
-            found[p.key] = PairInfo(p.source.code, p.target.code, p.source.name, p.target.name, p.variant_keys)
+            key = m.pair.key
+            used = chosen_model(models, key) or m
+            p = used.pair
+            assert p is not None
+            elsewhere: dict[str, str] = {}
+            for other in by_quality(usable_for(models, key)):
+                assert other.pair is not None
+                for variant in written_variants(other.pair):
+                    if variant not in written_variants(p):
+                        elsewhere.setdefault(variant, other.name)
+            found[key] = PairInfo(
+                p.source.code,
+                p.target.code,
+                p.source.name,
+                p.target.name,
+                p.variant_keys,
+                model=used.name,
+                elsewhere=tuple(elsewhere.items()),
+            )
     return list(found.values())
 
 
@@ -170,7 +193,7 @@ class EngineService:
         if direction.pair is None or not texts:
             return list(texts)
         options = TranslationOptions(variant=direction.variant)
-        key = direction.pair.key
+        key = direction.job_key
         if fmt == "html":
             # each step of the fragments' texts is its own job, so other requests run in between; one deadline
             end = time.monotonic() + (DEFAULT_TIMEOUT_S if timeout is None else timeout)
@@ -189,7 +212,7 @@ class EngineService:
         if direction.pair is None or not texts:
             return [(t, []) for t in texts]
         options = TranslationOptions(variant=direction.variant, alternatives=count)
-        done = self._call(direction.pair.key, lambda tr, cancel: _translations(tr, texts, options, cancel), timeout)
+        done = self._call(direction.job_key, lambda tr, cancel: _translations(tr, texts, options, cancel), timeout)
         return [(t.text, text_alternatives(t, count)) for t in done]
 
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
@@ -208,7 +231,7 @@ class EngineService:
             finally:  # a failure ends the stream at once; the reader raises the job's error
                 deltas.put(("end", None))
 
-        job = _Job(direction.pair.key, run)
+        job = _Job(direction.job_key, run)
         self._submit(job)
         return self._deltas(job, deltas, timeout)
 
@@ -305,11 +328,14 @@ class EngineService:
         return translator
 
     def _load(self, pair: str) -> Any:
+        """The Translator for a job key: a pair key ("en-zh": its chosen model, or --model), or a pair key and the
+        installed model that writes the script asked for ("en-zh/opus-mt-en-zh")."""
         from engine.pipeline.translator import Translator
         from engine.store.installed import find_bundle
 
-        log.info("loading the %s model", pair)
-        return Translator(find_bundle(self._model, pair=pair), self._config)
+        key, _, name = pair.partition("/")
+        log.info("loading the %s model%s", key, f" {name}" if name else "")
+        return Translator(find_bundle(name or self._model, pair=key), self._config)
 
 
 def checked_texts(texts: object) -> list[str]:
