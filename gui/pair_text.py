@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from engine.languages import FACTS, Language, LanguagePair, default_pair
+from engine.languages import (
+    FACTS,
+    Language,
+    LanguagePair,
+    default_pair,
+    offered_variants,
+    written_variant,
+    written_variants,
+)
 
 _CONTEXT = "PairText"
 _NAMES = {
@@ -53,12 +61,41 @@ def variant_name(pair: LanguagePair, key: str) -> str:
 
 
 def chosen_variant(pair: LanguagePair, wanted: str | None) -> str | None:
-    """The variant a request uses: `wanted` when the pair has it, else the pair's default; None without variants."""
-    if not pair.variants:
-        return None
-    if wanted in pair.variant_keys:
-        return wanted
-    return pair.default_variant or pair.variants[0].key
+    """The variant a request is written in: `wanted` when a model of the pair writes it, else the pair's default
+    (engine.languages.written_variant: Firefox's en→zh writes Simplified whatever is asked); None for a target
+    without variants (English). What the window asks, records and shows, so nothing is labelled with a script the
+    model did not write."""
+    return written_variant(pair, wanted)
+
+
+def script_choices(pair: LanguagePair) -> tuple[str, ...]:
+    """The variant keys the script setting offers for `pair` (engine.languages.offered_variants): every variant Qiao
+    knows of its target, so Traditional stays choosable, and explained, beside a model that writes Simplified only;
+    () for a target without variants (English)."""
+    return offered_variants(pair)
+
+
+def scripts_text(pair: LanguagePair) -> str:
+    """What a model of `pair` writes, for the Models dialog and the model menu: "Simplified, Traditional",
+    "Simplified only"; "" for a target without variants."""
+    written = written_variants(pair)
+    if not written:
+        return ""
+    names = [variant_name(pair, key) for key in written]
+    if len(names) == 1 and len(script_choices(pair)) > 1:
+        return _tr(QT_TRANSLATE_NOOP("PairText", "{variant} only")).format(variant=names[0])
+    return ", ".join(names)
+
+
+def script_limit(model: str, pair: LanguagePair, wanted: str | None) -> str:
+    """ "firefox-translations-enzh-base-memory writes Simplified only": said when the model `model` (its name, as the
+    model indicator shows it) cannot write the chosen variant `wanted`; "" when it can (or the target has none)."""
+    written = written_variants(pair)
+    if not written or wanted is None or wanted in written:
+        return ""
+    return _tr(QT_TRANSLATE_NOOP("PairText", "{model} writes {scripts}")).format(
+        model=model, scripts=scripts_text(pair)
+    )
 
 
 def source_heading(pair: LanguagePair) -> str:
@@ -68,7 +105,7 @@ def source_heading(pair: LanguagePair) -> str:
 
 
 def target_heading(pair: LanguagePair, variant: str | None) -> str:
-    """ "Chinese (Simplified)" when the pair has variants, "English" otherwise."""
+    """ "Chinese (Simplified)" for a target with variants (the one the model writes), "English" otherwise."""
     name = language_name(pair.target)
     chosen = chosen_variant(pair, variant)
     if chosen is None:

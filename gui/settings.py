@@ -36,6 +36,8 @@ NAME_TEMPLATE = re.compile(r"(?=.*\{stem\})(?:[^{}/\\\x00-\x1f:*?\"<>|]|\{(?:ste
 _BUNDLE_NAME = re.compile(r"|[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # Catalogue ids, space-separated (QSettings quotes a value with commas)
 _BUNDLE_NAMES = re.compile(r"|[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?: [A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,63}")
+_SCRIPT_NOTICE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}/[a-z0-9_]{1,32}"  # bundle name / variant key
+_SCRIPT_NOTICES = re.compile(rf"|{_SCRIPT_NOTICE}(?: {_SCRIPT_NOTICE}){{0,63}}")
 
 
 class Key(Enum):
@@ -80,6 +82,7 @@ class Key(Enum):
     MODEL_EN_ZH = "models/en-zh"
     MODEL_ZH_EN = "models/zh-en"
     MODELS_OFFERED = "models/offered"  # catalogue ids of the better models the window has offered once
+    SCRIPT_NOTICES = "models/script_notices"  # "bundle/variant": a model that cannot write a chosen script, said once
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ SPECS: dict[Key, Spec] = {
     Key.MODEL_EN_ZH: Spec(str, "", pattern=_BUNDLE_NAME),
     Key.MODEL_ZH_EN: Spec(str, "", pattern=_BUNDLE_NAME),
     Key.MODELS_OFFERED: Spec(str, "", pattern=_BUNDLE_NAMES),
+    Key.SCRIPT_NOTICES: Spec(str, "", pattern=_SCRIPT_NOTICES),
 }
 # The per-direction model choice's key, by pair key
 MODEL_CHOICE: dict[str, Key] = {"en-zh": Key.MODEL_EN_ZH, "zh-en": Key.MODEL_ZH_EN}
@@ -175,6 +179,7 @@ LABELS: dict[Key, str] = {
     Key.MODEL_EN_ZH: QT_TRANSLATE_NOOP("Settings", "English → Chinese model"),
     Key.MODEL_ZH_EN: QT_TRANSLATE_NOOP("Settings", "Chinese → English model"),
     Key.MODELS_OFFERED: QT_TRANSLATE_NOOP("Settings", "Better models offered"),
+    Key.SCRIPT_NOTICES: QT_TRANSLATE_NOOP("Settings", "Script notices shown"),
 }
 
 _CORRUPT = QT_TRANSLATE_NOOP(

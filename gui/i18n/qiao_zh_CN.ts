@@ -1160,6 +1160,26 @@
         <source>&amp;Tools</source>
         <translation>工具(&amp;T)</translation>
     </message>
+    <message>
+        <source>Chinese script is set to {wanted}, but {limit}: this translation is in {written}.</source>
+        <translation>中文字形设为{wanted}，但{limit}。这次的译文是{written}。</translation>
+    </message>
+    <message>
+        <source>{said} {other} writes {wanted}.</source>
+        <translation>{said}{other} 可写{wanted}。</translation>
+    </message>
+    <message>
+        <source>Use {model}</source>
+        <translation>改用 {model}</translation>
+    </message>
+    <message>
+        <source>{said} No installed {languages} model writes {wanted}; get one in Models.</source>
+        <translation>{said}已安装的{languages}模型都不写{wanted}；请在“模型”中获取。</translation>
+    </message>
+    <message>
+        <source>Click “Check for models”, then download a model for {languages} that writes {wanted}, such as {name}.</source>
+        <translation>点击“检查模型”，然后下载一个写{wanted}的{languages}模型，例如 {name}。</translation>
+    </message>
 </context>
 <context>
     <name>ModelProblem</name>
@@ -1378,6 +1398,10 @@
         <translation>系列：{family}</translation>
     </message>
     <message>
+        <source>Writes: {scripts}</source>
+        <translation>书写：{scripts}</translation>
+    </message>
+    <message>
         <source>Quality: {score} on {test_set} ({source})</source>
         <translation>质量：{score}（{test_set}；{source}）</translation>
     </message>
@@ -1414,6 +1438,10 @@
         <translation>名称</translation>
     </message>
     <message>
+        <source>Writes</source>
+        <translation>书写</translation>
+    </message>
+    <message>
         <source>Family</source>
         <translation>系列</translation>
     </message>
@@ -1428,10 +1456,6 @@
     <message>
         <source>Size</source>
         <translation>大小</translation>
-    </message>
-    <message>
-        <source>Precisions</source>
-        <translation>精度</translation>
     </message>
     <message>
         <source>Licence</source>
@@ -1532,6 +1556,10 @@
     <message>
         <source>Unknown</source>
         <translation>未知</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
     </message>
     <message>
         <source>No model is installed. Import one, or check for models to download.</source>
@@ -1734,6 +1762,14 @@
     <message>
         <source>Traditional</source>
         <translation>繁体</translation>
+    </message>
+    <message>
+        <source>{variant} only</source>
+        <translation>仅{variant}</translation>
+    </message>
+    <message>
+        <source>{model} writes {scripts}</source>
+        <translation>{model} 可写的字形：{scripts}</translation>
     </message>
     <message>
         <source>{language} ({variant})</source>
@@ -2115,6 +2151,10 @@
         <translation>已提示过的更好模型</translation>
     </message>
     <message>
+        <source>Script notices shown</source>
+        <translation>已显示的字形提示</translation>
+    </message>
+    <message>
         <source>Your settings file could not be read, so Qiao started with the default settings.</source>
         <translation>无法读取您的设置文件，桥已使用默认设置启动。</translation>
     </message>
@@ -2312,6 +2352,10 @@
     <message>
         <source>Des&amp;ktop</source>
         <translation>桌面(&amp;K)</translation>
+    </message>
+    <message>
+        <source>{limit}: its translations are in {written}.</source>
+        <translation>{limit}。它的译文是{written}。</translation>
     </message>
 </context>
 <context>

@@ -1,4 +1,5 @@
-"""How a model is described to a person when choosing one: published quality, size, measured speed and licence.
+"""How a model is described to a person when choosing one: the scripts it writes, published quality, size, measured
+speed and licence.
 
 Shared by the Models dialog and the window's model indicator (gui.window.model_control), in the "ModelsDialog"
 translation context. Each takes an installed model or a catalogue entry (engine.store.installed.InstalledModel,
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
+
+from gui import pair_text
 
 MB = 1_000_000
 FAMILIES = {"marian": "Marian (opus-mt)", "bergamot": "Bergamot (Firefox)"}
@@ -38,17 +41,33 @@ def speed_text(model: Any) -> str:
     return QCoreApplication.translate("ModelsDialog", "{n} tokens/s").format(n=f"{speed.tokens_per_s:,.0f}")
 
 
+def scripts_text(model: Any) -> str:
+    """What an installed model writes: "Simplified, Traditional", "Simplified only"; "" for a target without
+    scripts (English) or a model whose languages are unknown (a catalogue entry, a broken bundle)."""
+    pair = getattr(model, "pair", None)
+    return pair_text.scripts_text(pair) if pair is not None else ""
+
+
 def summary(model: Any) -> str:
-    """One line: quality · size · speed · licence."""
+    """One line: scripts written · quality · size · speed · licence."""
     size = getattr(model, "size_bytes", None) or getattr(model, "size", 0)
-    parts = [quality_text(model), megabytes(size), speed_text(model), str(getattr(model, "license", "") or "")]
+    parts = [
+        scripts_text(model),
+        quality_text(model),
+        megabytes(size),
+        speed_text(model),
+        str(getattr(model, "license", "") or ""),
+    ]
     return " · ".join(p for p in parts if p)
 
 
 def details(model: Any) -> str:
-    """Several lines for a tooltip: family, quality with its test set and source, speed with where it was measured,
-    size and licence."""
+    """Several lines for a tooltip: family, the scripts it writes, quality with its test set and source, speed with
+    where it was measured, size and licence."""
     lines = [QCoreApplication.translate("ModelsDialog", "Family: {family}").format(family=family_text(model))]
+    scripts = scripts_text(model)
+    if scripts:
+        lines.append(QCoreApplication.translate("ModelsDialog", "Writes: {scripts}").format(scripts=scripts))
     quality = getattr(model, "quality", None)
     if quality is not None:
         lines.append(

@@ -1,6 +1,7 @@
-"""The Models dialog: the installed bundles (pair, family, published quality, measured speed, size, precisions,
-licence, where, verified or not, which one each direction uses), choosing the one a direction uses, import from a
-folder or an archive, remove, verify, and downloads from the catalogue, which is fetched only when the user asks.
+"""The Models dialog: the installed bundles (pair, the scripts each writes, family, published quality, measured speed,
+size, precisions, licence, where, verified or not, which one each direction uses), choosing the one a direction
+uses, import from a folder or an archive, remove, verify, and downloads from the catalogue, which is fetched only
+when the user asks. Its columns fit its width (gui.models.column_fit): long text is elided, never scrolled to.
 
 Every operation runs on `gui.models.model_tasks` (its own thread, cancellable); this dialog only starts jobs and paints
 their reports. A failed job changes nothing, and the dialog says why in plain words.
@@ -20,7 +21,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMenu,
     QMessageBox,
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui import pair_text
-from gui.models import model_text
+from gui.models import column_fit, model_text
 from gui.models.model_tasks import ALREADY, OFFLINE, ModelStore, ModelTaskThread
 
 ARCHIVE_SUFFIXES = ("*.zip", "*.tar", "*.tar.gz", "*.tgz", "*.tar.xz", "*.tar.bz2")
@@ -67,10 +67,18 @@ class ModelsDialog(QDialog):
     removed = Signal(str)
     use_requested = Signal(object)
 
-    INSTALLED_COLUMNS = 11
+    INSTALLED_COLUMNS = 12
     CATALOGUE_COLUMNS = 7
-    STATUS_COLUMN = 9
-    USE_COLUMN = 10
+    NAME_COLUMN = 1
+    SCRIPTS_COLUMN = 2
+    QUALITY_COLUMN = 4
+    SPEED_COLUMN = 5
+    LOCATION_COLUMN = 9
+    STATUS_COLUMN = 10
+    USE_COLUMN = 11
+    # Cut down (elided, full text in the tooltip) when the row is wider than the table: name, family, location, status
+    SHRINKABLE = (NAME_COLUMN, 3, LOCATION_COLUMN, STATUS_COLUMN)
+    CATALOGUE_SHRINKABLE = (1, 2)
 
     def __init__(
         self,
@@ -115,11 +123,12 @@ class ModelsDialog(QDialog):
             [
                 self.tr("Languages"),
                 self.tr("Name"),
+                self.tr("Writes"),
                 self.tr("Family"),
                 self.tr("Quality"),
                 self.tr("Speed"),
                 self.tr("Size"),
-                self.tr("Precisions"),
+                self.tr("Precision"),
                 self.tr("Licence"),
                 self.tr("Location"),
                 self.tr("Status"),
@@ -127,6 +136,7 @@ class ModelsDialog(QDialog):
             ]
         )
         self._table_style(self.installed)
+        self._installed_fit = column_fit.ColumnFit(self.installed, self.SHRINKABLE)
         self.installed.itemSelectionChanged.connect(self._update_buttons)
 
         self.import_button = QPushButton(self.tr("&Import…"), self)
@@ -167,6 +177,7 @@ class ModelsDialog(QDialog):
             ]
         )
         self._table_style(self.catalogue)
+        self._catalogue_fit = column_fit.ColumnFit(self.catalogue, self.CATALOGUE_SHRINKABLE)
         self.catalogue.itemSelectionChanged.connect(self._update_buttons)
         self.download_button = QPushButton(self.tr("&Download"), self)
         self.download_button.setObjectName("downloadButton")
@@ -234,9 +245,12 @@ class ModelsDialog(QDialog):
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.verticalHeader().hide()
         table.setWordWrap(False)
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+
+    def fit_columns(self) -> None:
+        """Both tables' columns fit the dialog's width (long names and problems elided; see gui.models.column_fit);
+        done again whenever a table changes size."""
+        self._installed_fit.fit()
+        self._catalogue_fit.fit()
 
     # ---- what is shown ---------------------------------------------------------------------------------------
 
@@ -272,6 +286,7 @@ class ModelsDialog(QDialog):
             cells = [
                 languages,
                 m.name,
+                model_text.scripts_text(m) if not m.problem else "",
                 model_text.family_text(m) if not m.problem else "",
                 model_text.quality_text(m) if not m.problem else "",
                 model_text.speed_text(m) if not m.problem else "",
@@ -296,6 +311,7 @@ class ModelsDialog(QDialog):
             self.message.setText(hint)
         elif self.models and self.message.text() == hint:
             self.message.setText("")
+        self.fit_columns()
         self._update_buttons()
 
     def _fill_catalogue(self) -> None:
@@ -320,6 +336,7 @@ class ModelsDialog(QDialog):
                 item = QTableWidgetItem(text)
                 item.setToolTip(model_text.details(e))
                 self.catalogue.setItem(row, col, item)
+        self.fit_columns()
         self._update_buttons()
 
     def selected_model(self) -> Any | None:

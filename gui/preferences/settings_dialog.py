@@ -1,4 +1,5 @@
-"""Preferences: precision, the target variant (hidden for a pair without variants), quality, threads,
+"""Preferences: precision, the target variant (the Chinese script: shown whenever Chinese is the target, with a
+note when the model in use cannot write the chosen one; hidden for English), quality, threads,
 translate-as-you-type, font size, language, theme; on the "Review" tab (gui.preferences.review_settings) the confidence
 underline and scrolling together; and on the "Desktop" tab (gui.preferences.desktop_settings) the tray, start
 with the system, quick translate, clipboard and local API settings.
@@ -10,6 +11,7 @@ precision switch reloads the model on the worker, no restart).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtGui import QStandardItemModel
@@ -28,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from engine.config import MAX_BEAMS, PRECISIONS
 from engine.languages import LanguagePair
-from gui.pair_text import NATIVE_VARIANTS, variant_name
+from gui.pair_text import NATIVE_VARIANTS, chosen_variant, script_choices, script_limit, variant_name
 from gui.preferences.desktop_settings import DesktopPage
 from gui.preferences.review_settings import ReviewPage
 from gui.settings import MAX_THREADS, SPECS, Key, Settings
@@ -53,6 +55,7 @@ class SettingsDialog(QDialog):
         if pair is None and model is not None:
             pair = model.pair
         self.pair = pair
+        self.model = model
         self.settings = settings
         self.setWindowTitle(self.tr("Settings"))
         self.setObjectName("settingsDialog")
@@ -68,6 +71,11 @@ class SettingsDialog(QDialog):
         chinese = pair is None or pair.target.code == "zh"
         script_name = self.tr("Chinese script") if chinese else self.tr("Variant")
         self.script = self._combo(script_name, self._variant_items(pair))
+        # Beside the script: what the model in use cannot write ("… writes Simplified only"), for the choice shown
+        self.script_note = QLabel(self)
+        self.script_note.setObjectName("scriptNote")
+        self.script_note.setWordWrap(True)
+        self.script.currentIndexChanged.connect(self._update_script_note)
         default_label = (
             self.tr("Model default ({n} beams)").format(n=default_beams) if default_beams else self.tr("Model default")
         )
@@ -119,12 +127,14 @@ class SettingsDialog(QDialog):
             [(self.tr("System default"), "system"), (self.tr("Light"), "light"), (self.tr("Dark"), "dark")],
         )
 
-        form = QFormLayout()
+        form = self.form = QFormLayout()
         form.addRow(self._buddy(self.tr("&Precision:"), self.precision), self.precision)
         script_label = self.tr("Chinese &script:") if chinese else self.tr("&Variant:")
         form.addRow(self._buddy(script_label, self.script), self.script)
-        # A pair without variants (zh→en) has nothing to choose; punctuation is normalised only in Chinese output
-        form.setRowVisible(self.script, pair is None or bool(pair.variants))
+        form.addRow("", self.script_note)
+        # A target without variants (zh→en) has nothing to choose; punctuation is normalised only in Chinese output
+        form.setRowVisible(self.script, pair is None or bool(script_choices(pair)))
+        form.setRowVisible(self.script_note, False)
         form.addRow(self._buddy(self.tr("&Quality:"), self.quality), self.quality)
         form.addRow("", self.join_lines)
         form.addRow("", self.normalize)
@@ -166,16 +176,30 @@ class SettingsDialog(QDialog):
         self.load_from(lambda key: settings.get(key))
 
     def _variant_items(self, pair: LanguagePair | None) -> list[tuple[str, str]]:
-        """ "Simplified (简体)": the translated name with the native one; the pair's variants, or the two Chinese
-        scripts while no pair is known."""
+        """ "Simplified (简体)": the translated name with the native one; every script of the pair's target (also
+        those the model cannot write: the note says so), or the two Chinese scripts while no pair is known."""
         if pair is None:
             return [(self.tr("Simplified (简体)"), "hans"), (self.tr("Traditional (繁體)"), "hant")]
         items = []
-        for v in pair.variants:
-            name = variant_name(pair, v.key)
-            native = NATIVE_VARIANTS.get(v.key)
-            items.append((f"{name} ({native})" if native and native != name else name, v.key))
+        for key in script_choices(pair):
+            name = variant_name(pair, key)
+            native = NATIVE_VARIANTS.get(key)
+            items.append((f"{name} ({native})" if native and native != name else name, key))
         return items
+
+    def _update_script_note(self) -> None:
+        """Say beside the script when the loaded model cannot write the one chosen (its translations stay in the
+        script it writes); nothing while no model of this pair is loaded."""
+        model, pair = self.model, self.pair
+        text = ""
+        if model is not None and model.pair is not None and pair is not None and model.pair.key == pair.key:
+            wanted = self.script.currentData()
+            limit = script_limit(Path(model.bundle_dir).name, model.pair, wanted)
+            if limit:
+                written = variant_name(model.pair, chosen_variant(model.pair, wanted) or "")
+                text = self.tr("{limit}: its translations are in {written}.").format(limit=limit, written=written)
+        self.script_note.setText(text)
+        self.form.setRowVisible(self.script_note, bool(text) and self.form.isRowVisible(self.script))
 
     def _combo(self, name: str, items: list[tuple[str, Any]]) -> QComboBox:
         combo = QComboBox(self)
@@ -227,6 +251,7 @@ class SettingsDialog(QDialog):
         if self.script.findData(value) < 0 and self.pair is not None and self.pair.default_variant:
             value = self.pair.default_variant
         self._select(self.script, value)
+        self._update_script_note()
 
     def restore_defaults(self) -> None:
         """Put the defaults in the form; nothing is stored until OK."""

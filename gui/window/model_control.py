@@ -5,6 +5,8 @@ beside the precision label names the model in use and its menu chooses among the
 (quality, size, speed, licence); the choice is saved per direction (Key.MODEL_EN_ZH / MODEL_ZH_EN, read by the engine's
 store too) and loads at once on the worker. A direction whose best installed model scores below the best one Qiao
 knows of gets a one-time notice that opens the Models dialog (engine.store.choice.better_available; no server asked).
+A model that cannot write the chosen Chinese script is said once too (gui.window.script_notice), and the menu says
+which scripts each model writes.
 
 It follows the worker's model signals after the request controller has (so the controller's model and problem are
 already current) and asks the controller to load; the window gives it the widgets it paints and a few callbacks.
@@ -32,6 +34,7 @@ from gui.models.models_dialog import ModelsDialog
 from gui.notice_bar import NoticeBar
 from gui.settings import MODEL_CHOICE, Key, Settings
 from gui.window.request_controller import RequestController
+from gui.window.script_notice import ScriptNotice
 from gui.worker.model_load import ModelInfo, ModelProblem
 from gui.worker.scheduler import TranslationWorker
 
@@ -99,6 +102,17 @@ class ModelControl(QObject):
         bar = precision_label.parentWidget()
         if isinstance(bar, QStatusBar):  # beside the precision label, where the window put it
             bar.addPermanentWidget(self.model_button)
+        # "<model> writes Simplified only", once per model and script, with "Use <model>" or "Models…"
+        self.script_notice = ScriptNotice(
+            self,
+            requests,
+            settings,
+            notice,
+            models=self.direction_models,
+            loaded=self.loaded_model,
+            choose=self.choose_model,
+            open_models=self.open_models,
+        )
 
     def follow(self, worker: TranslationWorker) -> None:
         """Listen to the worker's model reports (after the request controller and the window's translation slots)."""
@@ -176,6 +190,7 @@ class ModelControl(QObject):
         self.models = list(models)
         self.update_indicator()
         self.offer_better()
+        self.script_notice.check()
 
     def refresh_models(self) -> None:
         """List the installed models again, off the UI thread (models_listed follows)."""
@@ -365,6 +380,7 @@ class ModelControl(QObject):
             self.refresh_models()
         self.update_indicator()
         self._pair_changed()
+        self.script_notice.check()
         self.model_panel.clear()
         self._retrying = False
         self.precision_label.setText(status_text.precision_label(info.precision))

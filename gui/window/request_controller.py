@@ -117,7 +117,8 @@ class RequestController(QObject):
         """What the settings ask of a translation now."""
         variant = self.settings.get(Key.VARIANT)
         if self.model is not None and self.model.pair is not None:
-            # e.g. Traditional asked of a model that only writes Simplified; None for a pair without variants
+            # The variant the model writes, so history and kept sentences record the truth: Traditional asked of
+            # a model that writes Simplified only is "hans" (gui.window.script_notice says so); None for English
             variant = chosen_variant(self.model.pair, variant)
         return TranslationOptions(
             beams=self.settings.get(Key.BEAMS) or None,

@@ -55,7 +55,12 @@ def test_options_the_loaded_model_lacks_are_disabled(qtbot, settings):
     items = dialog.precision.model()
     assert items.item(dialog.precision.findData("int8")).isEnabled()
     assert not items.item(dialog.precision.findData("fp32")).isEnabled()
-    assert dialog.script.findData("hans") >= 0 and dialog.script.findData("hant") == -1, "only the pair's variants"
+    # Traditional stays choosable (the setting serves every model), and the dialog says this one cannot write it
+    assert dialog.script.findData("hans") >= 0 and dialog.script.findData("hant") >= 0
+    assert not dialog.form.isRowVisible(dialog.script_note), "Simplified is chosen: nothing to say"
+    dialog.script.setCurrentIndex(dialog.script.findData("hant"))
+    assert dialog.form.isRowVisible(dialog.script_note)
+    assert dialog.script_note.text() == "opus-mt-en-zh writes Simplified only: its translations are in Simplified."
 
 
 def test_cancel_stores_nothing_and_restore_defaults_fills_the_form(qtbot, settings):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from engine.languages import default_pair
 from gui.models.models_dialog import ARCHIVE_SUFFIXES, ModelsDialog
 from tests.gui.fakes import EN_ZH, FakeEntry, FakeModel, FakeStore
 
@@ -49,6 +50,7 @@ def test_installed_bundles_are_listed_with_pair_size_precisions_licence_location
     assert cells(dialog) == [
         "English → Chinese",
         "opus-mt-en-zh",
+        "Simplified, Traditional",
         "Marian (opus-mt)",
         "Not published",
         "Not measured",
@@ -59,7 +61,8 @@ def test_installed_bundles_are_listed_with_pair_size_precisions_licence_location
         "Not checked",
         "In use",
     ]
-    assert cells(dialog, 1)[8] == "Beside the program" and cells(dialog, 1)[10] == "", "one model in use a direction"
+    location, use = ModelsDialog.LOCATION_COLUMN, ModelsDialog.USE_COLUMN
+    assert cells(dialog, 1)[location] == "Beside the program" and cells(dialog, 1)[use] == "", "one in use a direction"
 
 
 def test_the_catalogue_is_fetched_only_when_the_user_asks(qtbot, open_dialog):
@@ -130,12 +133,12 @@ def test_verify_marks_the_bundle_verified_or_names_the_damage(qtbot, open_dialog
     dialog = open_dialog(store)
     dialog.installed.selectRow(0)
     dialog.verify_button.click()
-    qtbot.waitUntil(lambda: cells(dialog)[9] == "Verified", timeout=5000)
+    qtbot.waitUntil(lambda: cells(dialog)[ModelsDialog.STATUS_COLUMN] == "Verified", timeout=5000)
     store.damaged[str(EN_ZH_MODEL.path)] = ["model.int8.onnx: sha256 mismatch"]
     wait_idle(qtbot, dialog)
     dialog.verify_button.click()
-    qtbot.waitUntil(lambda: cells(dialog)[9].startswith("Damaged"), timeout=5000)
-    assert "model.int8.onnx" in cells(dialog)[9]
+    qtbot.waitUntil(lambda: cells(dialog)[ModelsDialog.STATUS_COLUMN].startswith("Damaged"), timeout=5000)
+    assert "model.int8.onnx" in cells(dialog)[ModelsDialog.STATUS_COLUMN]
 
 
 def test_download_shows_progress_and_cancel_changes_nothing(qtbot, open_dialog):
@@ -194,3 +197,36 @@ def test_download_speed_is_measured_from_the_first_report(open_dialog, monkeypat
     dialog._progress("download", 50_000_000, 80_000_000)
     assert dialog.progress.format() == "50.0 of 80.0 MB · 5.0 MB/s"
     assert dialog.progress.value() * 80 // dialog.progress.maximum() == 50
+
+
+def test_the_installed_table_fits_a_1220_px_dialog_without_scrolling_sideways(qtbot, open_dialog):
+    """Twelve columns with a long Firefox name, a program location and a problem: the long cells are elided (their
+    full text in the tooltip), every column stays on screen, no horizontal scroll bar."""
+    firefox = FakeModel(
+        Path("/models/firefox-translations-enzh-base-memory"),
+        "firefox-translations-enzh-base-memory",
+        default_pair("en", "zh"),
+        model_id="mozilla/firefox-translations-enzh-base-memory",
+        license="MPL-2.0",
+        family="bergamot",
+    )
+    broken = FakeModel(
+        Path("/opt/qiao/models/broken"),
+        "opus-mt-zh-en (built in)",
+        None,
+        location="program",
+        removable=False,
+        problem="manifest.json: graphs.decoder.inputs[10]: expected a name the family knows, found something else",
+    )
+    dialog = open_dialog(FakeStore([firefox, EN_ZH_MODEL, PROGRAM_MODEL, broken]))
+    dialog.resize(1220, 700)
+    qtbot.waitUntil(lambda: dialog.width() == 1220)
+    table = dialog.installed
+    header = table.horizontalHeader()
+    widths = [header.sectionSize(c) for c in range(table.columnCount())]
+    assert table.horizontalScrollBar().maximum() == 0, widths
+    assert sum(widths) <= table.viewport().width() and min(widths) >= 40, widths
+    assert cells(dialog)[ModelsDialog.SCRIPTS_COLUMN] == "Simplified only"
+    assert "firefox-translations-enzh-base-memory" in table.item(0, ModelsDialog.NAME_COLUMN).toolTip()
+    status = table.item(3, ModelsDialog.STATUS_COLUMN)
+    assert status.text() == broken.problem and status.toolTip() == broken.problem, "elided on screen, whole here"

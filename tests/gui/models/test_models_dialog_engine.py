@@ -76,7 +76,7 @@ def test_download_from_the_catalogue_installs_a_verified_bundle(qtbot, dialog, s
     assert "Downloaded and checked" in d.message.text()
     assert (store.models / FIXTURE_NAME / "manifest.json").is_file()
     assert d.installed.item(0, 0).text() == "English → Chinese"
-    assert d.installed.item(0, 8).text() == "Your models folder"
+    assert d.installed.item(0, ModelsDialog.LOCATION_COLUMN).text() == "Your models folder"
     assert d.catalogue.item(0, 6).text() == "Installed"
 
 

@@ -118,8 +118,8 @@ def test_the_models_dialog_chooses_the_model_a_direction_uses(qtbot, real_window
     rows = {dialog.installed.item(r, 1).text(): r for r in range(2)}
     use = ModelsDialog.USE_COLUMN
     assert dialog.installed.item(rows["tiny-better"], use).text() == "In use"
-    assert dialog.installed.item(rows["opus-mt-en-zh"], 3).text() == "COMET-22 82.44"
-    assert dialog.installed.item(rows["tiny-better"], 4).text() == "321 tokens/s"
+    assert dialog.installed.item(rows["opus-mt-en-zh"], ModelsDialog.QUALITY_COLUMN).text() == "COMET-22 82.44"
+    assert dialog.installed.item(rows["tiny-better"], ModelsDialog.SPEED_COLUMN).text() == "321 tokens/s"
     dialog.installed.selectRow(rows["tiny-better"])
     assert not dialog.use_button.isEnabled(), "already in use"
     dialog.installed.selectRow(rows["opus-mt-en-zh"])
