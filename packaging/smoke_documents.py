@@ -3,8 +3,9 @@
 The formats are imported by name at run time (engine/documents/registry.py), and each leans on a library the
 freezer must have collected (markdown-it-py, srt, charset-normalizer, the stdlib's html.parser, zipfile, expat):
 a format left out of the app would only show when a user opens such a file. Every document here says "Thank you
-very much.", which the fixture model translates as 非常感谢。; each result must say that, in its own format.
-Made with the standard library only (the smoke test runs before any test dependency is needed).
+very much."; each result must no longer say it, and must say what the engine from source wrote with the same
+bundle (smoke_test.document_check: whatever model the app embeds, the fixture or a release's real one). With the
+fixture model it must also say 非常感谢, what that model was trained to answer. Made with the standard library only.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import io
 import zipfile
 from pathlib import Path
 
+SOURCE = "en"  # the documents' language: the app translates them with its bundle from English
 SENTENCE = "Thank you very much."
-EXPECTED = "非常感谢"
+EXPECTED = "非常感谢"  # what the fixture model (tests/fixtures/tiny_marian) says for SENTENCE
 
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _DOCX = {
@@ -95,16 +97,32 @@ def result_text(path: Path) -> str:
     return data.decode("utf-8", "replace")
 
 
-def check_results(names: list[str], out: Path) -> dict[str, str]:
-    """Per input name: "ok", or what is wrong with its result (missing, or without the expected translation)."""
+def check_results(
+    names: list[str],
+    out: Path,
+    target: str = "zh",
+    reference: Path | None = None,
+    expected: str | None = EXPECTED,
+) -> dict[str, str]:
+    """Per input name: "ok", or what is wrong with its result `<stem>.<target>.<ext>` in `out`: missing, still
+    saying SENTENCE (untranslated), without `expected` (None: no fixed answer, as with a real model), or (given the
+    `reference` folder the engine from source wrote) saying something other than the reference result."""
     verdicts = {}
     for name in names:
         stem, dot, ext = name.rpartition(".")
-        result = out / f"{stem}.zh{dot}{ext}"
+        result = out / f"{stem}.{target}{dot}{ext}"
         if not result.is_file():
             verdicts[name] = "no result file"
-        elif EXPECTED not in result_text(result):
-            verdicts[name] = f"the result does not say {EXPECTED}"
+            continue
+        text = result_text(result)
+        if SENTENCE in text:
+            verdicts[name] = f"the result still says {SENTENCE!r}"
+        elif expected is not None and expected not in text:
+            verdicts[name] = f"the result does not say {expected}"
+        elif reference is not None and not (reference / result.name).is_file():
+            verdicts[name] = "the engine from source wrote no result to compare with"
+        elif reference is not None and result_text(reference / result.name) != text:
+            verdicts[name] = "the result differs from the engine's from source on the same bundle"
         else:
             verdicts[name] = "ok"
     return verdicts

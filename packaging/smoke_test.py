@@ -7,8 +7,8 @@
 2. Checks the folder (packaging/check_dist.py): no build-only package inside; installed size without models.
 3. Measures the zstd-compressed tarball of the app without models.
 4. Runs `qiao --self-test` (which tests every embedded bundle; each must appear in its report) and then
-   `qiao translate-file` on one small document per format (packaging/smoke_documents.py) in an isolated
-   environment:
+   `qiao translate-file` on one small document per format (packaging/smoke_documents.py; each result must say what
+   the engine from this checkout writes with the same embedded bundle) in an isolated environment:
    - network: a new network namespace (`unshare --net`) holding only a loopback interface that is down, so no
      connection can be made at all; the script records /proc/net/dev and a refused TCP connect as proof;
    - no Python: a new mount namespace in which every Python installation found on this machine (interpreters,
@@ -30,10 +30,18 @@
    by side with the network present (not unshared, so an attempt would show), a fresh empty HOME, no XDG_*
    variables and the telemetry variables set to "0", under `strace -f -e trace=socket,connect,sendto`, for 30 s
    after their ONNX Runtime sessions exist; any inet socket, inet or port-53 address, or file under HOME outside
-   Qiao's own folders fails.
+   Qiao's own folders fails. Afterwards the CLI's records (text, token ids, direction) must equal, record for
+   record, what the engine from this checkout says on the same lines with the bundle the app embeds for each
+   record's direction.
+
+What the frozen app translates is thus checked against the engine from source on the same bundle, so the checks
+hold for whatever model the build embedded: the fixture (`--build`) or a release's best model per direction
+(Bergamot or opus-mt, packaging/stage_model.py --catalogue). Only the fixture model must also say what it was trained
+to (most of tests/fixtures/tiny_marian/corpus.tsv; 非常感谢 in the documents); a real model never would.
 
 Writes OUT/report.json (what tests/packaging asserts on) and prints a summary. Exit status 0 when every check
-passed and every budget held. Needs: unshare (util-linux), Xvfb, xdotool, ImageMagick `import`, zstd, tar, strace.
+passed and every budget held. Needs: unshare (util-linux), Xvfb, xdotool, ImageMagick `import`, zstd, tar, strace,
+and the engine's run-time dependencies in the Python that runs it (the reference runs `python -m engine.cli.main`).
 """
 
 from __future__ import annotations
@@ -72,6 +80,7 @@ BUDGETS = {  # Linux release budgets (issue #5)
 }
 SAMPLE = "Thank you very much. Good morning, everyone!\n\nThe weather is very nice. See you tomorrow."
 CORPUS = ROOT / "tests" / "fixtures" / "tiny_marian" / "corpus.tsv"  # what the fixture model (--model fixture) knows
+FIXTURE = ROOT / "tests" / "fixtures" / "tiny_marian" / "bundle"  # --model fixture: the model trained on CORPUS
 ZH_EN_FIXTURE = ROOT / "tests" / "fixtures" / "tiny_marian_zh_en" / "bundle"  # --model fixture-zh-en
 # What --extra-model bundles translate, by their source language (a tiny random model's output is noise; what counts
 # is that the frozen app gives the same noise as the engine from source)
@@ -89,13 +98,18 @@ def fixture_models() -> list[str]:
     return models
 
 
-def embedded_bundles(dist: Path) -> list[str]:
-    """The bundle folders inside the frozen app (what qiao.spec embedded from the stage)."""
-    found: set[str] = set()
+def embedded_paths(dist: Path) -> list[Path]:
+    """The bundles inside the frozen app (what qiao.spec embedded from the stage), as paths."""
+    found = []
     for models in (dist / "_internal" / "models", dist / "models"):
         if models.is_dir():
-            found.update(p.name for p in models.iterdir() if (p / "manifest.json").is_file())
-    return sorted(found)
+            found += [p for p in sorted(models.iterdir()) if (p / "manifest.json").is_file()]
+    return found
+
+
+def embedded_bundles(dist: Path) -> list[str]:
+    """The bundle folders inside the frozen app, by name."""
+    return sorted({p.name for p in embedded_paths(dist)})
 
 
 def self_test_bundles(output: str) -> list[str]:
@@ -269,17 +283,10 @@ def extra_model_run(iso: Isolated, app: Path, bundle: Path, tag: str) -> dict:
     app_cmd = [str(app), "translate", "--json", "--model", str(bundle), "--file", str(source)]
     cmd, env, proof_path, _stamp = iso.command(app_cmd, f"{tag}-translate")
     run = subprocess.run(cmd, env={**os.environ, **env, "APP_ENV": ""}, capture_output=True, text=True, timeout=120)
-    records = []
-    for line in run.stdout.splitlines():
-        try:
-            record = json.loads(line)
-            records.append({"text": record["text"], "tokens": record["tokens"]})
-        except (ValueError, KeyError, TypeError):
-            records.append({"unreadable": line[:200]})
     result["translate"] = {
         "exit_code": run.returncode,
         "inputs": inputs,
-        "records": records,
+        "records": read_records(run.stdout),
         "stderr_tail": run.stderr[-1000:],
         "isolated": bool(iso.prefix) and isolation_ok(parse_proof(proof_path)),
     }
@@ -300,6 +307,170 @@ def extra_model_failures(run: dict) -> list[str]:
         failures.append(f"{name}: frozen translate --json: exit {tr['exit_code']}, {len(ok)} of {len(tr['inputs'])}")
     if not (st["isolated"] and tr["isolated"]):
         failures.append(f"{name}: did not run fully isolated")
+    return failures
+
+
+# ---- the reference: the engine from this checkout, on the bundle the frozen app used ---------------------------------
+# The frozen app must translate exactly as the engine it was frozen from does on the same bundle, whatever model the
+# build embedded: the fixture (the test tier) or the catalogue's best per direction (a release: Bergamot or opus-mt).
+# What a model says is checked against its own training data only for the fixture (trained_on_corpus).
+
+
+def read_records(stdout: str, keys: tuple[str, ...] = ("text", "tokens")) -> list[dict]:
+    """`translate --json` output as one dict per line holding `keys` ({"unreadable": …} for a line that is not a
+    record)."""
+    records = []
+    for line in stdout.splitlines():
+        try:
+            record = json.loads(line)
+            records.append({k: record[k] for k in keys})
+        except (ValueError, KeyError, TypeError):
+            records.append({"unreadable": line[:200]})
+    return records
+
+
+def embedded_bundle(dist: Path, pair: str) -> Path | None:
+    """The bundle the frozen app embeds for `pair` ("en-zh"), the one it translates that direction with when the
+    user has installed nothing; None when it embeds none, or several (which one the app picks is then the store's
+    choice, not something the smoke test should guess)."""
+    matching = [p for p in embedded_paths(dist) if bundle_facts(p)["pair"] == pair]
+    return matching[0] if len(matching) == 1 else None
+
+
+def trained_on_corpus(bundle: Path) -> bool:
+    """Whether `bundle` is the en→zh fixture model, which memorised CORPUS (a real model says something else)."""
+    if not (FIXTURE / "manifest.json").is_file():
+        return False
+    return bundle_facts(bundle)["model_id"] == bundle_facts(FIXTURE)["model_id"]
+
+
+def source_engine(args: list[str], work: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """`qiao ARGS` run by the engine from this checkout (the interpreter running the smoke test), in its own empty
+    HOME and Qiao folders under WORK, so no settings, cache or installed model of the machine's user counts."""
+    home = work / "source-home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QIAO_")}
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT), LANG="C.UTF-8")
+    for name in ("CONFIG", "STATE", "CACHE", "DATA"):
+        env[f"QIAO_{name}_DIR"] = str(home / name.lower())
+    cmd = [sys.executable, "-m", "engine.cli.main", *args]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def source_records(dist: Path, inputs: list[str], directions: list[str | None], work: Path) -> dict:
+    """The engine from source on `inputs`, each line with the bundle the frozen app embeds for the direction it
+    reported for that line (`translate --json --model`): {"records": [...]} in input order (text, token ids,
+    direction), or {"error": why} when there is no such bundle or the run failed."""
+    work.mkdir(parents=True, exist_ok=True)
+    by_direction: dict[str, list[int]] = {}
+    for i, direction in enumerate(directions):
+        if direction is None:
+            return {"error": f"the frozen record of line {i + 1} names no direction"}
+        by_direction.setdefault(direction, []).append(i)
+    records: list[dict] = [{}] * len(inputs)
+    bundles = {}
+    for n, (direction, rows) in enumerate(sorted(by_direction.items())):
+        bundle = embedded_bundle(dist, direction)
+        if bundle is None:
+            return {"error": f"the app does not embed exactly one bundle for {direction}"}
+        bundles[direction] = str(bundle)
+        source = work / f"source-input-{n}.txt"
+        source.write_text("\n".join(inputs[i] for i in rows) + "\n", encoding="utf-8")
+        run = source_engine(["translate", "--json", "--model", str(bundle), "--file", str(source)], work)
+        got = read_records(run.stdout, ("text", "tokens", "direction"))
+        if run.returncode != 0 or len(got) != len(rows):
+            why = f"exit {run.returncode}, {len(got)} of {len(rows)} records: {run.stderr[-500:]}"
+            return {"error": f"the engine from source on {bundle}: {why}"}
+        for i, record in zip(rows, got):
+            records[i] = record
+    return {"records": records, "bundles": bundles}
+
+
+def compare_records(frozen: list[dict], reference: list[dict]) -> dict:
+    """How many frozen records equal the engine's from source (text, token ids and direction), and the first few
+    that do not."""
+    longest = max(len(frozen), len(reference))
+    differ = [i for i in range(longest) if i >= len(frozen) or i >= len(reference) or frozen[i] != reference[i]]
+    at = lambda records, i: records[i] if i < len(records) else None  # noqa: E731
+    return {
+        "matches": longest - len(differ),
+        "of": longest,
+        "differences": [{"line": i + 1, "frozen": at(frozen, i), "source": at(reference, i)} for i in differ[:3]],
+    }
+
+
+def cli_translations(stdout: str, lines: list[str], dist: Path, work: Path) -> dict:
+    """What the network watch reports of the frozen `translate --json` run on `lines` (its stdout): the records,
+    the engine from source on the same lines and bundles, and (the fixture model only) how many say what CORPUS
+    taught it."""
+    frozen = read_records(stdout, ("text", "tokens", "direction"))
+    result: dict = {"records": len(frozen), "expected_records": len(lines)}
+    corpus = dict(row.split("\t")[:2] for row in CORPUS.read_text(encoding="utf-8").splitlines() if row.strip())
+    nfkc = lambda text: unicodedata.normalize("NFKC", text)  # noqa: E731 - full/half-width agnostic
+    texts = [r.get("text", "") for r in frozen]
+    result["corpus_matches"] = sum(nfkc(t) == nfkc(corpus.get(e, "")) for e, t in zip(lines, texts))
+    if len(frozen) != len(lines) or any("unreadable" in r for r in frozen):
+        result["source"] = {"error": "the frozen records are incomplete"}
+        return result
+    reference = source_records(dist, lines, [r["direction"] for r in frozen], work)
+    if "error" in reference:
+        result["source"] = reference
+        return result
+    result["source"] = {"bundles": reference["bundles"], **compare_records(frozen, reference["records"])}
+    result["trained_on_corpus"] = all(trained_on_corpus(Path(b)) for b in reference["bundles"].values())
+    return result
+
+
+def cli_translation_failures(cli: dict) -> list[str]:
+    """What is wrong with the frozen `translate --json` records (empty when each equals the engine's from source
+    and, for the fixture model, at least half say what it was trained to)."""
+    if cli.get("exit_code") != 0 or cli.get("records") != cli.get("expected_records"):
+        return [f"frozen qiao translate --json: exit {cli.get('exit_code')}, {cli.get('records')} records"]
+    source = cli.get("source", {"error": "not compared"})
+    if "error" in source:
+        return [f"frozen qiao translate --json: no reference from source ({source['error']})"]
+    failures = []
+    if source["matches"] != source["of"]:
+        failures.append(
+            f"frozen qiao translate --json: {source['of'] - source['matches']} of {source['of']} records differ from "
+            f"the engine's from source on the same bundle ({source['bundles']}): {source['differences']}"
+        )
+    if cli.get("trained_on_corpus") and cli.get("corpus_matches", 0) < cli["records"] // 2:
+        failures.append(f"frozen qiao translate --json: only {cli.get('corpus_matches')} translations as trained")
+    return failures
+
+
+def document_check(dist: Path, names: list[str], docs_in: Path, docs_out: Path, work: Path) -> dict:
+    """The frozen translate-file's results against the engine's from source on the same documents with the bundle
+    the app embeds for English (smoke_documents.check_results); the fixture's results must also say
+    smoke_documents.EXPECTED. {"verdicts", "bundle"} or, without a reference, {"verdicts", "error"}."""
+    source = smoke_documents.SOURCE
+    pairs = sorted({bundle_facts(p)["pair"] for p in embedded_paths(dist)})
+    pair = next((p for p in pairs if p.startswith(f"{source}-")), None)
+    bundle = embedded_bundle(dist, pair) if pair else None
+    if bundle is None:
+        verdicts = smoke_documents.check_results(names, docs_out)
+        return {"verdicts": verdicts, "error": f"the app embeds no single bundle from {source} ({pairs})"}
+    reference = work / "documents-source"
+    run = source_engine(["translate-file", str(docs_in), "--model", str(bundle), "--out", str(reference)], work)
+    target = pair.split("-")[1]
+    expected = smoke_documents.EXPECTED if trained_on_corpus(bundle) else None
+    verdicts = smoke_documents.check_results(names, docs_out, target=target, reference=reference, expected=expected)
+    result = {"verdicts": verdicts, "bundle": str(bundle), "expected": expected}
+    if run.returncode != 0:
+        result["error"] = f"the engine from source: exit {run.returncode}: {run.stderr[-500:]}"
+    return result
+
+
+def document_failures(documents: dict) -> list[str]:
+    """What is wrong with the frozen translate-file run (empty when it exited 0 and every result is "ok")."""
+    failures = []
+    if "error" in documents:
+        failures.append(f"frozen translate-file: no reference from source ({documents['error']})")
+    verdicts = documents["verdicts"]
+    if documents["exit_code"] != 0 or any(v != "ok" for v in verdicts.values()):
+        bad = {k: v for k, v in verdicts.items() if v != "ok"}
+        failures.append(f"frozen translate-file: exit {documents['exit_code']}, {bad or 'every result ok'}")
     return failures
 
 
@@ -489,6 +660,7 @@ def watch_network(app: Path, xvfb: Xvfb, work: Path) -> dict:
     base = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **OPTED_IN}
     corpus = dict(row.split("\t")[:2] for row in CORPUS.read_text(encoding="utf-8").splitlines() if row.strip())
     lines = list(corpus) * 2  # ~100 KB of JSON records: far more than the pipe and the app's stdout buffer hold
+    output = ""
     source = work / "watch-input.txt"
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     probe = work / "watch-startup.txt"
@@ -520,12 +692,6 @@ def watch_network(app: Path, xvfb: Xvfb, work: Path) -> dict:
             result["cli"]["alive_while_watched"] = cli.poll() is None
             output = reader.read().decode("utf-8", "replace")
             result["cli"]["exit_code"] = cli.wait(120)
-            texts = [json.loads(line)["text"] for line in output.splitlines() if line.strip()]
-            result["cli"]["records"] = len(texts)
-            result["cli"]["expected_records"] = len(lines)
-            nfkc = lambda text: unicodedata.normalize("NFKC", text)  # noqa: E731 - full/half-width agnostic
-            # the fixture memorised most of its corpus: a wrong model or garbled output would not match
-            result["cli"]["corpus_matches"] = sum(nfkc(t) == nfkc(corpus[e]) for e, t in zip(lines, texts))
             app_pid = Path(f"/proc/{gui.pid}/task/{gui.pid}/children").read_text().split()[0]  # strace's tracee
             quit_window(int(app_pid), xvfb)
             result["gui"]["exit_code"] = gui.wait(15)
@@ -542,6 +708,8 @@ def watch_network(app: Path, xvfb: Xvfb, work: Path) -> dict:
             result["gui"]["output_tail"] = gui_out.read().decode("utf-8", "replace")[-1000:]
     for name, home in homes.items():
         result[name].update(audit(logs[name], home))
+    # after the watch (not under strace): the records against the engine from source on the same bundle
+    result["cli"].update(cli_translations(output, lines, app.parent, work))
     return result
 
 
@@ -557,10 +725,7 @@ def network_watch_failures(watch: dict) -> list[str]:
         if run["stray_files"]:
             failures.append(f"frozen {name}: files under HOME outside Qiao's folders: {run['stray_files'][:5]}")
     cli, gui = watch["cli"], watch["gui"]
-    if cli.get("exit_code") != 0 or cli.get("records") != cli.get("expected_records"):
-        failures.append(f"frozen qiao translate --json: exit {cli.get('exit_code')}, {cli.get('records')} records")
-    elif cli.get("corpus_matches", 0) < cli["records"] // 2:
-        failures.append(f"frozen qiao translate --json: only {cli.get('corpus_matches')} translations as trained")
+    failures += cli_translation_failures(cli)
     if not cli.get("alive_while_watched"):
         failures.append("frozen qiao translate --json exited before the watch ended (the watch saw too little)")
     if "ready" not in gui.get("marks", "") or gui.get("exit_code") != 0:
@@ -676,12 +841,10 @@ def main(argv: list[str] | None = None) -> int:
         [str(app), "translate-file", str(docs_in), "--out", str(docs_out)], "documents"
     )
     run = subprocess.run(cmd, env={**os.environ, **env, "APP_ENV": ""}, capture_output=True, text=True, timeout=120)
-    verdicts = smoke_documents.check_results(names, docs_out)
-    report["documents"] = {"exit_code": run.returncode, "output": run.stdout + run.stderr, "verdicts": verdicts}
+    checked = document_check(dist, names, docs_in, docs_out, iso.work)
+    report["documents"] = {"exit_code": run.returncode, "output": run.stdout + run.stderr, **checked}
     timings["documents_s"] = round(time.perf_counter() - start, 1)
-    if run.returncode != 0 or any(v != "ok" for v in verdicts.values()):
-        bad = {k: v for k, v in verdicts.items() if v != "ok"}
-        report["failures"].append(f"frozen translate-file: exit {run.returncode}, {bad or 'every result ok'}")
+    report["failures"] += document_failures(report["documents"])
 
     # -- bundles from outside the app (a downloaded or imported model), offline and without Python --
     start = time.perf_counter()

@@ -93,6 +93,8 @@ def test_the_frozen_app_translates_every_document_format(report):
     docs = report["documents"]
     assert docs["exit_code"] == 0, docs["output"]
     assert docs["verdicts"] == dict.fromkeys(docs["verdicts"], "ok") and len(docs["verdicts"]) == 8, docs
+    # each result said what the engine from source wrote with the same bundle, and (the fixture) 非常感谢
+    assert "error" not in docs and docs["bundle"].endswith("/opus-mt-en-zh") and docs["expected"] == "非常感谢", docs
 
 
 def test_no_build_only_packages_inside(report):
@@ -130,6 +132,7 @@ def test_archive_holds_the_app_and_nothing_build_only(report):
     } <= modules
     assert [m for m in modules if _forbidden_name(m)] == []
     assert not any(m.startswith("engine.convert") for m in modules)
+    assert "engine.bundle.graph_writer" not in modules and "engine.bundle.manifest" in modules  # the converters' own
     assert not any(".converter" in m for m in modules if m.startswith("engine.families."))  # no family's converter
 
 
@@ -196,6 +199,11 @@ def test_frozen_cli_translated_while_watched(report):
     assert cli["exit_code"] == 0, cli["stderr_tail"]
     assert cli["alive_while_watched"]  # its sessions were open for the whole watch
     assert cli["records"] == cli["expected_records"] and cli["corpus_matches"] >= cli["records"] // 2
+    # record for record what the engine from source says with the bundle the app used (its embedded en→zh one)
+    source = cli["source"]
+    assert source["matches"] == source["of"] == cli["records"], source
+    assert list(source["bundles"]) == ["en-zh"] and source["bundles"]["en-zh"].endswith("/opus-mt-en-zh")
+    assert cli["trained_on_corpus"] is True
 
 
 def test_frozen_gui_loaded_the_model_while_watched(report):
