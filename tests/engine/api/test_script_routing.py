@@ -11,8 +11,9 @@ import shutil
 import pytest
 
 from engine.api.app import ApiApp
+from engine.api.errors import UnsupportedLanguage
 from engine.api.guard import Access
-from engine.api.languages import resolve
+from engine.api.languages import PairInfo, resolve
 from engine.api.service import EngineService, installed_pairs
 from engine.options import TranslationOptions
 from engine.paths import settings_file
@@ -95,3 +96,15 @@ def test_traditional_without_a_model_that_writes_it_is_a_clear_400(install, serv
     assert langs["en"] == ["zh-Hans"], "Traditional is not offered"
     reply = call(app, "POST", "/translate", json_body={"q": TEXT, "source": "en", "target": "zh"})
     assert reply.status == 200 and reply.json()["translatedText"], "plain zh (and zh-Hans) still work"
+
+
+def test_a_pair_known_only_by_its_variants_is_judged_by_what_it_writes():
+    """The app's API knows the window's loaded pair alone (gui.desktop.api_service): a Chinese target without
+    variants (Firefox's) writes zh-Hans, so zh-Hant is refused instead of answered in Simplified."""
+    firefox = PairInfo("en", "zh", "English", "Chinese", ())
+    assert resolve([firefox], [TEXT], "en", "zh-CN").pair == firefox
+    with pytest.raises(UnsupportedLanguage, match="the installed en-zh model writes zh-Hans only") as info:
+        resolve([firefox], [TEXT], "en", "zh-TW")
+    assert info.value.status == 400
+    opus = PairInfo("en", "zh", "English", "Chinese", ("hans", "hant"))
+    assert resolve([opus], [TEXT], "en", "zh-TW").variant == "hant"
