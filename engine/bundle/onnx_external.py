@@ -135,3 +135,52 @@ def external_data(path: Path) -> list[ExternalData]:
     out: list[ExternalData] = []
     _walk(buf, _MODEL, out, 0)
     return out
+
+
+_MODEL_GRAPH, _GRAPH_INITIALIZER, _TENSOR_RAW, _TENSOR_LOCATION = 7, 5, 9, 14
+
+
+@dataclass(frozen=True)
+class InlineTensor:
+    """One initializer of a graph stored inline as `raw_data` (little-endian, C order): its ONNX `data_type`, its
+    `dims` and its bytes (a view into the buffer that was read)."""
+
+    name: str
+    dims: tuple[int, ...]
+    data_type: int
+    raw: memoryview
+
+
+def inline_initializers(buf: memoryview, names: set[str]) -> dict[str, InlineTensor]:
+    """The main graph's initializers named in `names` whose values are inline `raw_data` (others are left out), read
+    from an .onnx file's bytes without copying them: a family that needs a weight in numpy as well as in its graph
+    (engine.families.bergamot.output_table) reads it from the graph file rather than shipping it twice."""
+    found: dict[str, InlineTensor] = {}
+    for number, wire, graph in _fields(buf):
+        if number != _MODEL_GRAPH or wire != 2:
+            continue
+        assert isinstance(graph, memoryview)
+        for field, kind, tensor in _fields(graph):
+            if field != _GRAPH_INITIALIZER or kind != 2:
+                continue
+            assert isinstance(tensor, memoryview)
+            name, dims, data_type, raw, external = "", [], 0, None, False
+            for n, w, v in _fields(tensor):
+                if n == _TENSOR_DIMS and w == 0:
+                    dims.append(v)
+                elif n == _TENSOR_DIMS and w == 2:  # packed
+                    pos = 0
+                    while pos < len(v):
+                        dim, pos = _varint(v, pos)
+                        dims.append(dim)
+                elif n == _TENSOR_TYPE and w == 0:
+                    data_type = v
+                elif n == _TENSOR_NAME and w == 2:
+                    name = bytes(v).decode("utf-8", "replace")
+                elif n == _TENSOR_RAW and w == 2:
+                    raw = v
+                elif n == _TENSOR_LOCATION and w == 0:
+                    external = v == 1
+            if name in names and raw is not None and not external:
+                found[name] = InlineTensor(name, tuple(dims), data_type, raw)
+    return found

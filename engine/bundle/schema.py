@@ -475,7 +475,7 @@ def _bergamot(
         inputs = ["tokens", "embed_scale", "position", "mask_bias", *cross, *states]
         c.names(enc, "inputs", "graphs.encoder", ["ids", "mask_bias", "positions"])
         c.names(enc, "outputs", "graphs.encoder", cross)
-        c.names(dec, "inputs", "graphs.decoder", [*inputs, "shortlist"] if short is not None else inputs)
+        c.names(dec, "inputs", "graphs.decoder", [*inputs, "output_w", "output_b"] if short is not None else inputs)
         c.names(dec, "outputs", "graphs.decoder", ["logits", *(f"next_state.{i}" for i in range(layers)), "alignment"])
 
     list(_precision_specs(c, raw, "an object with encoder and decoder"))  # a Bergamot precision names only those

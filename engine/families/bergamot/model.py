@@ -9,7 +9,8 @@ The searches (engine.search) see the same surface as the Marian family's: `encod
 * The decoder state is each SSRU layer's cell [rows, E], carried from step to step (no attention cache): beams
   reorder it by row, finished sentences leave it by row.
 * With a shortlist, the graph scores only the batch's allowed ids (Marian's rules: engine.families.bergamot
-  .shortlist, the union over the whole batch); `step` spreads them over a full-width row whose other entries are
+  .shortlist, the union over the whole batch), whose output rows and bias a run gathers once
+  (engine.families.bergamot.output_table); `step` spreads them over a full-width row whose other entries are
   −inf, so a log-softmax over the row is the log-softmax over the shortlist (as Marian scores) and argmax and
   top-k give vocabulary ids. `run.shortlist_logits` [rows, K] and `run.shortlist` are the compact form.
 * `<unk>` is never emitted: its logit is −inf (Marian without `allow-unk`), in the shortlist or not.
@@ -30,6 +31,7 @@ from typing import Protocol
 import numpy as np
 import onnxruntime as ort
 
+from engine.families.bergamot import output_table
 from engine.families.bergamot.architecture import Architecture, embed_scale, positions
 from engine.runtime.sessions import SHRINK_ARENA, default_threads, inference_session, session_options
 
@@ -122,10 +124,14 @@ class OnnxBergamot:
         self.shared_vocab = shared_vocab
         self._max_positions = max_positions
         self._dec_inputs = {i.name for i in self.decoder.get_inputs()}
-        self.shortlisted = "shortlist" in self._dec_inputs
+        self.shortlisted = "output_w" in self._dec_inputs
         if self.shortlisted != (shortlist is not None):
             have = "takes" if self.shortlisted else "has no"
             raise ValueError(f"the decoder graph {have} a shortlist input but the model has {shortlist is not None}")
+        # the output rows a batch's shortlist selects (the graph takes them as inputs, gathered once per batch)
+        self.output: output_table.OutputTable | None = None
+        if self.shortlisted:
+            self.output = output_table.read(decoder, self.decoder.get_modelmeta().custom_metadata_map)
         self._enc_out = [o.name for o in self.encoder.get_outputs()]
         layers = arch.decoder_layers
         self._cross_names = [f"cross_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
@@ -210,6 +216,8 @@ class BergamotRun:
         self._alignment = np.empty((rows, enc.mask.shape[1]), np.float32)
         # full-width rows: −inf outside the shortlist
         self._full = self._compact if shortlist is None else np.full((rows, model.vocab_size), -np.inf, np.float32)
+        # the shortlist's output rows and bias, bound as inputs: a batch keeps its shortlist (select, reorder)
+        self._output = () if model.output is None else model.output.select(self.shortlist)
         self._owns_enc = False
         self._bind()
 
@@ -237,13 +245,12 @@ class BergamotRun:
         self._tokens = np.zeros(rows, np.int64)
         self._position = np.zeros((1, model.arch.dim), np.float32)
         self._scale = np.zeros(1, np.float32)
-        self._keep = [self._mask_bias, *self.enc.cross]  # bound memory must outlive the binding
+        self._keep = [self._mask_bias, *self.enc.cross, *self._output]  # bound memory must outlive the binding
         self._compact_view = self._compact[:rows]
         self._full_view = self._full[:rows]
         shared = [("mask_bias", self._mask_bias), *zip(model._cross_names, self.enc.cross)]
         shared += [("tokens", self._tokens), ("embed_scale", self._scale), ("position", self._position)]
-        if model.shortlisted:
-            shared.append(("shortlist", self.shortlist))
+        shared += zip(output_table.INPUTS, self._output)
         bindings = []
         for read, write in ((self._states, self._spare), (self._spare, self._states)):
             io = model.decoder.io_binding()

@@ -10,9 +10,12 @@ ssru` (src/models/transformer.h, src/rnn/cells.h), as ../shared/research/bergamo
   embedding LayerNorm), then per layer x = LN(MHA(x)+x), x = LN(W2·relu(W1·x+b1)+b2 + x); no final LayerNorm.
 * `decoder.onnx`: one step for every position. `tokens` [N] (the previous output ids), `embed_scale` [1] (√E, or 0
   at the first step: Marian's first input is a zero embedding, and 0·row = 0), `position` [1,E], `mask_bias`
-  [Bs,S], the cross K/V, `state.{i}` [N,E] (each SSRU layer's cell c, carried before the relu) and `shortlist` [K]
-  (the target ids this batch may emit) → `logits` [N,K] over the shortlist, `next_state.{i}` and `alignment`
-  [N,S] (head 0 of the cross-attention of the alignment layer, the last by default: Marian's soft alignment).
+  [Bs,S], the cross K/V, `state.{i}` [N,E] (each SSRU layer's cell c, carried before the relu) and the output
+  layer over the target ids this batch may emit (its shortlist of K ids), gathered by the engine once per batch:
+  `output_w` (INT8: int8 [E,K]; FP32: float [K,E]) and `output_b` [K] (engine.families.bergamot.output_table;
+  the full table and bias stay in the graph as initializers its metadata names) → `logits` [N,K] over the
+  shortlist, `next_state.{i}` and `alignment` [N,S] (head 0 of the cross-attention of the alignment layer, the
+  last by default: Marian's soft alignment).
   Rows are sentences × rows per sentence (beams): the cross K/V have one row per sentence and a sentence's rows
   query them together.
 * Heads are contiguous slices of the width; attention is softmax(QKᵀ·(1/√Dh) + mask)·V; LayerNorm is
@@ -40,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.families.bergamot import output_table
 from engine.families.bergamot.architecture import Architecture, embed_scale
 
 OPSET = 18
@@ -60,7 +64,7 @@ def state_names(layers: int, prefix: str = "state") -> list[str]:
 
 def decoder_inputs(layers: int, shortlisted: bool = True) -> list[str]:
     names = ["tokens", "embed_scale", "position", "mask_bias", *cross_names(layers), *state_names(layers)]
-    return [*names, "shortlist"] if shortlisted else names
+    return [*names, *output_table.INPUTS] if shortlisted else names
 
 
 def decoder_outputs(layers: int) -> list[str]:
@@ -409,8 +413,8 @@ def build_encoder(arch: Architecture, weights: Weights, precision: str = "fp32")
 
 def build_decoder(arch: Architecture, weights: Weights, precision: str = "fp32", shortlisted: bool = True):
     """One decoder step (see the module docstring) → (onnx.ModelProto, input names, output names). Without
-    `shortlisted` (a model without a lexical shortlist) there is no `shortlist` input and the logits cover the
-    whole target vocabulary, the output matrix used as it is (no per-step row gather)."""
+    `shortlisted` (a model without a lexical shortlist) there are no `output_w`/`output_b` inputs and the logits
+    cover the whole target vocabulary, the output matrix a constant of the graph."""
     from onnx import TensorProto, helper
 
     b = _Builder(arch, weights, precision)
@@ -450,7 +454,7 @@ def build_decoder(arch: Architecture, weights: Weights, precision: str = "fp32",
     head0 = g.op("Gather", [aligned, g.const("head0", 0, np.int64)], axis=1)  # [Bs,rows,S]
     src = g.op("Shape", ["mask_bias"], start=1, end=2)
     g.op("Reshape", [head0, g.op("Concat", [g.const("minus_one", [-1], np.int64), src], axis=0)], ["alignment"])
-    _output_layer(b, q, shortlisted)
+    table = _output_layer(b, q, shortlisted)
     layers, dh = a.decoder_layers, a.head_dim
     cross = cross_names(layers)
     inputs = [
@@ -466,7 +470,10 @@ def build_decoder(arch: Architecture, weights: Weights, precision: str = "fp32",
         )
     inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["rows", e]) for n in state_names(layers)]
     if shortlisted:
-        inputs.append(helper.make_tensor_value_info("shortlist", TensorProto.INT64, ["shortlist"]))
+        int8 = precision == "int8"
+        w_type, w_shape = (TensorProto.INT8, [e, "shortlist"]) if int8 else (TensorProto.FLOAT, ["shortlist", e])
+        inputs.append(helper.make_tensor_value_info("output_w", w_type, w_shape))
+        inputs.append(helper.make_tensor_value_info("output_b", TensorProto.FLOAT, ["shortlist"]))
     width = "shortlist" if shortlisted else a.target_vocab
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["rows", width])]
     outputs += [
@@ -474,36 +481,45 @@ def build_decoder(arch: Architecture, weights: Weights, precision: str = "fp32",
     ]
     outputs.append(helper.make_tensor_value_info("alignment", TensorProto.FLOAT, ["rows", "src"]))
     io = decoder_inputs(layers, shortlisted), decoder_outputs(layers)
-    return g.model("bergamot_decoder_step", inputs, outputs), *io
+    model = g.model("bergamot_decoder_step", inputs, outputs)
+    if table is not None:
+        layout = "columns" if precision == "int8" else "rows"
+        props = {output_table.TABLE_KEY: table, output_table.BIAS_KEY: "output.b", output_table.LAYOUT_KEY: layout}
+        helper.set_model_props(model, props)
+    return model, *io
 
 
-def _output_layer(b: _Builder, q: str, shortlisted: bool) -> None:
-    """logits = q·W[shortlist]ᵀ + bias[shortlist] (generic.cpp: the shortlisted rows of the output matrix)."""
+def _output_layer(b: _Builder, q: str, shortlisted: bool) -> str | None:
+    """logits = q·W[shortlist]ᵀ + bias[shortlist] (generic.cpp: the shortlisted rows of the output matrix). Shortlisted,
+    the rows and bias come in as `output_w`/`output_b` (the engine gathers them once per batch, as Marian caches its
+    shortlisted matrix for the batch) and the full table [V,E] and bias stay initializers for the engine to read:
+    → the table's initializer name (None: not shortlisted, the matrix is a constant of the product)."""
     g, a = b.g, b.arch
-
-    def select(array: str) -> str:
-        return g.op("Gather", [array, "shortlist"], axis=0) if shortlisted else array
-
-    bias = select(g.weight("output.b", b.w.float("decoder_ff_logit_out_b", (a.target_vocab,))))
+    bias = g.weight("output.b", b.w.float("decoder_ff_logit_out_b", (a.target_vocab,)))
     if b.precision == "fp32":
         table = a.output_table
-        name = table if table == a.target_table else "output.W"
-        g.op("Gemm", [q, select(g.weight(name, _float_table(b.w, a))), bias], ["logits"], transB=1)
-        return
+        name = g.weight(table if table == a.target_table else "output.W", _float_table(b.w, a))
+        if shortlisted:
+            g.op("Gemm", [q, "output_w", "output_b"], ["logits"], transB=1)
+            return name
+        g.op("Gemm", [q, name, bias], ["logits"], transB=1)
+        return None
     q_out, qm = _output_int8(b.w, a)
     alpha = b.w.alpha(a.output_table, "none")
     scale = np.array(np.float32(1.0) / qm if alpha is None else unquant_multiplier(alpha, qm), dtype=np.float32)
-    if shortlisted:
-        name = "output.Wq"
-        target = a.target_table
-        if target == a.output_table and target in b.w.quantized:
-            q_table, _ = b.w.int8(target, (a.target_vocab, a.dim))
-            if np.array_equal(q_table, q_out):
-                name = f"{target}.q"  # the lookup table's own int8 values: one table in the graph
-        matrix = g.op("Transpose", [select(g.weight(name, q_out))], perm=[1, 0])  # [E,K]
-    else:
+    if not shortlisted:
         matrix = g.weight("output.Wq", np.ascontiguousarray(q_out.T))  # [E,V], a constant ORT prepacks
-    g.op("Identity", [b.integer_product(q, alpha, matrix, scale, bias)], ["logits"])
+        g.op("Identity", [b.integer_product(q, alpha, matrix, scale, bias)], ["logits"])
+        return None
+    name = "output.Wq"
+    target = a.target_table
+    if target == a.output_table and target in b.w.quantized:
+        q_table, _ = b.w.int8(target, (a.target_vocab, a.dim))
+        if np.array_equal(q_table, q_out):
+            name = f"{target}.q"  # the lookup table's own int8 values: one table in the graph
+    g.weight(name, q_out)  # [V,E] rows
+    g.op("Identity", [b.integer_product(q, alpha, "output_w", scale, "output_b")], ["logits"])
+    return name
 
 
 def _output_int8(weights: Weights, arch: Architecture) -> tuple[np.ndarray, np.float32]:

@@ -7,6 +7,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
+from engine.families.bergamot import output_table
 from engine.families.bergamot.architecture import Architecture, embed_scale, positions
 from engine.families.bergamot.converter.graphs import (
     WeightError,
@@ -45,6 +46,9 @@ class Graphs:
         decoder, self.dec_in, self.dec_out = build_decoder(arch, weights, precision, shortlisted)
         self.encoder, self.decoder = session(encoder), session(decoder)
         self.shortlisted = shortlisted
+        # the engine's per-batch gather of the output rows (the graph takes them as inputs)
+        meta = self.decoder.get_modelmeta().custom_metadata_map
+        self.output = output_table.read(decoder.SerializeToString(), meta) if shortlisted else None
 
     def encode(self, rows: list[list[int]]) -> tuple[list[np.ndarray], np.ndarray]:
         width = max(map(len, rows))
@@ -66,8 +70,8 @@ class Graphs:
         }
         feeds |= {f"cross_{kind}.{i // 2}": c for i, (kind, c) in enumerate(zip("kv" * len(cross), cross))}
         feeds |= {f"state.{i}": s for i, s in enumerate(states)}
-        if self.shortlisted:
-            feeds["shortlist"] = shortlist
+        if self.output is not None:
+            feeds["output_w"], feeds["output_b"] = self.output.select(shortlist)
         out = self.decoder.run(None, feeds)
         return out[0], out[1:-1], out[-1]
 
@@ -115,7 +119,7 @@ def test_fp32_without_a_shortlist_scores_the_whole_vocabulary() -> None:
     arch = random_architecture(tied=True, source_vocab=50, target_vocab=70)
     params = random_params(arch, seed=4)
     graphs = Graphs(arch, Weights(params), "fp32", shortlisted=False)
-    assert "shortlist" not in graphs.dec_in
+    assert "output_w" not in graphs.dec_in and not graphs.decoder.get_modelmeta().custom_metadata_map
     assert graphs.decoder.get_outputs()[0].shape == ["rows", 70]
     compare(graphs, Direct(arch, params), ROWS[:2], steps=6, shortlist=None, tol=2e-5)
 

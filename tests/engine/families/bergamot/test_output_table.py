@@ -1,0 +1,74 @@
+"""The shortlisted output layer gathered once per batch (engine.families.bergamot.output_table): the decoder step
+reads its rows as inputs instead of gathering them from its own table at every step, and the engine reads that
+table from the graph file (a path, memory-mapped, or the bytes) by the names the graph's metadata gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.bundle.onnx_external import OnnxFormatError
+from engine.families.bergamot import output_table
+from engine.families.bergamot.converter.graphs import Weights, _output_int8, build_decoder
+from tests.engine.families.bergamot.direct import random_architecture, random_params
+from tests.engine.families.bergamot.test_graphs import LAYOUTS, int8_model
+
+pytest.importorskip("onnx")  # the build extra: the graphs are written with it
+
+
+def metadata(model) -> dict[str, str]:
+    return {p.key: p.value for p in model.metadata_props}
+
+
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+@pytest.mark.parametrize("layout", ["tied-all", "untied"])
+def test_the_step_gathers_nothing_per_step_and_names_the_table_the_engine_reads(
+    layout: str, precision: str, tmp_path
+) -> None:
+    arch = random_architecture(**LAYOUTS[layout])
+    weights, _ = int8_model(arch, seed=5, stored=True)
+    model, inputs, _ = build_decoder(arch, weights, precision)
+    assert inputs[-2:] == ["output_w", "output_b"]
+    # no node reads the output table or bias: the rows come in gathered (a Gather here is the lookup or head 0)
+    meta = metadata(model)
+    table_name, bias_name = meta[output_table.TABLE_KEY], meta[output_table.BIAS_KEY]
+    gathers = [n for n in model.graph.node if n.op_type == "Gather"]
+    assert not [n for n in gathers if n.input[1] != "tokens" and n.input[0] in (table_name, bias_name)]
+    assert not [n for n in model.graph.node if n.op_type == "Transpose" and "output_w" in n.input]
+    path = tmp_path / "decoder.onnx"
+    path.write_bytes(model.SerializeToString())
+    mapped, read = output_table.read(path, meta), output_table.read(path.read_bytes(), meta)
+    params = weights.params
+    if precision == "int8":
+        expected, _ = _output_int8(weights, arch)  # the int8 rows the product takes (stored or quantised)
+        assert mapped.layout == "columns" and mapped.table.dtype == np.int8
+    else:
+        expected = params[arch.output_table]
+        assert mapped.layout == "rows"
+    np.testing.assert_array_equal(mapped.table, expected)
+    np.testing.assert_array_equal(read.table, expected)
+    np.testing.assert_array_equal(mapped.bias, params["decoder_ff_logit_out_b"].reshape(-1))
+
+
+@pytest.mark.parametrize("layout", ["rows", "columns"])
+def test_select_gives_the_shortlisted_rows_in_the_graphs_layout(layout: str) -> None:
+    rng = np.random.default_rng(0)
+    table = rng.integers(-127, 128, (1000, 24), dtype=np.int8)
+    bias = rng.standard_normal(1000).astype(np.float32)
+    ids = np.sort(rng.choice(1000, 300, replace=False))  # more than one transposed block
+    w, b = output_table.OutputTable(table, bias, layout).select(ids)
+    np.testing.assert_array_equal(w, table[ids] if layout == "rows" else table[ids].T)
+    assert w.flags.c_contiguous
+    np.testing.assert_array_equal(b, bias[ids])
+
+
+def test_a_graph_without_the_names_or_the_tables_is_refused() -> None:
+    arch = random_architecture()
+    model, _, _ = build_decoder(arch, Weights(random_params(arch)), "fp32")
+    blob, meta = model.SerializeToString(), metadata(model)
+    with pytest.raises(OnnxFormatError, match="does not name"):
+        output_table.read(blob, {})
+    with pytest.raises(OnnxFormatError, match="no inline initializer"):
+        output_table.read(blob, meta | {output_table.TABLE_KEY: "nothing"})
+    with pytest.raises(OnnxFormatError, match="do not match"):  # the bias named as the table: not [V,E]
+        output_table.read(blob, meta | {output_table.TABLE_KEY: meta[output_table.BIAS_KEY]})
