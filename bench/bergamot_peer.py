@@ -3,6 +3,7 @@ synthetic model (tests/fixtures/bergamot/make.py FULL_SHAPE: base-memory dims 38
 decoder layers, 32k separate vocabularies, a 50/50 shortlist from a synthetic lexicon, int8 with alphas).
 
     python bench/bergamot_peer.py [--rounds 7] [--threads 1 2] [--skip-window] [--skip-opus]
+                                  [--folder MODEL_FOLDER --bundle ITS_QIAO_BUNDLE]
 
 Workloads, greedy as Firefox runs it (beam 1, max-length-factor 2, paragraph sentence splitting, no cache):
 (a) `sentence`: each of bench/workloads.py's 8 SENTENCES as its own request; (b) `paragraph`: the 5 PARAGRAPH
@@ -458,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--skip-window", action="store_true")
+    ap.add_argument("--folder", type=Path, help="the model folder as published (default: the full-shape synthetic)")
+    ap.add_argument("--bundle", type=Path, help="Qiao's bundle of that folder (default: converted here, cached)")
     args = ap.parse_args(argv)
     if args.serve == "bergamot":
         serve_bergamot(args.path, args.threads[0], args.module)
@@ -466,9 +469,9 @@ def main(argv: list[str] | None = None) -> int:
         serve_qiao(args.path, args.threads[0])
         return 0
     systems = [s for s in args.systems.split(",") if s]
-    paths: dict[str, Path] = {"folder": model_folder()}
+    paths: dict[str, Path] = {"folder": args.folder or model_folder()}
     if "qiao" in systems:
-        paths["qiao"] = converted_bundle(paths["folder"])
+        paths["qiao"] = args.bundle or converted_bundle(paths["folder"])
     if "opus" in systems:
         opus = opus_bundle()
         if opus is None:
