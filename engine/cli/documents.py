@@ -3,6 +3,9 @@
 The model is loaded once for every file. Progress goes to stderr as a bar only when stderr is a terminal (a log
 stays clean). The first Ctrl+C cancels cleanly: the running step stops within a decoder step, the finished part
 stays in the progress file beside the result, and running the same command again continues from there.
+
+`--variant hant` with a model that writes Simplified only (Firefox's en→zh) translates in Simplified and says so
+once on stderr, naming an installed model that writes Traditional (engine.cli.direction.Directions.for_request).
 """
 
 from __future__ import annotations
@@ -68,9 +71,11 @@ def translate_file_command(args: argparse.Namespace) -> int:
                 say(f"qiao: {file}: note: {routed.note}")
             elif pair != directions.default:
                 say(f"qiao: {file}: looks {routed.detected.name}, translated {pair}")
-            translator = directions.translator(pair, options)
+            # A variant the model cannot write (Traditional of Firefox's en→zh): said once per run on stderr, and the
+            # job runs (and its progress file records) the variant actually written, as the window's jobs do.
+            translator, run_options = directions.for_request(pair, options)
             lang = translator.manifest.pair.target.code
-            job = DocumentJob(file, doc_options, options, target_lang=lang, model_key=model_key(translator))
+            job = DocumentJob(file, doc_options, run_options, target_lang=lang, model_key=model_key(translator))
             result = _run_one(job, translator, cancel)
             out.write(_line(file, result) + "\n", flush=True)
             for warning in result.warnings:

@@ -1,7 +1,8 @@
 """`qiao translate --variant hant` with a model that writes Simplified only (issue 29: a feature that cannot apply
 says so): the tiny Firefox-family en→zh bundle (no script token, as Firefox's) chosen for en→zh, the tiny opus-mt
 fixture (>>cmn_Hans<< / >>cmn_Hant<<) beside it or not. The real engine translates; the command says once on stderr
-what was written instead and which installed model writes Traditional, and --json records the variant written."""
+what was written instead and which installed model writes Traditional, and --json records the variant written.
+`qiao translate-file --variant hant` says it once per run and writes (and records in its job) Simplified."""
 
 from __future__ import annotations
 
@@ -101,3 +102,63 @@ def test_an_unknown_variant_is_still_an_error(monkeypatch, capsys, install):
     install(FIREFOX)
     code, out, err = run(monkeypatch, capsys, ["translate", "--model", FIREFOX, "--variant", "latn", TEXT])
     assert code == 1 and out == "" and "unknown variant 'latn'" in err
+
+
+# `qiao translate-file --variant hant`: the same note once per run, and the documents written in Simplified.
+
+
+def _documents(folder, count: int = 2) -> list[str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"doc{i}.txt" for i in range(count)]
+    for path in paths:
+        path.write_text(f"{TEXT}\nGood night.\n", encoding="utf-8")
+    return [str(p) for p in paths]
+
+
+def test_translate_file_notes_traditional_once_per_run_and_writes_simplified(monkeypatch, capsys, install, tmp_path):
+    install(FIREFOX, OPUS)
+    docs = _documents(tmp_path / "in")
+    argv = ["translate-file", *docs, "--variant", "hant", "--out", str(tmp_path / "hant")]
+    code, out, err = run(monkeypatch, capsys, argv)
+    assert code == 0, err
+    note = (
+        f"note: {FIREFOX} writes Simplified Chinese only: this translation is in Simplified, not Traditional "
+        f"({OPUS} writes Traditional: --model {OPUS})"
+    )
+    assert err.count(note) == 1 and err.count("note:") == 1, err  # two documents, one note
+    assert len(out.splitlines()) == 2
+    simplified = ["translate-file", *docs, "--variant", "hans", "--out", str(tmp_path / "s")]
+    code, _, err = run(monkeypatch, capsys, simplified)
+    assert code == 0 and "note:" not in err
+    for name in ("doc0.zh.txt", "doc1.zh.txt"):
+        written = (tmp_path / "hant" / name).read_text(encoding="utf-8")
+        assert written and written == (tmp_path / "s" / name).read_text(encoding="utf-8")
+
+
+def test_translate_file_runs_the_variant_written_so_its_progress_records_it(monkeypatch, capsys, install, tmp_path):
+    """The job (and so its progress file, which a resumed run must match) carries Simplified, the script written,
+    as the window's document jobs do; without another model the note says how to get one."""
+    import engine.cli.documents as documents
+
+    jobs = []
+
+    class SpyJob(documents.DocumentJob):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            jobs.append(self)
+
+    monkeypatch.setattr(documents, "DocumentJob", SpyJob)
+    install(FIREFOX)
+    code, _, err = run(monkeypatch, capsys, ["translate-file", *_documents(tmp_path, 1), "--variant", "hant"])
+    assert code == 0, err
+    assert [job.translation.variant for job in jobs] == ["hans"]
+    assert f"no installed en-zh model writes Traditional: `qiao model download {OPUS}` gets one" in err
+
+
+def test_translate_file_with_a_model_that_writes_traditional_has_no_note(monkeypatch, capsys, install, tmp_path):
+    models = install(FIREFOX, OPUS)
+    argv = ["translate-file", *_documents(tmp_path, 1), "--model", OPUS, "--variant", "hant"]
+    code, _, err = run(monkeypatch, capsys, argv)
+    assert code == 0 and "note:" not in err, err
+    written = (tmp_path / "doc0.zh.txt").read_text(encoding="utf-8")
+    assert expected(models[OPUS], "hant") in written
