@@ -8,8 +8,9 @@ an .odt from pandoc's .docx, a .docx from pandoc's HTML, an EPUB from pandoc's .
 .xlsx (a format Qiao refuses with its reason). Each is translated by DocumentJob with the tiny en→zh model; the
 result must open in LibreOffice (converted to PDF) and in pandoc, with the same structure as its source as pandoc
 reads it (headings, paragraphs, list items, table cells, link targets, code blocks and inline code, the code's
-text unchanged) or, for .pptx, as python-pptx reads it (slides, shapes, paragraphs). Neither program writes SRT;
-the subtitle formats are covered by their own tests. Skipped, test by test, where pandoc or soffice is missing
+text unchanged, images and their alt texts) or, for .pptx, as python-pptx reads it (slides, shapes, paragraphs,
+links). Neither program writes SRT or WebVTT: `cues` counts those, `plain_structure` plain text, for tools that
+compare other documents the same way (the issue-27 tables). Skipped, test by test, where pandoc or soffice is missing
 (Debian: apt-get install pandoc libreoffice-writer-nogui libreoffice-impress-nogui libreoffice-calc-nogui).
 """
 
@@ -56,14 +57,22 @@ Run `make test` before you come, and **read** the [guide](https://example.com/gu
 ```python
 print("Good morning, everyone!")
 ```
+
+![I like green tea.](tea.png)
 """
+# A 1×1 PNG, for the image whose alt text is translated (issue 27 item 7)
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c49444154789c63f8cfc0000003"
+    "010100c9fe92ef0000000049454e44ae426082"
+)
 # name -> (pandoc's reader for it, None for .pptx)
 PANDOC_MADE = {"pandoc.docx": "docx", "pandoc.odt": "odt", "pandoc.html": "html", "pandoc.epub": "epub",
                "pandoc.md": "gfm", "pandoc.pptx": None}  # fmt: skip
 LIBREOFFICE_MADE = {"lo.odt": "odt", "lo.docx": "docx", "lo.epub": "epub", "lo.pptx": None}
 DOCUMENTS = {**PANDOC_MADE, **LIBREOFFICE_MADE}
 _TAGS = {"headings": r"<h[1-6][ >]", "paragraphs": r"<p[ >]", "list items": r"<li[ >]", "cells": r"<t[dh][ >]",
-         "code blocks": r"<pre[ >]", "inline code": r"<code[ >]"}  # fmt: skip
+         "code blocks": r"<pre[ >]", "inline code": r"<code[ >]", "images": r"<img[ >]",
+         "alt texts": r'<img\s[^>]*?alt="[^"]+"'}  # fmt: skip
 
 
 def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
@@ -85,9 +94,10 @@ def made(tmp_path_factory) -> Path:
     profile = tmp_path_factory.mktemp("lo-profile")
     source = folder / "source.md"
     source.write_text(SOURCE, encoding="utf-8")
+    (folder / "tea.png").write_bytes(PNG)
     for name in PANDOC_MADE:
         if name != "pandoc.md":
-            _run([PANDOC, "-s", "--metadata", "title=Test", str(source), "-o", str(folder / name)])
+            _run([PANDOC, "-s", "--metadata", "title=Test", str(source), "-o", str(folder / name)], cwd=folder)
     _run([PANDOC, str(source), "-t", "gfm", "-o", str(folder / "pandoc.md")])
     lo = folder / "lo"
     _soffice(lo / "odt", profile, "odt", [folder / "pandoc.docx"])
@@ -127,6 +137,34 @@ def structure(path: Path, reader: str) -> dict[str, object]:
     return found
 
 
+def slides(path: Path) -> dict[str, object]:
+    """What python-pptx reads in a .pptx: each slide's shapes (a text frame's paragraph count, -1 for a shape
+    without text), the link targets on runs that still have text, and the alt texts (descr) of pictures."""
+    from pptx import Presentation
+
+    deck = Presentation(str(path)).slides
+    shapes = [[len(s.text_frame.paragraphs) if s.has_text_frame else -1 for s in slide.shapes] for slide in deck]
+    paragraphs = [p for slide in deck for s in slide.shapes if s.has_text_frame for p in s.text_frame.paragraphs]
+    links = [run.hyperlink.address for p in paragraphs for run in p.runs if run.hyperlink.address and run.text]
+    alts = [s._element.xpath("./*[1]/p:cNvPr/@descr") for slide in deck for s in slide.shapes]
+    return {"slides": len(deck), "shapes": shapes, "links": links, "alt texts": sum(bool(a and a[0]) for a in alts)}
+
+
+def cues(path: Path) -> dict[str, int]:
+    """An .srt or .vtt file's cues (timing lines) and the text lines under them."""
+    blocks = re.split(r"\n\s*\n", path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").strip())
+    timed = [block.splitlines() for block in blocks if "-->" in block]
+    text = [line for lines in timed for line in lines[next(i for i, x in enumerate(lines) if "-->" in x) + 1 :]]
+    return {"cues": len(timed), "cue lines": len(text)}
+
+
+def plain_structure(path: Path) -> dict[str, int]:
+    """A plain text file's paragraphs (blocks between blank lines) and non-blank lines."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return {"paragraphs": len([b for b in re.split(r"\n\s*\n", text) if b.strip()]),
+            "lines": sum(bool(line.strip()) for line in text.splitlines())}  # fmt: skip
+
+
 def test_the_sources_have_what_is_checked(made):
     """The tier means something only if the producers wrote every kind of structure it compares."""
     for name, reader in DOCUMENTS.items():
@@ -138,6 +176,9 @@ def test_the_sources_have_what_is_checked(made):
         else:
             assert found["headings"] >= 2 and found["paragraphs"] >= 2 and found["list items"] >= 4, (name, found)
         assert found["cells"] >= 2 and found["links"]["https://example.com/station"] == 1, (name, found)
+        if name in PANDOC_MADE:  # LibreOffice links the HTML's image (pandoc's .docx reader does not see it)
+            assert found["images"] == 1, (name, found)  # pandoc's ODT reader reads no alt text (svg:desc)
+            assert found["alt texts"] == (reader != "odt"), (name, found)
         if name in ("pandoc.docx", "pandoc.html", "pandoc.epub", "pandoc.md"):  # pandoc reads other code back as
             assert any("Good morning" in code for code in found["code"]), (name, found)  # paragraphs: text check
 
@@ -151,6 +192,8 @@ def test_pandoc_reads_the_same_structure_back_and_the_code_unchanged(made, trans
     text = _run([PANDOC, "-f", reader, "-t", "plain", str(translated[name])]).stdout
     assert re.search(r"[\u4e00-\u9fff]{4}", text), name  # translated: Chinese where the English was
     assert 'print("Good morning, everyone!")' in text and "make test" in text, name  # code is never translated
+    html = _run([PANDOC, "-f", reader, "-t", "html", str(translated[name])]).stdout
+    assert 'alt="I like green tea."' not in html, name  # an image's alt text is translated as HTML's is
 
 
 @needs_both
@@ -158,15 +201,8 @@ def test_pandoc_reads_the_same_structure_back_and_the_code_unchanged(made, trans
 def test_presentations_keep_slides_shapes_and_paragraphs(made, translated, name):
     from pptx import Presentation
 
-    def shape_of(path: Path) -> tuple[list[list[int]], list[str]]:
-        slides = Presentation(str(path)).slides
-        shapes = [[len(s.text_frame.paragraphs) if s.has_text_frame else -1 for s in slide.shapes] for slide in slides]
-        paragraphs = [p for slide in slides for s in slide.shapes if s.has_text_frame for p in s.text_frame.paragraphs]
-        links = [run.hyperlink.address for p in paragraphs for run in p.runs if run.hyperlink.address and run.text]
-        return shapes, links
-
-    assert shape_of(translated[name]) == shape_of(made / name)
-    assert len(shape_of(made / name)[1]) == 2  # both links, each still on a run with text
+    assert slides(translated[name]) == slides(made / name)
+    assert len(slides(made / name)["links"]) == 2  # both links, each still on a run with text
     texts = [s.text_frame.text for slide in Presentation(str(translated[name])).slides for s in slide.shapes
              if s.has_text_frame]  # fmt: skip
     assert any(re.search(r"[\u4e00-\u9fff]{4}", text) for text in texts)
