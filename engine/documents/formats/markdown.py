@@ -37,6 +37,7 @@ from engine.documents.model import DocumentError, DocumentFormat, Run, Unit, mar
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n[\s]*")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_UNESCAPED_BACKTICK = re.compile(r"(?<!\\)`")
 _TASK = re.compile(r"\[[ xX]\][ \t]+")  # a task list item's check box (GitHub)
 _FOOTNOTE_DEFINITION = re.compile(r"\[\^[^\]\s]{1,100}\]:[ \t]*")  # `[^1]: ` before a footnote's text
 _DELIMITERS = re.compile(r"[*_~]+")
@@ -103,7 +104,7 @@ class MarkdownDocument(SplicedText):
         pieces = block.pieces
         if "".join(new) == unit.written:
             return self._decoded.text[pieces[0].start : pieces[-1].end]
-        parts = _code_spans_apart(unit, _without_empty_markup(unit, new))
+        parts = _code_spans_apart(unit, _prose_escaped(unit, _without_empty_markup(unit, new)))
         if block.table_cell:
             parts = [part if run.fixed else _UNESCAPED_PIPE.sub(r"\\|", part) for run, part in zip(unit.runs, parts)]
         content = "".join(parts)
@@ -281,6 +282,17 @@ def _without_empty_markup(unit: Unit, new: Sequence[str]) -> list[str]:
         elif before.text == "[" and after.text[:2] in ("](", "][") and not parts[i].strip():
             parts[i - 1] = parts[i + 1] = ""
     return parts
+
+
+def _prose_escaped(unit: Unit, parts: list[str]) -> list[str]:
+    """`parts` with each backtick the model wrote in a translated prose run escaped. The model reads the code spans
+    (fixed runs, backticks included) as context and may copy a backtick into the prose around them; written as it
+    came, it would open or close a code span and change which text is code (a real file: `path`, `'..'` and `'.'`
+    became the one span "path``'.'" and a code span of Chinese)."""
+    return [
+        _UNESCAPED_BACKTICK.sub(r"\\`", part) if not run.fixed and part != run.text else part
+        for run, part in zip(unit.runs, parts)
+    ]
 
 
 def _code_spans_apart(unit: Unit, parts: list[str]) -> list[str]:

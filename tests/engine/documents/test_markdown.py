@@ -440,6 +440,19 @@ def test_two_code_spans_stay_two_when_the_text_between_comes_back_empty():
     assert _code_spans(out) == ["a", "b"]
 
 
+def test_a_backtick_the_model_writes_in_prose_cannot_move_the_code_spans():
+    """Issue 27 item 4, seen in nodejs's path.md: the model (which reads the spans as context) gave ", resolving "
+    the share "`'." and `path`, `'..'`, `'.'` came back as the spans "path``'.'" and "报告要在周"."""
+    source = "The given `path`, resolving `'..'` and `'.'` segments.\n"
+    doc = markdown.read(source.encode())
+    assert _code_spans(source) == ["path", "'..'", "'.'"]
+    out = doc.render([["给定", "`path`", "`'.", "`'..'`", "报告要在周", "`'.'`", "段。"]], target="zh").decode()
+    assert _code_spans(out) == ["path", "'..'", "'.'"]
+    assert out == "给定`path`\\`'.`'..'`报告要在周`'.'`段。\n"
+    untouched = markdown.read(b"A lone ` stays.\n")  # a run left as it was is written byte for byte
+    assert untouched.render([None], target="zh") == b"A lone ` stays.\n"
+
+
 def test_an_image_alt_text_is_translated_as_a_unit_of_its_own():
     source = 'See ![A cat on a desk](cat.png "Cat") here.\n\n![The computer is on the desk.](pc.png)\n'
     doc = markdown.read(source.encode())
