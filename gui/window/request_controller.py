@@ -276,6 +276,13 @@ class RequestController(QObject):
     def _model_ready(self, info: ModelInfo) -> None:
         self.model = info
         self.problem = None
+        made = self._made
+        if made is not None and made.options.variant is not None and info.pair is not None:
+            # A request sent before this model was known (a model chosen, a swap) asked the setting's script; what
+            # is recorded (history, kept sentences) is the one this model writes, as options() gives from now on
+            written = chosen_variant(info.pair, made.options.variant)
+            if written is not None and written != made.options.variant:
+                self._made = Made(made.text, made.options.replace(variant=written), made.precision)
 
     @Slot(object)
     def _model_failed(self, problem: ModelProblem) -> None:
