@@ -787,6 +787,14 @@
 <context>
     <name>KeptReview</name>
     <message>
+        <source>Kept in {then}; the model in use cannot write {then}, so the translation around it is in {now}.</source>
+        <translation>这句保留的是{then}；当前模型不能写{then}，所以它周围的译文是{now}。</translation>
+    </message>
+    <message>
+        <source>Kept from a model that wrote {then}; the model in use writes {now}, as your script setting asks.</source>
+        <translation>这句保留自写{then}的模型；当前模型按您的字形设置写{now}。</translation>
+    </message>
+    <message>
         <source>Kept from before you switched to {now}: it is still in {then}.</source>
         <translation>这是您切换到{now}之前保留的句子，仍是{then}。</translation>
     </message>

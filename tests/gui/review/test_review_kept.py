@@ -20,7 +20,17 @@ from gui.records.glossary_store import GlossaryStore
 from gui.records.memory_chain import MemoryChain
 from gui.review.edit_memory import EditMemory, KeptContext
 from gui.review.review_editor import MARK_STALE
-from gui.review.review_kept import DIRECTION, GLOSSARY, SCRIPT, Stale, stale_reasons
+from gui.review.review_kept import (
+    BY_EARLIER_MODEL,
+    BY_MODEL,
+    BY_SETTING,
+    DIRECTION,
+    GLOSSARY,
+    SCRIPT,
+    Stale,
+    describe,
+    stale_reasons,
+)
 from gui.sentence_view import EDIT_ORIGIN_MEMORY
 from gui.settings import Key
 
@@ -64,7 +74,7 @@ def test_stale_reasons_judge_only_what_is_known():
     glossary = Glossary((GlossaryEntry("tea", "茶叶"), GlossaryEntry("Qiao")))
     source = "I like green tea."
     assert stale_reasons(source, "我喜欢绿茶。", KeptContext("en-zh", "hans"), now, None) == [
-        Stale(SCRIPT, "hans", "hant")
+        Stale(SCRIPT, "hans", "hant", cause=BY_SETTING)
     ]
     assert stale_reasons(source, "我喜歡綠茶。", KeptContext("en-zh", "hant"), now, None) == []
     assert stale_reasons(source, "我喜欢绿茶。", None, now, None) == [], "an unknown variant is not guessed"
@@ -75,6 +85,39 @@ def test_stale_reasons_judge_only_what_is_known():
         Stale(GLOSSARY, term="tea", target="茶叶")
     ], "a term the sentence has but the kept text lacks; entries the source does not have are no concern"
     assert stale_reasons(source, "我喜歡茶叶。", KeptContext("en-zh", "hant"), now, glossary) == []
+
+
+def test_a_script_reason_says_whether_the_setting_or_a_model_made_it(qapp):
+    """The script recorded is the one the model wrote; what the setting asked tells who changed: the user (setting),
+    the model in use (cannot write the script asked) or the model the sentence was kept from (could not)."""
+    from engine.languages import default_pair
+
+    pair = default_pair("en", "zh", (">>cmn_Hans<<", ">>cmn_Hant<<"))
+    source, text = "I like green tea.", "我喜欢绿茶。"
+
+    def reason(kept: str, now: str, asked_then: str | None, asked_now: str | None) -> Stale:
+        [found] = stale_reasons(
+            source, text, KeptContext("en-zh", kept), KeptContext("en-zh", now), None,
+            asked_then=asked_then, asked_now=asked_now,
+        )  # fmt: skip
+        return found
+
+    switched = reason("hans", "hant", "hans", "hant")
+    assert switched.cause == BY_SETTING
+    assert describe(switched, pair) == "Kept from before you switched to Traditional: it is still in Simplified."
+    assert reason("hans", "hant", None, "hant").cause == BY_SETTING, "not known (from the history): the setting"
+    # Traditional kept with opus-mt, then Firefox's en→zh (Simplified only) in use, Traditional still chosen
+    limited = reason("hant", "hans", "hant", "hant")
+    assert limited.cause == BY_MODEL and reason("hant", "hans", None, "hant").cause == BY_MODEL
+    assert describe(limited, pair) == (
+        "Kept in Traditional; the model in use cannot write Traditional, so the translation around it is in Simplified."
+    )
+    # Simplified kept from Firefox's en→zh while Traditional was chosen, then opus-mt in use
+    earlier = reason("hans", "hant", "hant", "hant")
+    assert earlier.cause == BY_EARLIER_MODEL
+    assert describe(earlier, pair) == (
+        "Kept from a model that wrote Simplified; the model in use writes Traditional, as your script setting asks."
+    )
 
 
 def test_the_chain_says_what_its_answer_was_made_under_and_honours_a_release():

@@ -219,4 +219,37 @@ def test_an_edit_made_with_the_simplified_only_model_is_known_to_be_simplified(q
     pane = window.target_pane
     qtbot.waitUntil(lambda: list(pane.stale()) == [1], timeout=5000)
     [mark] = [m for m, _, _ in window.target.visible_marks() if m.kind == MARK_STALE]
-    assert mark.tooltip.endswith("it is still in Simplified.")
+    assert mark.tooltip == (
+        "Kept from a model that wrote Simplified; the model in use writes Traditional, as your script setting asks."
+    ), "the user did not switch scripts: the model they kept it from could not write Traditional"
+
+
+def test_a_traditional_edit_brought_back_by_the_simplified_only_model_blames_the_model(qtbot, install, open_window):
+    """Traditional chosen, the edit made with opus-mt (Traditional); then Firefox's en→zh is chosen: the kept sentence
+    is marked as Traditional inside Simplified because the model in use cannot write Traditional, not as if the user
+    had switched to Simplified (they did not)."""
+    install(FIREFOX, OPUS)
+    window = open_window(model=OPUS)
+    assert loaded_name(window) == OPUS
+    translate(qtbot, window, "Thank you very much. I like green tea.")
+    assert window.requests.made.options.variant == "hant"
+    cursor = window.target.textCursor()
+    cursor.setPosition(window.target_pane.sentence_range(1)[0] + 1)
+    window.target.setTextCursor(cursor)
+    window.target.textCursor().insertText("真")
+    assert window.target_pane.edits.made_with("I like green tea.") == KeptContext("en-zh", "hant")
+
+    before = window.last_result
+    window.model_control.choose_model(next(m for m in window.model_control.models if m.name == FIREFOX))
+    qtbot.waitUntil(
+        lambda: window.last_result is not before and not window.translating and loaded_name(window) == FIREFOX,
+        timeout=20_000,
+    )
+    assert window.requests.made.options.variant == "hans" and window.settings.get(Key.VARIANT) == "hant"
+    pane = window.target_pane
+    qtbot.waitUntil(lambda: list(pane.stale()) == [1], timeout=5000)
+    [mark] = [m for m, _, _ in window.target.visible_marks() if m.kind == MARK_STALE]
+    assert mark.tooltip == (
+        "Kept in Traditional; the model in use cannot write Traditional, so the translation around it is in Simplified."
+    )
+    assert "switched" not in pane.stale()[1]
