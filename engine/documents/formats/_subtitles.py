@@ -42,6 +42,9 @@ from engine.documents.model import Run, Unit, markup
 MAX_GROUP = 6
 MAX_GAP_S = 2.0
 MIN_LINE = 4  # display columns: a multi-line cue is not re-broken into lines narrower than this
+# display columns: re-breaking a cue in its line count, a break after punctuation or a space this much further from
+# the even width still wins over one between two CJK characters (我喜欢绿茶。/明天见。, not 我喜欢绿/茶。明天见。)
+CJK_BREAK_COST = 4
 MAX_COLUMNS = {"zh": 32}  # display columns per line, by target language
 DEFAULT_COLUMNS = 42
 
@@ -374,7 +377,8 @@ def _wrap(text: str, columns: int, lines: int = 1, fixed: bool = False) -> list[
 
 def _even_lines(text: str, lines: int) -> list[str]:
     """`text` in `lines` lines (fewer when it is too short for each to have MIN_LINE columns), cut at allowed
-    breaks (see _best_cut) nearest the even widths."""
+    breaks (see _best_cut) nearest the even widths, after punctuation or a space rather than inside a CJK run
+    (CJK_BREAK_COST)."""
     total = _width(text)
     lines = max(1, min(lines, total // MIN_LINE))
     breaks = _breaks(text)
@@ -382,7 +386,7 @@ def _even_lines(text: str, lines: int) -> list[str]:
     start = 0
     for k in range(1, lines):
         ideal = total * k / lines
-        choices = [(abs(width - ideal), i) for i, width in breaks if i > start]
+        choices = [(abs(width - ideal) + _break_cost(text, i), i) for i, width in breaks if i > start]
         if not choices:
             break
         _, cut = min(choices)
@@ -394,6 +398,12 @@ def _even_lines(text: str, lines: int) -> list[str]:
     if last:
         out.append(last)
     return out or [text]
+
+
+def _break_cost(text: str, i: int) -> int:
+    """0 for a break after a space or a punctuation mark, CJK_BREAK_COST for one between two CJK characters."""
+    before = text[i - 1]
+    return 0 if before.isspace() or before in _BREAK_AFTER else CJK_BREAK_COST
 
 
 def _breaks(text: str) -> list[tuple[int, int]]:

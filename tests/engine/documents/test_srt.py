@@ -270,6 +270,13 @@ def test_multi_line_cues_keep_their_line_count():
     assert english[0] == "I do not know\nwhat you mean."
 
 
+def test_a_cue_is_re_broken_after_punctuation_rather_than_inside_a_word():
+    """Issue 27 item 5: 'I like green tea.' / 'See you tomorrow.' came back as 我喜欢绿 / 茶。明天见。 (the even
+    widths alone; 绿茶 is one word)."""
+    data = b"1\n00:00:04,000 --> 00:00:06,000\nI like green tea.\nSee you tomorrow.\n"
+    assert cue_texts(srt.read(data).render([["我喜欢绿茶。明天见。"]], target="zh")) == ["我喜欢绿茶。\n明天见。"]
+
+
 def test_a_short_translation_is_not_broken_into_tiny_lines():
     data = b"1\n00:00:01,000 --> 00:00:02,000\nYes, I\nthink so.\n"
     assert cue_texts(srt.read(data).render([["是的。"]], target="zh")) == ["是的。"]
