@@ -25,6 +25,7 @@ _CODE = re.compile(
     | \w\(                          # a call: print(x), main()
     | ::|->                         # std::vector, a->b
     | \A(?:\.{0,2}|~)/\w            # a path: /usr/bin, ./run.sh, ../up, ~/notes
+    | \A[\w.-]+/[\w./-]*\.[A-Za-z0-9]{1,5}\Z   # a relative path to a file: images/pic.png (an EPUB's alt text)
     | \A--?[A-Za-z]                 # a command-line flag: -v, --verbose
     | \A[a-z][a-z0-9]*[A-Z]         # lowerCamelCase: getElementById
     """,

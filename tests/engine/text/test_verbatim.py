@@ -30,6 +30,8 @@ NOTHING = [
     "example.org",
     "README.md",
     "/usr/bin/python3",
+    "OEBPS/images/image0001.png",  # LibreOffice 7.4's EPUB writes an image's path as its alt text (issue 27)
+    "media/rId20.png",
     "C:\\Windows\\System32",
     "--verbose -v",
     "getElementById",
@@ -49,6 +51,9 @@ WORDS = [
     "e.g.",
     "U.S.",
     "Yes/No",
+    "and/or.",
+    "km/h",
+    "See images/pic.png",
     "10 kg",
     "COVID-19",
     "Mr. Smith",
