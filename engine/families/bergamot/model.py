@@ -214,8 +214,8 @@ class BergamotRun:
         self._unk = np.flatnonzero(self.shortlist == UNK_ID)
         self._compact = np.empty((rows, width), np.float32)
         self._alignment = np.empty((rows, enc.mask.shape[1]), np.float32)
-        # full-width rows: −inf outside the shortlist
-        self._full = self._compact if shortlist is None else np.full((rows, model.vocab_size), -np.inf, np.float32)
+        # full-width rows, −inf outside the shortlist: `step` fills them (the narrow greedy path never touches them)
+        self._full = self._compact if shortlist is None else np.empty((rows, model.vocab_size), np.float32)
         # the shortlist's output rows and bias, bound as inputs: a batch keeps its shortlist (select, reorder)
         self._output = () if model.output is None else model.output.select(self.shortlist)
         self._owns_enc = False

@@ -44,13 +44,13 @@ class OutputTable:
     def select(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(`output_w`, `output_b`) for the sorted target ids `ids` [K]: the rows [K,E] or their transpose [E,K]
         (contiguous), and the bias [K]."""
-        rows = self.table[ids]
+        rows, bias = np.take(self.table, ids, axis=0), np.take(self.bias, ids)  # take: 2x faster than indexing
         if self.layout == "rows":
-            return rows, self.bias[ids]
+            return rows, bias
         out = np.empty((rows.shape[1], rows.shape[0]), rows.dtype)
         for start in range(0, len(rows), _BLOCK):
             out[:, start : start + _BLOCK] = rows[start : start + _BLOCK].T
-        return out, self.bias[ids]
+        return out, bias
 
 
 def read(graph: Path | bytes, metadata: dict[str, str]) -> OutputTable:
