@@ -66,21 +66,33 @@ class Shortlist:
         </s> = 0); the source ids themselves when source and target share one vocabulary object (the same file given
         twice); then the lowest unused ids from firstNum up until the count is a multiple of 8 (intgemm's column
         rule). The union is over the whole batch, so one sentence's list depends on its neighbours."""
-        rows = [np.asarray(list(row), dtype=np.int64).ravel() for row in source_ids]
-        flat = np.unique(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int64)
+        if isinstance(source_ids, np.ndarray):
+            flat = np.unique(source_ids.astype(np.int64, copy=False))
+        else:
+            rows = [np.asarray(list(row), dtype=np.int64).ravel() for row in source_ids]
+            flat = np.unique(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int64)
         if flat.size and (flat.min() < 0 or flat.max() >= self.source_vocab_size):
             raise ShortlistError(f"source id outside the shortlist's {self.source_vocab_size} source words")
         chosen = np.zeros(target_vocab_size, dtype=bool)
         chosen[: min(self.first_num, target_vocab_size)] = True
         if shared:
             chosen[flat[flat < target_vocab_size]] = True
-        for s in flat.tolist():
-            chosen[self.targets_of(s)] = True
+        chosen[self.lists[_ranges(self.offsets[flat], self.offsets[flat + 1])]] = True
         count = int(chosen.sum())
         if count % 8:
             free = np.flatnonzero(~chosen[self.first_num :]) + self.first_num
             chosen[free[: (-count) % 8]] = True
         return np.flatnonzero(chosen).astype(np.int64)
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The indices start..end-1 of every (start, end) pair, concatenated: every listed source word's slice of
+    `lists` in one gather instead of one slice per word."""
+    starts, ends = starts.astype(np.int64), ends.astype(np.int64)
+    lengths = ends - starts
+    total = int(lengths.sum())
+    # each index is its range's start plus its position within the range
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total, dtype=np.int64)
 
 
 def parse(

@@ -67,3 +67,19 @@ def test_padding_takes_the_lowest_unused_ids_above_first_num() -> None:
     short = sl.parse(sl.build([[10, 11, 12]], 4, 50))
     got = short.allowed([[0]], 64, shared=False)
     assert got.tolist() == [0, 1, 2, 3, 4, 10, 11, 12]  # 7 ids + the lowest free id >= first_num (4)
+
+
+def test_a_padded_batch_gives_the_union_of_its_words_lists() -> None:
+    """The engine's call: a padded [B,S] array (padding 0 = </s>, whose list counts too, as in Marian). Every
+    listed word's targets are in, and nothing else but the first ids and the padding to a multiple of 8."""
+    rng = np.random.default_rng(0)
+    lists = [rng.choice(500, int(rng.integers(0, 6)), replace=False) for _ in range(299)] + [np.array([7])]
+    short = sl.parse(sl.build(lists, first_num=3, best_num=50))
+    batch = rng.integers(0, 300, (4, 9))
+    batch[2, 5:] = 0
+    got = short.allowed(batch, 500, shared=False)
+    union = set(range(3)) | {int(t) for s in np.unique(batch) for t in short.targets_of(int(s))}
+    assert union <= set(got.tolist()) and len(got) % 8 == 0 and len(got) - len(union) < 8
+    assert got.tolist() == short.allowed(batch.tolist(), 500, shared=False).tolist()  # rows as lists: the same
+    with pytest.raises(sl.ShortlistError, match="outside"):
+        short.allowed(np.array([[3, 300]]), 500, shared=False)
