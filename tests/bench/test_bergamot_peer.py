@@ -4,6 +4,8 @@ the identical share against bergamot and Qiao's ratio to it, length-limit stops 
 from __future__ import annotations
 
 import importlib
+import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -44,3 +46,49 @@ def test_summary_medians_ratios_and_identical_share(monkeypatch):
     assert sentence["qiao"]["ms_per_token"] == 0.9 and sentence["qiao"]["first_ms"] == 2.25
     assert sentence["opus"]["per_token_vs_qiao"] == (50.0 / 20) / 0.9
     assert summary["paragraph"]["qiao"]["ms"] == 27.0 and summary["paragraph"]["qiao"]["tokens"] == 30
+
+
+def _validation(bundle: Path, int8: int, fp32: int = 40, sentences: int = 40) -> None:
+    bundle.mkdir(parents=True, exist_ok=True)
+    check = {
+        "sentences": sentences,
+        "fp32_identical_to_reference": fp32,
+        "int8_identical_to_reference_int8": int8,
+        "passed": True,  # what a bundle built with a lowered INT8 bar also says
+    }
+    (bundle / "validation.json").write_text(json.dumps(check), encoding="utf-8")
+
+
+def test_a_cached_bundle_below_the_default_int8_check_is_built_again(monkeypatch, tmp_path):
+    """The bench measures the bundle `qiao model build` makes with its default checks: a cached one whose
+    validation falls short of them (built with a lowered bar: 32 of 40) is rebuilt, one that meets them reused."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    sys.modules.pop("bergamot_peer", None)
+    peer = importlib.import_module("bergamot_peer")
+    import prepare
+
+    monkeypatch.setattr(peer, "CACHE", tmp_path)
+    monkeypatch.setattr(prepare, "engine_fingerprint", lambda: "engine")
+    builds: list[list[str]] = []
+
+    def fake_run(cmd: list[str], check: bool) -> None:
+        if "build" in cmd:
+            builds.append(cmd)
+            _validation(Path(cmd[cmd.index("--out") + 1]), int8=40)
+        else:  # rm -rf
+            for path in cmd[2:]:
+                shutil.rmtree(path, ignore_errors=True)
+
+    monkeypatch.setattr(peer.subprocess, "run", fake_run)
+    folder = tmp_path / "0123456789abcdef"
+    (tmp_path / "bundle.stamp.json").write_text(json.dumps({"folder": folder.name, "engine": "engine"}))
+    _validation(tmp_path / "bundle", int8=32)
+    assert not peer.default_check(tmp_path / "bundle")
+    assert peer.converted_bundle(folder) == tmp_path / "bundle"
+    assert len(builds) == 1 and builds[0][builds[0].index("--from") + 1] == str(folder)
+    assert json.loads((tmp_path / "bundle" / "validation.json").read_text())["int8_identical_to_reference_int8"] == 40
+    assert peer.default_check(tmp_path / "bundle")
+    peer.converted_bundle(folder)
+    assert len(builds) == 1  # reused
+    _validation(tmp_path / "bundle", int8=40, fp32=39)
+    assert not peer.default_check(tmp_path / "bundle")
