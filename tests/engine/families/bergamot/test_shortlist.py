@@ -83,3 +83,15 @@ def test_a_padded_batch_gives_the_union_of_its_words_lists() -> None:
     assert got.tolist() == short.allowed(batch.tolist(), 500, shared=False).tolist()  # rows as lists: the same
     with pytest.raises(sl.ShortlistError, match="outside"):
         short.allowed(np.array([[3, 300]]), 500, shared=False)
+
+
+def test_the_padding_looks_past_a_full_stretch_and_stops_at_the_vocabulary_end() -> None:
+    """The free ids may lie far above first_num (a dense stretch first), or run out before the count is a
+    multiple of 8: the lowest free ones are taken, as many as there are."""
+    dense = sl.parse(sl.build([list(range(2, 1000)), [1500]], first_num=2, best_num=50))
+    got = dense.allowed([[0]], 2000, shared=False)  # ids 0-999: 1000 ids, a multiple of 8 already
+    assert got.tolist() == list(range(1000))
+    got = dense.allowed([[0, 1]], 2000, shared=False)  # 1001 ids: 7 more from 1000 up
+    assert got.tolist() == [*range(1007), 1500]
+    full = sl.parse(sl.build([list(range(2, 10))], first_num=1, best_num=50))
+    assert full.allowed([[0]], 10, shared=False).tolist() == list(range(10))  # 9 ids + the only free one, 1
