@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.bundle.graph_writer import GraphWriter
 from engine.families.bergamot import output_table
 from engine.families.bergamot.architecture import Architecture, embed_scale
 
-OPSET = 18
 LN_EPSILON = 1e-6
 MASK_FACTOR = np.float32(-99999999.0)  # max(lowest/2, −99999999) for float32 (transformer.h transposedLogMask)
 PRECISIONS = ("fp32", "int8")
@@ -156,56 +156,14 @@ def unquant_multiplier(alpha: np.float32, qm: np.float32) -> np.float32:
     return np.float32(np.float32(1.0) / np.float32(np.float32(alpha) * np.float32(qm)))
 
 
-class _Graph:
-    """A small ONNX graph writer: named initializers, auto-named intermediate values."""
-
-    def __init__(self) -> None:
-        self.nodes: list = []
-        self.initializers: list = []
-        self._count = 0
-        self._names: set[str] = set()
-
-    def weight(self, name: str, array: np.ndarray) -> str:
-        """An initializer; one already written under `name` is shared (written once)."""
-        from onnx import numpy_helper
-
-        if name not in self._names:
-            self._names.add(name)
-            self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
-        return name
-
-    def const(self, name: str, value, dtype) -> str:
-        return self.weight(name, np.array(value, dtype=dtype))
-
-    def op(self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, ms: bool = False, **attrs):
-        from onnx import helper
-
-        self._count += 1
-        names = outputs if isinstance(outputs, list) else [f"{op_type}_{self._count}.{i}" for i in range(outputs)]
-        domain = "com.microsoft" if ms else ""
-        self.nodes.append(
-            helper.make_node(op_type, inputs, names, name=f"{op_type}_{self._count}", domain=domain, **attrs)
-        )
-        return names if len(names) > 1 else names[0]
-
-    def model(self, name: str, inputs: list, outputs: list):
-        from onnx import helper
-
-        graph = helper.make_graph(self.nodes, name, inputs, outputs, self.initializers)
-        opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)]
-        model = helper.make_model(graph, opset_imports=opsets, producer_name="qiao")
-        model.ir_version = 9
-        return model
-
-
 class _Builder:
-    """Marian's layers over one `_Graph` at one precision."""
+    """Marian's layers over one graph writer (engine.bundle.graph_writer) at one precision."""
 
     def __init__(self, arch: Architecture, weights: Weights, precision: str) -> None:
         if precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
         self.arch, self.w, self.precision = arch, weights, precision
-        self.g = _Graph()
+        self.g = GraphWriter()
         self.fused_norm = False  # ORT's LayerNormalization instead of Marian's two-pass ops (`add_norm`)
         self._widths: dict[str, int] = {}  # activations narrower or wider than the model (the FFN's inner one)
         # (activation, alpha or None) -> its quantised values and their scale (a constant or, dynamic, a tensor)
