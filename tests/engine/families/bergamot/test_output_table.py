@@ -72,3 +72,27 @@ def test_a_graph_without_the_names_or_the_tables_is_refused() -> None:
         output_table.read(blob, meta | {output_table.TABLE_KEY: "nothing"})
     with pytest.raises(OnnxFormatError, match="do not match"):  # the bias named as the table: not [V,E]
         output_table.read(blob, meta | {output_table.TABLE_KEY: meta[output_table.BIAS_KEY]})
+
+
+def test_the_column_gather_graph_is_valid_onnx_and_reads_a_mapped_table_in_place(tmp_path) -> None:
+    import mmap
+
+    import onnx
+
+    from engine.families.bergamot.column_gather import ColumnGather, graph_bytes
+
+    model = onnx.load_from_string(graph_bytes())
+    onnx.checker.check_model(model, full_check=True)
+    assert [n.op_type for n in model.graph.node] == ["Gather", "Transpose"]
+    rng = np.random.default_rng(1)
+    table = rng.integers(-128, 128, (500, 16), dtype=np.int8)
+    path = tmp_path / "table.bin"
+    path.write_bytes(table.tobytes())
+    with open(path, "rb") as f:
+        mapped = np.frombuffer(memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)), np.int8)
+    gather = ColumnGather(mapped.reshape(500, 16))  # read-only, as output_table.read maps the graph file
+    ids = np.array([0, 3, 499, 250], dtype=np.int64)
+    np.testing.assert_array_equal(gather.columns(ids), table[ids].T)
+    assert gather.columns(np.zeros(0, np.int64)).shape == (16, 0)
+    with pytest.raises(ValueError, match="int8"):
+        ColumnGather(table.astype(np.float32))
