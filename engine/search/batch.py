@@ -58,7 +58,10 @@ def search_batch(
     a prefix or a glossary term out)."""
     enc = encode_rows(model, batch, params.pad_id)
     forced = {t for e in extras or () if e is not None for t in forced_ids(e)}
-    return search_encoded(model, enc.allowing(forced) if forced else enc, params, max_lengths, extras)
+    enc = enc.allowing(forced) if forced else enc
+    # nothing else reads this state: one that can be told so lets its run overwrite it rather than copy it
+    sole = getattr(enc, "sole", None)
+    return search_encoded(model, sole() if sole is not None else enc, params, max_lengths, extras)
 
 
 def forced_ids(extras: RowExtras) -> set[int]:

@@ -57,6 +57,8 @@ class BergamotEncoderState:
     # the model's rule (OnnxBergamot.shortlist_for): a batch of other rows gets its own shortlist
     shortlist_of: Callable[[np.ndarray], np.ndarray | None] | None = None
     allowed: np.ndarray | None = None  # target ids added to every shortlist of these rows (see `allowing`)
+    # read by one run only (`sole`): that run compacts the arrays in place as sentences finish, never copying them
+    sole_reader: bool = False
 
     @property
     def mask_bias(self) -> np.ndarray:
@@ -72,6 +74,14 @@ class BergamotEncoderState:
             shortlist=self.shortlist,
             shortlist_of=self.shortlist_of,
             allowed=self.allowed,
+        )
+
+    def sole(self) -> BergamotEncoderState:
+        """This state, for a caller that hands it to one run and reads it no more (engine.search.batch: the search
+        that encoded it): the run's `select` may then overwrite it (the first select otherwise copies every layer's
+        K/V, ~1 ms of a five-sentence paragraph at the full-shape model)."""
+        return BergamotEncoderState(
+            self.cross, self.mask, self.ids, self.shortlist, self.shortlist_of, self.allowed, sole_reader=True
         )
 
     def take(self, rows: Sequence[int] | np.ndarray) -> BergamotEncoderState:
@@ -94,7 +104,9 @@ class BergamotEncoderState:
             return self
         allowed = extra if self.allowed is None else np.union1d(self.allowed, extra)
         shortlist = _union(self.shortlist, allowed)
-        return BergamotEncoderState(self.cross, self.mask, self.ids, shortlist, self.shortlist_of, allowed)
+        return BergamotEncoderState(
+            self.cross, self.mask, self.ids, shortlist, self.shortlist_of, allowed, sole_reader=self.sole_reader
+        )
 
 
 class OnnxBergamot:
@@ -223,7 +235,7 @@ class BergamotRun:
         # the inputs whose buffers live as long as the run: wrapped once, bound again by every `_bind`
         fixed = [("embed_scale", self._scale), ("position", self._position), *zip(output_table.INPUTS, self._output)]
         self._fixed = [(name, ort.OrtValue.ortvalue_from_numpy(array)) for name, array in fixed]
-        self._owns_enc = False
+        self._owns_enc = enc.sole_reader  # else the caller's: copied at the first select
         self._bind()
 
     @property
@@ -252,19 +264,20 @@ class BergamotRun:
         self._compact_view = self._compact[:rows]
         self._full_view = self._full[:rows]
         shared = [("mask_bias", self._mask_bias), *zip(model._cross_names, self.enc.cross), ("tokens", self._tokens)]
-        # each buffer wrapped once for both bindings (an OrtValue costs µs: a bind is ~50 of them)
+        # each buffer wrapped once for both bindings (an OrtValue costs µs: a bind is ~50 of them); the cells too:
+        # one binding reads the buffers the other writes
         values = [(name, value(array)) for name, array in shared] + self._fixed
+        cells = [[value(array[:rows]) for array in arrays] for arrays in (self._states, self._spare)]
+        outputs = [("logits", value(self._compact_view)), ("alignment", value(self._alignment[:rows]))]
         bindings = []
-        for read, write in ((self._states, self._spare), (self._spare, self._states)):
+        for read, write in ((cells[0], cells[1]), (cells[1], cells[0])):
             io = model.decoder.io_binding()
             for name, wrapped in values:
                 io.bind_ortvalue_input(name, wrapped)
-            for name, array in zip(model._state_in, read):
-                io.bind_ortvalue_input(name, value(array[:rows]))
-            for name, array in zip(model._state_out, write):
-                io.bind_ortvalue_output(name, value(array[:rows]))
-            io.bind_ortvalue_output("logits", value(self._compact_view))
-            io.bind_ortvalue_output("alignment", value(self._alignment[:rows]))
+            for name, wrapped in zip(model._state_in, read):
+                io.bind_ortvalue_input(name, wrapped)
+            for name, wrapped in [*zip(model._state_out, write), *outputs]:
+                io.bind_ortvalue_output(name, wrapped)
             bindings.append(io)
         self._bindings = bindings
         self._parity = 0  # the binding whose inputs are `_states`

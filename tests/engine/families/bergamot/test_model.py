@@ -196,6 +196,52 @@ def test_reorder_moves_each_rows_state_and_select_drops_sentences() -> None:
     np.testing.assert_allclose(alone.step(tokens[1][2:]), last, rtol=1e-5, atol=1e-5)
 
 
+def test_a_sole_readers_state_is_compacted_in_place_and_decodes_the_same() -> None:
+    """A state handed to one run only (`sole`, as engine.search.batch hands the search it encoded) is compacted in
+    place when a sentence leaves (its K/V arrays are not copied) and the run decodes exactly as over a copy; a
+    state the caller keeps is still copied and left untouched."""
+    arch = random_architecture()
+    model = make(arch, random_params(arch, seed=7, scale=2.0), rule=Rule(lexicon(arch)))
+    rows = [[5, 6, 7, 0], [9, 10, 0], [11, 12, 13, 14, 0]]
+    logits = {}
+    for sole in (False, True):
+        kept = model.encode(*batch(rows))
+        enc = kept.sole() if sole else kept
+        memory = [c.__array_interface__["data"][0] for c in enc.cross]
+        before = [c.copy() for c in kept.cross]
+        run = model.start(enc, 20)
+        run.step(np.zeros(3, np.int64))
+        run.step(np.array([8, 9, 10]))
+        run.select(np.array([0, 2]))
+        assert ([c.__array_interface__["data"][0] for c in run.enc.cross] == memory) == sole
+        assert (run.enc is enc) == sole
+        assert run.enc.mask.shape[0] == 2
+        logits[sole] = run.step(np.array([12, 13])).copy()
+        if not sole:  # the caller's state is untouched
+            assert all(np.array_equal(c, b) for c, b in zip(kept.cross, before))
+    np.testing.assert_array_equal(logits[True], logits[False])
+
+
+def test_search_batch_hands_the_search_a_sole_readers_state() -> None:
+    from engine.search.batch import search_batch
+
+    arch = random_architecture()
+    model = make(arch, random_params(arch, seed=7, scale=2.0), rule=Rule(lexicon(arch)))
+    started = []
+    start = model.start
+
+    def spy(enc, *args, **kwargs):
+        started.append(enc.sole_reader)
+        return start(enc, *args, **kwargs)
+
+    model.start = spy  # type: ignore[method-assign]
+    rows = [[5, 6, 7, 0], [9, 10, 0]]
+    *_, last = search_batch(model, rows, PARAMS, np.full(2, 9))
+    assert started == [True]
+    model.start = start  # type: ignore[method-assign]
+    assert last.tokens == greedy(model, rows)
+
+
 def test_beam_search_runs_and_beam_one_equals_greedy() -> None:
     arch = random_architecture()
     params = random_params(arch, seed=8, scale=2.0)
