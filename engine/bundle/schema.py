@@ -419,6 +419,15 @@ def _graphs(c: _Checker, raw: dict, layers: int | None) -> None:
     c.flag(scorer, "renormalize", "graphs.scorer", optional=True)
 
 
+# A Bergamot bundle converted before the shortlisted output rows became the decoder step's inputs (`output_w`,
+# `output_b`, gathered once per batch): its step takes the shortlist's ids (`shortlist`) and gathers them itself.
+BERGAMOT_STEP_GATHERS = (
+    f"{MANIFEST}: the decoder step takes the shortlist's ids: this Firefox Translations model was converted by an "
+    "older Qiao, whose graphs this Qiao does not run; convert the model again (qiao model build --from its folder, "
+    "or import its folder or archive again)"
+)
+
+
 def bergamot_cross_names(layers: int) -> list[str]:
     """The encoder's outputs of a Bergamot bundle (engine.families.bergamot.converter.graphs.cross_names)."""
     return [f"cross_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
@@ -475,7 +484,10 @@ def _bergamot(
         inputs = ["tokens", "embed_scale", "position", "mask_bias", *cross, *states]
         c.names(enc, "inputs", "graphs.encoder", ["ids", "mask_bias", "positions"])
         c.names(enc, "outputs", "graphs.encoder", cross)
-        c.names(dec, "inputs", "graphs.decoder", [*inputs, "output_w", "output_b"] if short is not None else inputs)
+        if short is not None and dec is not None and dec.get("inputs") == [*inputs, "shortlist"]:
+            c.problems.append(FileProblem("format", MANIFEST, BERGAMOT_STEP_GATHERS))
+        else:
+            c.names(dec, "inputs", "graphs.decoder", [*inputs, "output_w", "output_b"] if short is not None else inputs)
         c.names(dec, "outputs", "graphs.decoder", ["logits", *(f"next_state.{i}" for i in range(layers)), "alignment"])
 
     list(_precision_specs(c, raw, "an object with encoder and decoder"))  # a Bergamot precision names only those

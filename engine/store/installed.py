@@ -23,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.bundle.manifest import MANIFEST, Manifest, load_manifest, verify_files
+from engine.bundle import strict_json
+from engine.bundle.manifest import MANIFEST, MAX_MANIFEST_BYTES, Manifest, load_manifest, verify_files
 from engine.bundle.safe_paths import inside
 from engine.config import PRECISIONS
 from engine.errors import BundleError, ModelNotFoundError, QiaoError
@@ -117,6 +118,22 @@ def describe(path: Path, location: str) -> InstalledModel:
 
 def _broken(path: Path, location: str, removable: bool, problem: str) -> InstalledModel:
     return InstalledModel(path, path.name, None, "", "", (), 0, location, removable, problem)
+
+
+def _stated_pair_key(path: Path) -> str | None:
+    """The direction a bundle's manifest states even when the manifest fails its checks (a bundle made by an older
+    Qiao): None when it states none that can be read."""
+    real, problem = inside(path, MANIFEST)
+    if real is None or problem is not None:
+        return None
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read(MAX_MANIFEST_BYTES + 1)
+        if len(data) > MAX_MANIFEST_BYTES:
+            return None
+        return LanguagePair.from_dict(strict_json.loads(data.decode("utf-8"))["languages"]).key
+    except Exception:  # whatever the file holds: it states no direction
+        return None
 
 
 def _in_models_dir(path: Path) -> bool:
@@ -215,6 +232,9 @@ def find_for_pair(pair_key: str, explicit: str | None = None) -> Path:
     used = chosen_model(models, key)
     if used is not None:
         return used.path
+    for model in models:  # none usable: one of this direction that fails its checks, so loading it says why
+        if model.problem is not None and _stated_pair_key(model.path) == key:
+            return model.path
     others = sorted({m.pair_key for m in models if m.pair_key})
     have = f" (installed: {', '.join(others)})" if others else ""
     raise ModelNotFoundError(

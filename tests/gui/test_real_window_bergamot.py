@@ -449,3 +449,26 @@ def test_an_english_word_of_several_pieces_tints_the_chinese_it_came_from(
     qtbot.waitUntil(lambda: align.word_highlighted(SOURCE) == expected, timeout=20_000)
     assert align.word_highlighted(TARGET) == [word]
     assert [c[0] is threading.main_thread() for c in alignment_calls] == [False]
+
+
+def test_a_bundle_converted_by_an_older_qiao_is_worded_with_its_fix(
+    qtbot, tmp_path, settings, monkeypatch, bergamot_bundle_dir
+):
+    """A Firefox model converted before the decoder step took its shortlisted rows as inputs: the window says the
+    model was made for another Qiao and to build it again (no traceback, the English detail under Details)."""
+    from tests.engine.families.bergamot.test_convert import old_shape_bundle
+
+    monkeypatch.delenv("QIAO_DATA_DIR", raising=False)
+    old_shape_bundle(bergamot_bundle_dir, tmp_path / "data" / "Qiao" / "models" / "firefox-enzh")
+    settings.set(Key.DIRECTION, "en-zh")
+    w = MainWindow(settings, tmp_path / "state" / "source.txt", engine=local_engine())
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        qtbot.waitUntil(lambda: w.problem is not None, timeout=20_000)
+        panel = w.model_panel
+        visible = " ".join(x.text() for x in (panel.title, panel.body, panel.details) if x.isVisible())
+        assert "different version of Qiao" in visible and "build or download the model again" in visible.lower()
+        assert "Traceback" not in visible and "converted by an older Qiao" in panel.raw_details.text()
+    finally:
+        w.shutdown()

@@ -221,6 +221,47 @@ def test_a_bundle_without_its_shortlist_or_with_a_changed_graph_list_is_refused(
         load_manifest(copy)
 
 
+def old_shape_bundle(bundle: Path, out: Path) -> Path:
+    """A copy of `bundle` as Qiao converted it before 0e1c962: its decoder step took the shortlist's ids (`shortlist`)
+    where it now takes the gathered rows (`output_w`, `output_b`); the manifest sealed again, as that Qiao sealed it."""
+    from engine.bundle.manifest import dumps
+
+    shutil.copytree(bundle, out)
+    raw = load_manifest(bundle).raw
+    inputs = raw["graphs"]["decoder"]["inputs"]
+    assert inputs[-2:] == ["output_w", "output_b"]
+    raw["graphs"]["decoder"]["inputs"] = [*inputs[:-2], "shortlist"]
+    (out / "manifest.json").write_text(dumps(raw), encoding="utf-8")
+    return out
+
+
+def test_a_bundle_converted_before_the_step_took_its_rows_says_to_convert_again(
+    built, store, tmp_path: Path, capsys
+) -> None:
+    """Loading, `qiao translate` and the installed-models list (the Models dialog's) all say what to do: a "format"
+    problem (the window words it "made for a different version of Qiao", with its fix), never a traceback."""
+    _, bundle = built(CASES[2])
+    old = old_shape_bundle(bundle, tmp_path / "old")
+    again = "converted by an older Qiao"
+    with pytest.raises(BundleError) as raised:
+        Translator(old)
+    assert [p.kind for p in raised.value.issues] == ["format"]
+    assert again in str(raised.value) and "convert the model again" in str(raised.value)
+    assert main(["--model", str(old), "translate", "Good morning."]) == 1
+    err = capsys.readouterr().err
+    assert again in err and "qiao model build --from" in err and "Traceback" not in err
+    assert main(["model", "import", str(old)]) == 1  # refused as it is: nothing installed
+    err = capsys.readouterr().err
+    assert again in err and "Traceback" not in err
+    shutil.copytree(old, store.models / "old-enzh")  # one installed before this Qiao
+    (model,) = installed_models()
+    assert model.problem is not None and again in model.problem
+    # the only en→zh model: loading it says why it cannot be used, rather than that none is installed
+    assert main(["translate", "Good morning."]) == 1
+    err = capsys.readouterr().err
+    assert again in err and "no en-zh model installed" not in err and "Traceback" not in err
+
+
 # -- what the build refuses ----------------------------------------------------------------------------------------
 
 
