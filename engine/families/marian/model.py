@@ -84,6 +84,8 @@ class OnnxMarian:
             self.decoder, self._derived_head = decoder_session(manifest, precision, self.threads, providers)
             _check_io(self.decoder, graphs["decoder"], emb["shape"])
         self._enc_out = list(graphs["encoder"]["outputs"])
+        dims = {o.name: o.shape for o in self.encoder.get_outputs()}
+        self._enc_dims = [dims[name] for name in self._enc_out]
         self._dec_in = list(graphs["decoder"]["inputs"])
         self._dec_out = list(graphs["decoder"]["outputs"])
         self._past_names = [n for n in self._dec_in if n.startswith("past_") and n != "past_length"]
@@ -130,10 +132,25 @@ class OnnxMarian:
 
     # -- graphs -----------------------------------------------------------------------------------------------
     def encode(self, ids: np.ndarray, mask: np.ndarray) -> EncoderState:
-        feeds = {"inputs_embeds": self.embed(ids, source=True), "attention_mask": mask}
-        # activations scale with batch × length: the arena shrinks after every batch's encoder run
-        outputs = self.encoder.run(self._enc_out, feeds, SHRINK_ARENA)
-        return EncoderState(cross=outputs, mask=mask)
+        """The cross K/V of every decoder layer for `ids` [B, S].
+
+        Activations scale with batch × length, so the arena shrinks after every batch's encoder run. The outputs
+        are written into arrays of our own (IOBinding): returned by `run`, they were views of ORT's arena, which
+        kept the arena's region from being handed back while the batch decoded and left it reserved between
+        requests."""
+        embeds = self.embed(ids, source=True)
+        shapes = [_cross_shape(dims, ids.shape) for dims in self._enc_dims]
+        if any(shape is None for shape in shapes):  # a graph whose outputs are not [B, heads, S, head width]
+            outputs = self.encoder.run(self._enc_out, {"inputs_embeds": embeds, "attention_mask": mask}, SHRINK_ARENA)
+            return EncoderState(cross=outputs, mask=mask)
+        io = self.encoder.io_binding()
+        io.bind_cpu_input("inputs_embeds", embeds)
+        io.bind_cpu_input("attention_mask", mask)
+        cross = [np.empty(shape, dtype=np.float32) for shape in shapes if shape is not None]
+        for name, array in zip(self._enc_out, cross):
+            io.bind_ortvalue_output(name, ort.OrtValue.ortvalue_from_numpy(array))
+        self.encoder.run_with_iobinding(io, SHRINK_ARENA)
+        return EncoderState(cross=cross, mask=mask)
 
     def start(self, enc: EncoderState, max_len: int, beams: int = 1) -> DecoderRun:
         """A decoding run of `beams` rows per sentence of `enc` (each sentence's rows consecutive), with a
@@ -142,6 +159,16 @@ class OnnxMarian:
         if beams > 1 and not self.beams_share_cross:
             enc, beams = enc.repeated(beams), 1
         return DecoderRun(self, enc, max_len, beams)
+
+
+def _cross_shape(dims: list, batch: tuple[int, ...]) -> tuple[int, int, int, int] | None:
+    """An encoder output's shape for a batch of `batch` = (B, S) ids, when the graph declares it [B, heads, S,
+    width] with fixed heads and width (the converter's cross K/V); else None."""
+    if len(dims) != 4 or not isinstance(dims[1], int) or not isinstance(dims[3], int):
+        return None
+    if isinstance(dims[0], int) or isinstance(dims[2], int):
+        return None
+    return (batch[0], dims[1], batch[1], dims[3])
 
 
 def _check_io(session: ort.InferenceSession, io: dict, shape: list[int]) -> None:
