@@ -44,6 +44,7 @@ MARIAN = "marian"  # browsermt/sentencepiece, 0.1.9x: what Marian and bergamot-t
 PACKAGE = "package"  # the sentencepiece 0.2 Python package (the build extra's)
 _FLT_MIN = float(np.finfo(np.float32).tiny)  # SentencePiece starts its highest score there, not at -FLT_MAX
 _SURROGATE = "\ufffd" * 3  # a lone surrogate's three UTF-8 bytes, each invalid on its own
+_MEMO_LIMIT = 1 << 16  # trie steps remembered (CharsMap._next): ~10 MB at most
 
 
 class CharsMap:
@@ -59,6 +60,9 @@ class CharsMap:
         self._pool = b""
         self._root = -1
         self._chars: dict[str, tuple[int, int]] = {}  # character → (base after it, its replacement's offset or -1)
+        # (base, character) → `_step`'s answer past the first character: the trie never changes, and text repeats
+        # the few pairs it meets (a letter followed by another: NFKC keys start with most letters)
+        self._next: dict[tuple[int, str], tuple[int, int]] = {}
         self._values: dict[int, str] = {}
         if not blob:
             return
@@ -119,8 +123,15 @@ class CharsMap:
         base, value = entry
         best = (value, 1) if value >= 0 else None
         j, n = i + 1, len(text)
+        memo = self._next
         while base >= 0 and j < n:
-            base, value = self._step(base, text[j])
+            key = (base, text[j])
+            found = memo.get(key)
+            if found is None:
+                if len(memo) >= _MEMO_LIMIT:  # bounded whatever the text: a rare long run of unusual pairs
+                    memo.clear()
+                found = memo[key] = self._step(base, text[j])
+            base, value = found
             j += 1
             if value >= 0:
                 best = (value, j - i)

@@ -162,3 +162,12 @@ def test_beam_with_min_new_tokens_matches_generate(hf, fp32):
             out = model.generate(**enc, num_beams=4, min_new_tokens=12, max_new_tokens=20)
         expected = [t for t in out[0].tolist()[1:] if t not in (tok.eos_token_id, tok.pad_token_id)]
         assert fp32.generate_ids([tok(text).input_ids], beams=4, min_new_tokens=12, max_new_tokens=20) == [expected]
+
+
+def test_columns_of_maps_ids_to_their_shortlist_columns_and_others_to_minus_one() -> None:
+    from engine.search.decoding import columns_of
+
+    ids = np.array([0, 3, 7, 31999], dtype=np.int64)
+    got = columns_of(ids, [7, 0, 31999, 5, 32000, -1, 3])
+    assert got.tolist() == [2, 0, 3, -1, -1, -1, 1]
+    assert columns_of(ids, np.zeros((0,), np.int64)).shape == (0,)
