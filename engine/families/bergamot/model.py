@@ -230,6 +230,10 @@ class BergamotRun:
         self._full = self._compact if shortlist is None else np.empty((rows, model.vocab_size), np.float32)
         # the shortlist's output rows and bias, bound as inputs: a batch keeps its shortlist (select, reorder)
         self._output = () if model.output is None else model.output.select(self.shortlist)
+        if self._output and self._unk.size:
+            # <unk>'s bias −inf: its logit is −inf from the product itself (x + −inf), no masking per step
+            self._output[1][self._unk] = -np.inf
+            self._unk = self._unk[:0]
         self._position = np.zeros((1, model.arch.dim), np.float32)
         self._scale = np.zeros(1, np.float32)
         # the inputs whose buffers live as long as the run: wrapped once, bound again by every `_bind`
@@ -296,8 +300,8 @@ class BergamotRun:
         self._states, self._spare = self._spare, self._states
         self.cache = self._states
         self.length += 1
-        if self._unk.size:
-            self._compact_view[:, self._unk] = -np.inf
+        if self._unk.size:  # the whole vocabulary scored: <unk>'s column masked here
+            self._compact_view[:, int(self._unk[0])] = -np.inf
 
     def step(self, tokens: np.ndarray) -> np.ndarray:
         """Decode `tokens` [rows] (the previous outputs; ignored at the first step, whose input is a zero
