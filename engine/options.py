@@ -30,8 +30,8 @@ class TranslationOptions:
     glossary: Glossary | None = None
     # The user's earlier fixes, used instead of decoding (SentenceResult.origin "memory"); None: none.
     memory: TranslationMemory | None = field(default=None, compare=False)
-    # Guards against known Marian failures (engine.pipeline.guards): flags, subtitle artefacts kept out, loops cut in
-    # beams.
+    # Guards against known model failures (engine.pipeline.guards): flags, subtitle artefacts kept out, loops cut in
+    # greedy and beam search; off: the model's own output.
     guards: bool = True
 
     def replace(self, **changes: object) -> TranslationOptions:

@@ -95,11 +95,11 @@ def decode(
 
     `extras` (one per sentence, None for none) go to the search; `bans` (one per sentence) are added to the
     params' bad words for that sentence. A sentence caught repeating itself is finished here with its loop cut
-    (`SentenceOutput.repeated`): always with greedy decoding, and in beam search (the best running hypothesis) when
-    `params.stop_repeats`. Stops early (`clock.cancelled`) when `cancel` is set, within one decoder step. Each
-    sentence's length limit follows `rule` (engine.pipeline.length_limits, the direction's); an output that stopped at
-    it
-    has `SentenceOutput.cut` set."""
+    (`SentenceOutput.repeated`) when `params.stop_repeats` (the guards): with greedy decoding the row itself, in beam
+    search its best running hypothesis. Without the guards a loop runs to the length limit, as the reference engines'
+    outputs do. Stops early (`clock.cancelled`) when `cancel` is set, within one decoder step. Each sentence's length
+    limit follows `rule` (engine.pipeline.length_limits, the direction's); an output that stopped at it has
+    `SentenceOutput.cut` set."""
     for batch_bans, batch_idx in plan_batches(sentences, bans, params.num_beams, model_max, rule):
         if cancel is not None and cancel.is_set():
             clock.cancelled = True
@@ -149,10 +149,12 @@ def _step(update: StepUpdate, j: int, params: GenerationParams, limit: int) -> t
         if not output.repeated and reached_limit(len(output.best.tokens), limit, forced_eos):
             output = replace(output, cut=True)
         return list(output.best.tokens), output
+    if not params.stop_repeats:
+        return toks, None
     if params.num_beams == 1:
         if repeating_tail(toks):
             return toks, unscored(toks, repeated=True)
-    elif params.stop_repeats and j < len(update.best) and repeating_tail(update.best[j]):
+    elif j < len(update.best) and repeating_tail(update.best[j]):
         best = list(update.best[j])
         return best, unscored(best, repeated=True)
     return toks, None

@@ -55,7 +55,7 @@ class Row:
 
 def request_params(params: GenerationParams, options: TranslationOptions) -> GenerationParams:
     """The search settings a request's options imply: n-best (`alternatives` + 1 hypotheses, the beam raised to at
-    least that many) and, with guards, repetition loops cut in beam search too."""
+    least that many) and, with guards, repetition loops cut (greedy and beam search)."""
     num_return = options.alternatives + 1
     return params.replace(
         num_return=num_return, num_beams=max(params.num_beams, num_return), stop_repeats=options.guards

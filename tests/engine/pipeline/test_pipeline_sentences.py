@@ -327,6 +327,15 @@ def test_a_greedy_loop_is_cut_and_reported_to_the_guards(monkeypatch):
     assert checks[0][2]["repeated"] is True
 
 
+def test_without_the_guards_a_greedy_loop_runs_to_the_length_limit(monkeypatch):
+    """--no-guards is the model's own output, as the reference engines give it: no loop is cut short."""
+    checks = spy_guards(monkeypatch)
+    result, _ = run(ZH_EN, "哈。", DictionaryModel({"哈。": "ha" * 40}), TranslationOptions(guards=False))
+    (s,) = result.sentences
+    assert len(s.tokens) > 40 and FLAG_REPETITION not in [f.kind for f in s.flags] and s.score is not None
+    assert checks == []  # the guards never ran
+
+
 def test_the_decode_loop_cuts_a_beam_loop_from_the_best_running_hypothesis():
     loop = [5, 6] * 10
 

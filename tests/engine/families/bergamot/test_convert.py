@@ -5,9 +5,9 @@ and within the issue's agreement with its int8 output. Then what the build refus
 damaged shortlist), what the manifest records, and `qiao model build` / `qiao model import` of a folder and of an
 archive through the CLI.
 
-Qiao's greedy decoding cuts a repetition loop short (engine.pipeline.decode_loop, always, by design); bergamot runs a
-loop to the length limit, and the random fixture models loop often. The comparisons switch that cut off
-(`no_loop_cut`), so every sentence, the length-limit stops included, must come out as bergamot's.
+The comparisons translate with the guards off (RAW): then Qiao, as bergamot, runs a repetition loop to the length
+limit (the random fixture models loop often), so every sentence, the length-limit stops included, must come out as
+bergamot's.
 """
 
 from __future__ import annotations
@@ -86,11 +86,6 @@ def built(tmp_path_factory):
     return get
 
 
-@pytest.fixture
-def no_loop_cut(monkeypatch):
-    monkeypatch.setattr("engine.pipeline.decode_loop.repeating_tail", lambda *args, **kwargs: False)
-
-
 @pytest.fixture(scope="module")
 def oracle() -> None:
     reason = bergamot.unavailable_reason()
@@ -118,7 +113,7 @@ def oracle_answers(folder: ModelFolder, lines: list[str], tmp_path: Path) -> lis
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_bundle_translates_as_the_numpy_reference(built, no_loop_cut, case: tuple) -> None:
+def test_bundle_translates_as_the_numpy_reference(built, case: tuple) -> None:
     folder, bundle = built(case)
     translator = Translator(bundle, precision="fp32")
     checkpoint = read_model(folder.model)
@@ -136,9 +131,7 @@ def test_bundle_translates_as_the_numpy_reference(built, no_loop_cut, case: tupl
 
 @pytest.mark.bergamot
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_fp32_bundle_gives_bergamots_float_output(
-    oracle: None, built, no_loop_cut, tmp_path: Path, case: tuple
-) -> None:
+def test_fp32_bundle_gives_bergamots_float_output(oracle: None, built, tmp_path: Path, case: tuple) -> None:
     folder, bundle = built(case)
     translator = Translator(bundle, precision="fp32")
     answers = oracle_answers(folder, LINES, tmp_path)
@@ -154,7 +147,7 @@ def test_fp32_bundle_gives_bergamots_float_output(
 @pytest.mark.bergamot
 @pytest.mark.parametrize("case", BASE_MEMORY_LIKE, ids=case_id)
 def test_int8_bundle_agrees_with_bergamots_int8_on_200_sentences(
-    oracle: None, built, no_loop_cut, case: tuple, record_property: pytest.RecordProperty
+    oracle: None, built, case: tuple, record_property: pytest.RecordProperty
 ) -> None:
     folder, bundle = built(case)
     translator = Translator(bundle, precision="int8")
