@@ -10,7 +10,7 @@ subtitle artefacts ("(掌声)", "(笑声)", "(Applause)" …) out of the search 
 
 from __future__ import annotations
 
-import itertools
+import bisect
 import re
 import unicodedata
 import weakref
@@ -342,49 +342,104 @@ def artefact_bans(source: str, tokenizer: PieceTokenizer) -> tuple[tuple[int, ..
 class _PieceIndex:
     """Piece surfaces ("▁" as a space) of one vocabulary, and the spellings of each artefact found so far.
 
-    Stored compactly: every surface in one string with its start offsets, and the lookups (by first and by last
-    character, by whole surface) as int32 arrays of positions in id order. The same index as Python tuples and
-    lists (65k pieces × four collections) was 25 MB of the process for the whole session, measured with a 65k joint
-    vocabulary; this is ~2 MB. Lookups yield the same pieces in the same (id) order, so the bans are unchanged.
+    Held without a Python object per piece, and built without one either: the vocabulary is read in chunks of
+    _CHUNK pieces, each chunk joined into one string and kept as UTF-8, so the temporary piece strings of one chunk
+    are freed (and their memory reused) before the next is read. What stays: the surfaces as one UTF-8 blob with
+    int32 byte offsets, and three int32 arrays of positions (sorted by first character and length, by last
+    character; the token ids are the positions shifted past the skipped ids). With a real-scale 65k joint
+    vocabulary (bench/real_tokenizer.py) it holds 1.5 MB and adds 1.6 MB to the process; the earlier layout
+    (a str blob, UCS-4 because of three emoji pieces, int64 offsets and ids, a dict of numpy views per character
+    and a hash table) held 5.1 MB and added 6.1 MB, and as Python tuples and lists 25 MB. Lookups yield the same
+    pieces in the same (id) order, so the bans are unchanged.
     """
 
     def __init__(self, tokenizer: PieceTokenizer) -> None:
         skip = tokenizer.special_ids  # the family's fact: the pieces that name a token rather than spell text
-        ids: list[int] = []
-        surfaces: list[str] = []
-        for i in range(tokenizer.vocab_size):
-            if i in skip:
-                continue
-            piece = tokenizer.id_to_piece(i)
-            if not piece:
-                continue
-            ids.append(i)
-            surfaces.append(piece.replace("▁", " "))
-        self._ids = array("q", ids)  # position → token id
-        self._blob = "".join(surfaces)
-        self._starts = array("q", [0])  # position → where its surface starts in _blob (and ends: the next start)
-        self._starts.extend(itertools.accumulate(len(s) for s in surfaces))
-        self._by_first = _groups([ord(s[0]) for s in surfaces])
-        self._by_last = _groups([ord(s[-1]) for s in surfaces])
-        hashes = np.fromiter((hash(s) for s in surfaces), dtype=np.int64, count=len(surfaces))
-        self._hash_order = np.argsort(hashes, kind="stable").astype(np.int32)  # equal hashes stay in id order
-        self._hashes = hashes[self._hash_order]
+        skipped: list[int] = []  # ids with no surface: special or empty
+        lengths = array("i")  # characters per kept piece
+        chunks: list[bytes] = []
+        codes: list[np.ndarray] = []  # code points of each chunk, for the first and last characters
+        for lo in range(0, tokenizer.vocab_size, _CHUNK):
+            pieces: list[str] = []
+            for i in range(lo, min(lo + _CHUNK, tokenizer.vocab_size)):
+                piece = "" if i in skip else tokenizer.id_to_piece(i)
+                if piece:
+                    pieces.append(piece)
+                else:
+                    skipped.append(i)
+            lengths.extend(map(len, pieces))
+            text = "".join(pieces).replace("▁", " ")
+            del pieces
+            chunks.append(text.encode("utf-8"))
+            codes.append(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32))
+        self._blob = b"".join(chunks)
+        del chunks
+        code = np.concatenate([np.zeros(0, np.uint32), *codes]).astype(np.int64)
+        del codes
+        starts = np.zeros(len(lengths) + 1, dtype=np.int64)  # position → where its surface starts (in characters)
+        np.cumsum(np.frombuffer(lengths, dtype=np.int32), out=starts[1:])
+        utf8 = 1 + (code >= 0x80) + (code >= 0x800) + (code >= 0x10000)  # bytes per character
+        byte_at = np.zeros(len(code) + 1, dtype=np.int64)
+        np.cumsum(utf8, out=byte_at[1:])
+        # position → where its surface starts in _blob, and ends: the next start (array: fast scalar indexing)
+        self._starts = array("i", byte_at[starts].astype(np.int32).tobytes())
+        # position p is id p + (the skipped ids before it): the k-th skipped id s shifts the positions from s - k
+        self._shift = [s - k for k, s in enumerate(skipped)]
+        first, last = code[starts[:-1]], code[starts[1:] - 1]
+        # by first character, then length (capped: longer pieces share a key and are told apart by comparing them)
+        keys = first << 10 | np.minimum(np.diff(starts), _LONG)
+        self._first_order = np.argsort(keys, kind="stable").astype(np.int32)  # ties stay in id order
+        self._first_keys, self._first_bounds = _runs(keys[self._first_order])
+        self._last_order = np.argsort(last, kind="stable").astype(np.int32)
+        self._last_codes, self._last_bounds = _runs(last[self._last_order])
         self._holding: dict[str, np.ndarray] = {}  # character → positions of the pieces that contain it
         self._cache: dict[str, tuple[tuple[int, ...], ...]] = {}
 
-    def _surface(self, pos: int) -> str:
+    def _id(self, pos: int) -> int:
+        return pos + bisect.bisect_right(self._shift, pos)
+
+    def _surface(self, pos: int) -> bytes:
+        """The piece's surface in UTF-8: compared as bytes, never decoded (UTF-8 keeps prefixes, suffixes and
+        substrings of whole characters what they are in text)."""
         return self._blob[self._starts[pos] : self._starts[pos + 1]]
 
-    def _pieces(self, positions) -> Iterable[tuple[int, str]]:
-        """(token id, surface) for each position, in the given order."""
+    def _pieces(self, positions: np.ndarray) -> Iterable[tuple[int, bytes]]:
+        """(token id, UTF-8 surface) for each position, in the given order."""
         for pos in positions.tolist():
-            yield self._ids[pos], self._surface(pos)
+            yield self._id(pos), self._surface(pos)
+
+    def _starting(self, char: str) -> np.ndarray:
+        """Positions of the pieces whose first character is `char`, ascending."""
+        code = ord(char) << 10
+        a, b = np.searchsorted(self._first_keys, [code, code + (1 << 10)]).tolist()
+        return np.sort(self._first_order[self._first_bounds[a] : self._first_bounds[b]])
+
+    def _exactly(self, text: str) -> list[int]:
+        """Ids of the pieces whose surface is `text`, ascending."""
+        key = ord(text[0]) << 10 | min(len(text), _LONG)
+        wanted = text.encode("utf-8")
+        k = int(np.searchsorted(self._first_keys, key))
+        if k == len(self._first_keys) or self._first_keys[k] != key:
+            return []
+        group = self._first_order[self._first_bounds[k] : self._first_bounds[k + 1]].tolist()
+        return [self._id(p) for p in group if self._surface(p) == wanted]
+
+    def _ending(self, char: str) -> np.ndarray:
+        """Positions of the pieces whose last character is `char`, ascending."""
+        k = int(np.searchsorted(self._last_codes, ord(char)))
+        if k == len(self._last_codes) or self._last_codes[k] != ord(char):
+            return _NONE
+        return self._last_order[self._last_bounds[k] : self._last_bounds[k + 1]]
 
     def _containing(self, char: str) -> np.ndarray:
         if char not in self._holding:
-            codes = np.frombuffer(self._blob.encode("utf-32-le"), dtype=np.uint32)
-            at = np.flatnonzero(codes == ord(char))
-            self._holding[char] = np.unique(np.searchsorted(np.asarray(self._starts), at, "right") - 1)
+            blob = np.frombuffer(self._blob, dtype=np.uint8)
+            needle = char.encode("utf-8")
+            at = np.flatnonzero(blob[: len(blob) - len(needle) + 1] == needle[0])
+            for k, byte in enumerate(needle[1:], 1):  # UTF-8 never matches inside another character
+                at = at[blob[at + k] == byte]
+            starts = np.frombuffer(self._starts, dtype=np.int32)
+            self._holding[char] = np.unique(np.searchsorted(starts, at, "right") - 1)
         return self._holding[char]
 
     def spellings(self, text: str) -> tuple[tuple[int, ...], ...]:
@@ -394,11 +449,13 @@ class _PieceIndex:
 
     def _spell(self, text: str) -> list[tuple[int, ...]]:
         out: list[tuple[int, ...]] = []
-        out.extend((i,) for i, s in self._pieces(self._containing(text[0])) if text in s)
+        whole = text.encode("utf-8")
+        out.extend((i,) for i, s in self._pieces(self._containing(text[0])) if whole in s)
         steps: dict[int, tuple[list[int], list[tuple[int, list[int]]]]] = {}
         for j in range(len(text) - 1, 0, -1):  # the first token ends with text[:j]
-            for i, surface in self._pieces(self._by_last.get(text[j - 1], _NONE)):
-                if surface.endswith(text[:j]) and text not in surface:
+            head = text[:j].encode("utf-8")
+            for i, surface in self._pieces(self._ending(text[j - 1])):
+                if surface.endswith(head) and whole not in surface:
                     self._extend(text, j, (i,), out, steps)
         return out
 
@@ -415,30 +472,21 @@ class _PieceIndex:
 
     def _next(self, rest: str) -> tuple[list[int], list[tuple[int, list[int]]]]:
         """The pieces that complete `rest` (and may go on), and for each k the pieces that are exactly rest[:k]."""
-        last = [i for i, s in self._pieces(self._by_first.get(rest[0], _NONE)) if s.startswith(rest)]
-        prefixes = [rest[:k] for k in range(1, len(rest))]
-        wanted = np.fromiter((hash(p) for p in prefixes), dtype=np.int64, count=len(prefixes))
-        lo = np.searchsorted(self._hashes, wanted, "left").tolist()
-        hi = np.searchsorted(self._hashes, wanted, "right").tolist()
-        middle = []
-        for k, prefix, a, b in zip(range(1, len(rest)), prefixes, lo, hi):
-            if a < b:
-                ids = [self._ids[p] for p in self._hash_order[a:b].tolist() if self._surface(p) == prefix]
-                if ids:
-                    middle.append((k, ids))
+        start = rest.encode("utf-8")
+        last = [i for i, s in self._pieces(self._starting(rest[0])) if s.startswith(start)]
+        middle = [(k, ids) for k in range(1, len(rest)) if (ids := self._exactly(rest[:k]))]
         return last, middle
 
 
+_CHUNK = 4096  # pieces read at a time while building an index
+_LONG = (1 << 10) - 1  # piece lengths from here on share a lookup key
 _NONE = np.zeros(0, dtype=np.int32)
 
 
-def _groups(codes: list[int]) -> dict[str, np.ndarray]:
-    """Character → the positions whose code is its code point, ascending (views into one int32 array)."""
-    keys = np.asarray(codes, dtype=np.int64)
-    order = np.argsort(keys, kind="stable").astype(np.int32)
-    distinct, first = np.unique(keys[order], return_index=True)
-    bounds = [*first.tolist(), len(order)]
-    return {chr(c): order[bounds[n] : bounds[n + 1]] for n, c in enumerate(distinct.tolist())}
+def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `sorted_keys` and where each one's run starts (with the end appended)."""
+    distinct, first = np.unique(sorted_keys, return_index=True)
+    return distinct, np.append(first, len(sorted_keys)).astype(np.int32)
 
 
 _INDEXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -4,6 +4,7 @@ the fixture model."""
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 
 import numpy as np
@@ -357,22 +358,35 @@ def test_bans_are_complete_and_exact_over_every_short_sequence():
                 assert any(s in banned for s in slices), f"{[vocab.PIECES[i] for i in seq]} is not banned"
 
 
-def _reference_spellings(tok, text):
-    """The piece index as it was first written (tuples and lists per piece), kept as the oracle for the compact one."""
-    skip = {tok.unk_id, tok.eos_id, tok.pad_id}
+@functools.lru_cache(maxsize=4)
+def _reference_tables(tok, skip):
+    """The reference's tables of one vocabulary (built once per vocabulary and `skip`)."""
+    specials = {tok.unk_id, tok.eos_id, tok.pad_id} if skip is None else skip
     surfaces, by_surface, by_first, by_last = [], {}, {}, {}
     for i in range(tok.vocab_size):
         piece = tok.id_to_piece(i)
-        if i in skip or not piece or (piece.startswith("<") and piece.endswith(">")) or piece.startswith(">>"):
+        if i in specials or not piece:
+            continue
+        if skip is None and ((piece.startswith("<") and piece.endswith(">")) or piece.startswith(">>")):
             continue
         s = piece.replace("▁", " ")
         surfaces.append((i, s))
         by_surface.setdefault(s, []).append(i)
         by_first.setdefault(s[0], []).append((i, s))
         by_last.setdefault(s[-1], []).append((i, s))
+    return surfaces, by_surface, by_first, by_last
+
+
+def _reference_spellings(tok, text, skip=None, cap=None):
+    """The piece index as it was first written (tuples and lists per piece), kept as the oracle for the compact one.
+    `skip`: the ids with no surface (default: the specials and the pieces spelled like a token); `cap`: stop
+    extending spellings once that many are found, as the index does (guards._MAX_SEQUENCES)."""
+    surfaces, by_surface, by_first, by_last = _reference_tables(tok, None if skip is None else frozenset(skip))
     out = [(i,) for i, s in surfaces if text in s]
 
     def extend(done, seq):
+        if cap is not None and len(out) >= cap:
+            return
         rest = text[done:]
         out.extend((*seq, i) for i, s in by_first.get(rest[0], ()) if s.startswith(rest))
         for k in range(1, len(rest)):
@@ -445,9 +459,71 @@ def test_compact_piece_index_spells_exactly_like_the_reference():
             assert list(index.spellings(text)) == _reference_spellings(vocab, text), text
 
 
+_ARTEFACT_TEXTS = [
+    o + w + c
+    for w in ("掌声", "鼓掌", "笑声", "音乐", "欢呼", "Applause", "applause", "Laughter", "laughter", "Music", "music")
+    for o in "(（"
+    for c in ")）"
+]
+
+
+def _real_vocabularies():
+    """The fixture bundles' tokenizers, and the real-scale bench bundle's when this checkout has built it."""
+    real = FIXTURE_DIR.parents[2] / ".cache" / "full-random-real" / "bundle"
+    bundles = [BUNDLE, ZH_EN_BUNDLE, *([real] if (real / "manifest.json").exists() else [])]
+    return [MarianTokenizer.from_manifest(load_manifest(b)) for b in bundles]
+
+
+def test_piece_index_spells_real_vocabularies_like_the_reference():
+    """The fixture models' vocabularies (and the 65k real-scale one of bench/real_tokenizer.py, if built): every
+    artefact spelling, in both bracket widths and both languages, found exactly as the reference finds it."""
+    from engine.pipeline.guards import _MAX_SEQUENCES, _PieceIndex
+
+    for tok in _real_vocabularies():
+        index = _PieceIndex(tok)
+        found = 0
+        for text in _ARTEFACT_TEXTS:
+            want = _reference_spellings(tok, text, skip=tok.special_ids, cap=_MAX_SEQUENCES)
+            assert list(index.spellings(text)) == want, text
+            found += len(want)
+        assert found > 0
+
+
+class _WideVocab:
+    """Pieces the compact layout must not trip on: characters of 1 to 4 UTF-8 bytes (an emoji), pieces of 1,023
+    characters and longer (they share one lookup key), and more pieces than one reading chunk, with special and empty
+    ids scattered among them."""
+
+    def __init__(self):
+        from engine.pipeline import guards
+
+        long = ["x" * 1022, "x" * 1023, "x" * 1024, "x" * 1030, "x" * 1024 + ")", "(" + "x" * 1023]
+        wide = ["(", ")", "（", "）", "🎵", "(🎵", "🎵)", "é", "(é", "▁(", "é)", "(x", "x)"]
+        filler = [f"w{n}" for n in range(guards._CHUNK + 50)]
+        self.PIECES = ["</s>", "<unk>", "", *wide, *filler[:100], "", *long, *filler[100:], "<pad>"]
+        self.vocab_size = len(self.PIECES)
+        self.eos_id, self.unk_id, self.pad_id = 0, 1, self.vocab_size - 1
+        self.special_ids = frozenset({0, 1, self.vocab_size - 1, self.PIECES.index("w7")})
+
+    def id_to_piece(self, idx):
+        return self.PIECES[idx]
+
+
+def test_piece_index_handles_wide_characters_and_long_pieces():
+    from engine.pipeline.guards import _PieceIndex
+
+    vocab = _WideVocab()
+    index = _PieceIndex(vocab)
+    for text in ("(🎵)", "（🎵）", "(é)", "(" + "x" * 1023 + ")", "(" + "x" * 1024 + ")", "(x)", "(w7)", "(w5000)"):
+        want = _reference_spellings(vocab, text, skip=vocab.special_ids)
+        assert list(index.spellings(text)) == want, text[:8]
+    assert index.spellings("(🎵)") and index.spellings("(" + "x" * 1024 + ")")
+    assert not index.spellings("(w7)")  # a special id spells nothing
+
+
 def test_piece_index_stays_small():
-    """No Python object per piece: 20k pieces in ~1 MB (tuples and lists in four collections were ~8 MB; 25 MB
-    for a real 65k joint vocabulary)."""
+    """No Python object per piece: 20k pieces in ~0.4 MB (a str blob, int64 offsets and a dict of numpy views per
+    character were ~1 MB; tuples and lists in four collections ~8 MB, 25 MB for a real 65k joint vocabulary)."""
     import gc
     import tracemalloc
 
@@ -464,4 +540,4 @@ def test_piece_index_stays_small():
     finally:
         tracemalloc.stop()
     assert index.spellings("(Laughter)")
-    assert held < 2_000_000, held
+    assert held < 600_000, held
