@@ -9,7 +9,8 @@ its fused (Log)Softmax lose up to 5e-6 on flat distributions (measured).
 
 The session runs on the calling thread (one intra-op thread, no spinning): a second thread pool beside the
 decoder's would have to be woken every step, which is what made the bundle's TopK scorer slower than numpy here.
-Its one-node graph is written here as ONNX protobuf bytes, because the runtime does not ship the onnx package.
+Its one-node graph is written as ONNX protobuf bytes (engine.runtime.onnx_protobuf): the runtime does not ship the
+onnx package.
 """
 
 from __future__ import annotations
@@ -18,49 +19,21 @@ import threading
 
 import numpy as np
 
+from engine.runtime.onnx_protobuf import FLOAT, field, int_field, value_info
 from engine.runtime.sessions import inference_session, session_options
 
-_FLOAT = 1  # onnx.TensorProto.FLOAT
 _OPSET = 13
 _IR_VERSION = 7  # what onnxruntime ≥ 1.20 reads; Exp has not changed since opset 13
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _bytes(field: int, payload: bytes | str) -> bytes:
-    """A length-delimited protobuf field (wire type 2): strings and embedded messages."""
-    data = payload.encode() if isinstance(payload, str) else payload
-    return _varint(field << 3 | 2) + _varint(len(data)) + data
-
-
-def _int(field: int, value: int) -> bytes:
-    """A varint protobuf field (wire type 0)."""
-    return _varint(field << 3) + _varint(value)
-
-
-def _tensor_info(name: str) -> bytes:
-    """ValueInfoProto for a float tensor of shape [rows, vocab] (both symbolic)."""
-    dims = _bytes(1, _bytes(2, "rows")) + _bytes(1, _bytes(2, "vocab"))  # TensorShapeProto.dim.dim_param
-    tensor = _int(1, _FLOAT) + _bytes(2, dims)  # TypeProto.Tensor: elem_type, shape
-    return _bytes(1, name) + _bytes(2, _bytes(1, tensor))  # ValueInfoProto: name, type.tensor_type
-
-
 def exp_model() -> bytes:
     """A ModelProto whose graph is y = Exp(x) for float x [rows, vocab]."""
-    node = _bytes(1, "x") + _bytes(2, "y") + _bytes(3, "exp") + _bytes(4, "Exp")  # NodeProto
-    graph = _bytes(1, node) + _bytes(2, "vocab_exp") + _bytes(11, _tensor_info("x")) + _bytes(12, _tensor_info("y"))
-    opset = _bytes(1, "") + _int(2, _OPSET)  # OperatorSetIdProto: the default domain
-    return _int(1, _IR_VERSION) + _bytes(2, "qiao") + _bytes(7, graph) + _bytes(8, opset)
+    node = field(1, "x") + field(2, "y") + field(3, "exp") + field(4, "Exp")  # NodeProto
+    dims = ("rows", "vocab")
+    graph = field(1, node) + field(2, "vocab_exp") + field(11, value_info("x", FLOAT, dims))
+    graph += field(12, value_info("y", FLOAT, dims))
+    opset = field(1, "") + int_field(2, _OPSET)  # OperatorSetIdProto: the default domain
+    return int_field(1, _IR_VERSION) + field(2, "qiao") + field(7, graph) + field(8, opset)
 
 
 class ExpKernel:
