@@ -8,7 +8,7 @@ can hold tensors (graph initializers, node attributes, subgraphs, functions, tra
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # field numbers from onnx.proto3: message → {field: child message}
@@ -22,7 +22,7 @@ _CHILDREN = {
     "sparse": {1: "tensor", 2: "tensor"},
 }
 _TENSOR_EXTERNAL = 13  # repeated StringStringEntryProto (key = 1, value = 2)
-_TENSOR_DIMS, _TENSOR_TYPE, _TENSOR_NAME = 1, 2, 8
+_TENSOR_DIMS, _TENSOR_TYPE, _TENSOR_NAME, _TENSOR_RAW, _TENSOR_LOCATION = 1, 2, 8, 9, 14
 _MAX_DEPTH = 64
 _KEY = b"location"  # every external-data entry holds this key, so a message without these bytes has none
 
@@ -82,21 +82,36 @@ def _fields(buf: memoryview):
         yield number, wire, value
 
 
-def _tensor(buf: memoryview, out: list[ExternalData]) -> None:
-    entries: dict[str, str] = {}
-    name, dims, data_type = "", [], 0
+@dataclass
+class _Tensor:
+    """The TensorProto fields both readers use."""
+
+    name: str = ""
+    dims: list[int] = field(default_factory=list)
+    data_type: int = 0
+    raw: memoryview | None = None
+    external: bool = False  # data_location EXTERNAL
+    entries: dict[str, str] = field(default_factory=dict)  # external_data key → value
+
+
+def _read_tensor(buf: memoryview) -> _Tensor:
+    tensor = _Tensor()
     for number, wire, value in _fields(buf):
         if number == _TENSOR_DIMS and wire == 0:
-            dims.append(value)
+            tensor.dims.append(value)
         elif number == _TENSOR_DIMS and wire == 2:  # packed
             pos = 0
             while pos < len(value):
                 dim, pos = _varint(value, pos)
-                dims.append(dim)
+                tensor.dims.append(dim)
         elif number == _TENSOR_TYPE and wire == 0:
-            data_type = value
+            tensor.data_type = value
         elif number == _TENSOR_NAME and wire == 2:
-            name = bytes(value).decode("utf-8", "replace")
+            tensor.name = bytes(value).decode("utf-8", "replace")
+        elif number == _TENSOR_RAW and wire == 2:
+            tensor.raw = value
+        elif number == _TENSOR_LOCATION and wire == 0:
+            tensor.external = value == 1
         elif number == _TENSOR_EXTERNAL and wire == 2:
             key = text = ""
             for n, w, v in _fields(value):
@@ -106,14 +121,20 @@ def _tensor(buf: memoryview, out: list[ExternalData]) -> None:
                     except UnicodeDecodeError as exc:
                         raise OnnxFormatError("an external-data entry is not UTF-8") from exc
                     key, text = (decoded, text) if n == 1 else (key, decoded)
-            entries[key] = text
+            tensor.entries[key] = text
+    return tensor
+
+
+def _tensor(buf: memoryview, out: list[ExternalData]) -> None:
+    tensor = _read_tensor(buf)
+    entries = tensor.entries
     if "location" in entries:
         try:
             offset = int(entries.get("offset") or 0)
             length = int(entries["length"]) if entries.get("length") else None
         except ValueError as exc:
             raise OnnxFormatError("an external-data offset or length is not a number") from exc
-        out.append(ExternalData(entries["location"], offset, length, name, tuple(dims), data_type))
+        out.append(ExternalData(entries["location"], offset, length, tensor.name, tuple(tensor.dims), tensor.data_type))
 
 
 def _walk(buf: memoryview, children: dict[int, str], out: list[ExternalData], depth: int) -> None:
@@ -137,7 +158,7 @@ def external_data(path: Path) -> list[ExternalData]:
     return out
 
 
-_MODEL_GRAPH, _GRAPH_INITIALIZER, _TENSOR_RAW, _TENSOR_LOCATION = 7, 5, 9, 14
+_MODEL_GRAPH, _GRAPH_INITIALIZER = 7, 5
 
 
 @dataclass(frozen=True)
@@ -160,27 +181,11 @@ def inline_initializers(buf: memoryview, names: set[str]) -> dict[str, InlineTen
         if number != _MODEL_GRAPH or wire != 2:
             continue
         assert isinstance(graph, memoryview)
-        for field, kind, tensor in _fields(graph):
-            if field != _GRAPH_INITIALIZER or kind != 2:
+        for number_in_graph, kind, tensor in _fields(graph):
+            if number_in_graph != _GRAPH_INITIALIZER or kind != 2:
                 continue
             assert isinstance(tensor, memoryview)
-            name, dims, data_type, raw, external = "", [], 0, None, False
-            for n, w, v in _fields(tensor):
-                if n == _TENSOR_DIMS and w == 0:
-                    dims.append(v)
-                elif n == _TENSOR_DIMS and w == 2:  # packed
-                    pos = 0
-                    while pos < len(v):
-                        dim, pos = _varint(v, pos)
-                        dims.append(dim)
-                elif n == _TENSOR_TYPE and w == 0:
-                    data_type = v
-                elif n == _TENSOR_NAME and w == 2:
-                    name = bytes(v).decode("utf-8", "replace")
-                elif n == _TENSOR_RAW and w == 2:
-                    raw = v
-                elif n == _TENSOR_LOCATION and w == 0:
-                    external = v == 1
-            if name in names and raw is not None and not external:
-                found[name] = InlineTensor(name, tuple(dims), data_type, raw)
+            t = _read_tensor(tensor)
+            if t.name in names and t.raw is not None and not t.external:
+                found[t.name] = InlineTensor(t.name, tuple(t.dims), t.data_type, t.raw)
     return found
