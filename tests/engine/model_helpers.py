@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import http.server
 import json
+import shutil
 import socket
 import tarfile
 import threading
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.paths import settings_file
 from tests.conftest import BUNDLE
 
 FIXTURE_NAME = "tiny-marian-fixture"  # bundle_name("qiao/tiny-marian-fixture")
@@ -56,6 +58,26 @@ def store(tmp_path, monkeypatch) -> Store:
     source_root = tmp_path / "checkout"
     monkeypatch.setattr("engine.store.locate.SOURCE_ROOT", source_root)
     return Store(data, data / "models", source_root / "resources" / "models")
+
+
+FIREFOX_ENZH, OPUS_ENZH = "firefox-enzh", "opus-mt-en-zh"  # a Simplified-only en→zh model and one writing both
+
+
+@pytest.fixture
+def install_enzh(store, bergamot_bundle_dir):
+    """install(*names): the named en→zh bundles (FIREFOX_ENZH: the tiny Bergamot model; OPUS_ENZH: the Marian
+    fixture) in the test's models folder, the Firefox one chosen for en→zh in qiao.ini."""
+
+    def install_(*names: str) -> dict[str, Path]:
+        sources = {FIREFOX_ENZH: bergamot_bundle_dir, OPUS_ENZH: BUNDLE}
+        made = {name: store.models / name for name in names}
+        for name, path in made.items():
+            shutil.copytree(sources[name], path)
+        settings_file().parent.mkdir(parents=True, exist_ok=True)
+        settings_file().write_text(f"[models]\nen-zh={FIREFOX_ENZH}\n", encoding="utf-8")
+        return made
+
+    return install_
 
 
 def zip_bundle(dest: Path, bundle: Path = BUNDLE, top: str | None = FIXTURE_NAME) -> Path:

@@ -6,8 +6,6 @@ or not."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from engine.api.app import ApiApp
@@ -16,30 +14,17 @@ from engine.api.guard import Access
 from engine.api.languages import PairInfo, resolve
 from engine.api.service import EngineService, installed_pairs
 from engine.options import TranslationOptions
-from engine.paths import settings_file
 from engine.pipeline.translator import Translator
-from tests.conftest import BUNDLE
 from tests.engine import model_helpers
 
 from .fakes import PORT, call
 
 store = model_helpers.store
 TEXT = "Thank you very much."
-FIREFOX, OPUS = "firefox-enzh", "opus-mt-en-zh"
+FIREFOX, OPUS = model_helpers.FIREFOX_ENZH, model_helpers.OPUS_ENZH
 
 
-@pytest.fixture
-def install(store, bergamot_bundle_dir):
-    def install_(*names: str) -> dict:
-        sources = {FIREFOX: bergamot_bundle_dir, OPUS: BUNDLE}
-        made = {name: store.models / name for name in names}
-        for name, path in made.items():
-            shutil.copytree(sources[name], path)
-        settings_file().parent.mkdir(parents=True, exist_ok=True)
-        settings_file().write_text(f"[models]\nen-zh={FIREFOX}\n", encoding="utf-8")
-        return made
-
-    return install_
+install = model_helpers.install_enzh
 
 
 @pytest.fixture

@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import sys
-
-import pytest
 
 from engine.cli.main import main
 from engine.options import TranslationOptions
-from engine.paths import settings_file
 from engine.pipeline.translator import Translator
-from tests.conftest import BUNDLE
 from tests.engine import model_helpers
 
 store = model_helpers.store
 TEXT = "Thank you very much."
-FIREFOX, OPUS = "firefox-enzh", "opus-mt-en-zh"
+FIREFOX, OPUS = model_helpers.FIREFOX_ENZH, model_helpers.OPUS_ENZH
 
 
 def run(monkeypatch, capsys, argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
@@ -32,20 +27,7 @@ def run(monkeypatch, capsys, argv: list[str], stdin: bytes = b"") -> tuple[int, 
     return code, out, err
 
 
-@pytest.fixture
-def install(store, bergamot_bundle_dir):
-    """install(*names): bundles in the test's models folder, the Firefox one chosen for en→zh (qiao.ini)."""
-
-    def install_(*names: str) -> dict:
-        sources = {FIREFOX: bergamot_bundle_dir, OPUS: BUNDLE}
-        made = {name: store.models / name for name in names}
-        for name, path in made.items():
-            shutil.copytree(sources[name], path)
-        settings_file().parent.mkdir(parents=True, exist_ok=True)
-        settings_file().write_text(f"[models]\nen-zh={FIREFOX}\n", encoding="utf-8")
-        return made
-
-    return install_
+install = model_helpers.install_enzh
 
 
 def expected(bundle, variant: str | None = None, text: str = TEXT) -> str:
