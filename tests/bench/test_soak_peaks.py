@@ -34,7 +34,9 @@ def test_main_reports_the_largest_texts_peaks(bench, bundle_dir, tmp_path):  # n
     result = json.loads(out.read_text())
     texts = result["texts"]
     assert len(texts) == 2 and texts[0]["cache_positions"] >= texts[1]["cache_positions"] > 0
-    assert result["load_peak_mb"] >= result["after_load_mb"] > result["imports_mb"] > 0
+    # In a test process that has run others, RSS after the load may be below the figure after the imports (memory
+    # freed meanwhile), so only the load's own high-water mark is ordered here.
+    assert result["load_peak_mb"] >= result["after_load_mb"] > 0 and result["imports_mb"] > 0
     for row in texts:
         assert row["peak_mb"] >= row["rss_mb"] > 0 and row["cpu_s"] > 0
     assert result["max_peak_mb"] == max(row["peak_mb"] for row in texts)
