@@ -14,12 +14,15 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from engine.languages import Language, LanguagePair
 from engine.results import SentenceResult
+from engine.text.source_language import count_scripts
 from gui.fonts import pane_font
 from gui.pair_text import language_name, source_heading
 from gui.review.review_editor import SelectionLayers, text_after_change
 from gui.sentence_view import SentenceRanges, spans_fit
 from gui.window.pane import Pane
 from gui.window.word_count import count_characters, count_words
+
+COUNT_SAMPLE = 2_000  # characters of the text's start judged for its script: a bounded cost per keystroke
 
 COUNT_DELAY_MS = 200  # count once typing pauses this long, not on every key
 
@@ -141,13 +144,22 @@ class SourcePane(Pane):
         self.editor.setFont(pane_font(script, None, size))
 
     def update_count(self) -> None:
-        """The count beside the heading; a fast count, so 20 MB documents stay responsive."""
+        """The count beside the heading; a fast count, so 20 MB documents stay responsive. Text written mostly in a
+        script without spaces (Chinese pasted into the English box, where no zh→en model is installed to switch to)
+        is counted in characters whatever the pane's language: its words are not separated."""
         text = self.text()
         if not text:
             self.info.setText("")
-        elif self.language is not None and not self.language.spaced:
+        elif (self.language is not None and not self.language.spaced) or _unspaced(text):
             n = count_characters(text)
             self.info.setText((self.tr("{n} character") if n == 1 else self.tr("{n} characters")).format(n=n))
         else:
             n = count_words(text)
             self.info.setText((self.tr("{n} word") if n == 1 else self.tr("{n} words")).format(n=n))
+
+
+def _unspaced(text: str) -> bool:
+    """Mostly Han, kana or Hangul letters in the text's start (engine.text.source_language's script counts): a text
+    whose words no space separates, so counting words would give one per line."""
+    c = count_scripts(text, COUNT_SAMPLE)
+    return c.han + c.kana + c.hangul > c.latin + c.other

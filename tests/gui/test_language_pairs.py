@@ -67,6 +67,17 @@ def test_a_chinese_source_is_counted_in_characters(qtbot, pair_window):
     qtbot.waitUntil(lambda: window.source_pane.info.text() == "5 characters", timeout=2000)
 
 
+def test_chinese_in_the_english_box_is_counted_in_characters(qtbot, pair_window):
+    """Chinese pasted into the English box (kept there when no zh→en model is installed) is not "1 word"; English
+    with a Chinese name in it is still counted in words."""
+    window, _ = pair_window(installed=("en-zh",), direction="en-zh")
+    window.source.setPlainText("非常感谢。明天见。")
+    qtbot.waitUntil(lambda: window.source_pane.info.text() == "9 characters", timeout=2000)
+    assert window.model.pair.source.code == "en"  # nothing to switch to: the text stays in the English box
+    window.source.setPlainText("Thank you, 王小明.")
+    qtbot.waitUntil(lambda: window.source_pane.info.text() == "3 words", timeout=2000)
+
+
 def test_the_worker_asks_the_locator_for_the_chosen_direction(pair_window):
     window, locator = pair_window(direction="zh-en")
     assert locator.asked == ["zh-en"]
