@@ -45,22 +45,16 @@ CACHE = ROOT / ".cache" / "bergamot-peer"
 OPUS_BUNDLE = ROOT / ".cache" / "full-random" / "bundle"
 SYSTEMS = ("bergamot", "qiao", "opus")
 
-# Firefox's marian options (tests/oracles/bergamot.py FIREFOX_OPTIONS, research §1.3), paragraph splitting as Firefox
-BERGAMOT_OPTIONS = {
-    "beam-size": 1,
-    "normalize": 1.0,
-    "word-penalty": 0,
-    "max-length-break": 128,
-    "mini-batch-words": 1024,
-    "workspace": 128,
-    "max-length-factor": 2.0,
-    "skip-cost": True,
-    "cpu-threads": 0,
-    "quiet": True,
-    "quiet-translation": True,
-    "alignment": "soft",
-    "gemm-precision": "int8shiftAlphaAll",
-}
+
+def bergamot_options() -> dict[str, object]:
+    """Firefox's marian options (tests/oracles/bergamot.py FIREFOX_OPTIONS, research §1.3) with the paragraph split
+    as Firefox (not the oracle's one sentence per line) and the int8 model's gemm precision. The oracle module is
+    stdlib-only, so the bergamot venv's Python imports it too."""
+    sys.path.insert(0, str(ROOT))
+    from tests.oracles.bergamot import FIREFOX_OPTIONS
+
+    options = {key: value for key, value in FIREFOX_OPTIONS.items() if key != "ssplit-mode"}
+    return {**options, "gemm-precision": "int8shiftAlphaAll"}
 
 
 def peak_rss_mb() -> dict[str, float]:
@@ -111,7 +105,7 @@ def serve_bergamot(folder: str, threads: int, module: str) -> None:
     vocabs = [json.dumps(str(next(base.glob(f"{side}vocab.*")))) for side in ("src", "trg")]
     lines.append(f"vocabs: [{', '.join(vocabs)}]")
     lines.append(f"shortlist: [{json.dumps(str(next(base.glob('lex.*.s2t.bin'))))}, false]")
-    for key, value in BERGAMOT_OPTIONS.items():
+    for key, value in bergamot_options().items():
         lines.append(f"{key}: {str(value).lower() if isinstance(value, bool) else value}")
     before = peak_rss_mb()
     t0 = time.perf_counter()
