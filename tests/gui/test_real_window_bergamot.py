@@ -31,6 +31,7 @@ from gui.window.alignment import SOURCE, TARGET
 from gui.window.main_window import MainWindow
 from gui.worker.engine import local_engine
 from tests.engine.api.serving import allow_loopback
+from tests.gui.real_windows import real_windows
 from tests.gui.review.test_review_alignment import move_mouse, point_of
 from tests.gui.test_real_window_panels import _free_port, _post
 
@@ -58,24 +59,16 @@ def bergamot_profile(tmp_path, monkeypatch, bergamot_bundle_dir, bergamot_zh_en_
 @pytest.fixture
 def open_window(qtbot, tmp_path, settings, bergamot_profile):
     """The window as gui.app builds it (the engine's own locator, store and worker) in the direction asked for."""
-    windows: list[MainWindow] = []
+    with real_windows(qtbot, tmp_path) as open_real:
 
-    def open_(direction: str = "en-zh") -> MainWindow:
-        settings.set(Key.DIRECTION, direction)
-        w = MainWindow(settings, tmp_path / "state" / "source.txt", engine=local_engine())
-        qtbot.addWidget(w)
-        windows.append(w)
-        w.show()
-        qtbot.waitUntil(lambda: w.model is not None or w.problem is not None, timeout=20_000)
-        assert w.model is not None and w.model.pair.key == direction, w.problem
-        attach_records(w)
-        return w
+        def open_(direction: str = "en-zh") -> MainWindow:
+            settings.set(Key.DIRECTION, direction)
+            w = open_real(settings)
+            assert w.model.pair.key == direction
+            attach_records(w)
+            return w
 
-    yield open_
-    for w in windows:
-        if getattr(w, "history_recorder", None) is not None:
-            w.history_recorder.close()
-        w.shutdown()
+        yield open_
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ from gui.review.edit_memory import KeptContext
 from gui.review.review_editor import MARK_STALE
 from gui.settings import Key, Settings
 from gui.window.main_window import MainWindow
-from gui.worker.engine import local_engine
 from tests.gui.conftest import TINY_BUNDLE
+from tests.gui.real_windows import real_windows
 
 TEXT = "Thank you very much."
 FIREFOX, OPUS = "firefox-enzh", "opus-mt-en-zh"
@@ -49,29 +49,20 @@ def install(tmp_path, monkeypatch, bergamot_bundle_dir):
 @pytest.fixture
 def open_window(qtbot, tmp_path):
     """The window as gui.app builds it, with Traditional chosen and the Firefox model chosen for en→zh."""
-    windows: list[MainWindow] = []
+    with real_windows(qtbot, tmp_path) as open_real:
 
-    def open_(variant: str = "hant", model: str = FIREFOX) -> MainWindow:
-        settings = Settings(tmp_path / "config" / "qiao.ini")
-        settings.set(Key.LIVE_TRANSLATE, False)
-        settings.set(Key.DIRECTION, "en-zh")
-        settings.set(Key.VARIANT, variant)
-        settings.set(Key.MODEL_EN_ZH, model)
-        settings.sync()
-        w = MainWindow(settings, tmp_path / "state" / "source.txt", engine=local_engine())
-        qtbot.addWidget(w)
-        windows.append(w)
-        w.show()
-        qtbot.waitUntil(lambda: w.model is not None or w.problem is not None, timeout=20_000)
-        assert w.model is not None, w.problem
-        qtbot.waitUntil(lambda: w.model_control.loaded_model() is not None, timeout=10_000)
-        return w
+        def open_(variant: str = "hant", model: str = FIREFOX) -> MainWindow:
+            settings = Settings(tmp_path / "config" / "qiao.ini")
+            settings.set(Key.LIVE_TRANSLATE, False)
+            settings.set(Key.DIRECTION, "en-zh")
+            settings.set(Key.VARIANT, variant)
+            settings.set(Key.MODEL_EN_ZH, model)
+            settings.sync()
+            w = open_real(settings)
+            qtbot.waitUntil(lambda: w.model_control.loaded_model() is not None, timeout=10_000)
+            return w
 
-    yield open_
-    for w in windows:
-        if getattr(w, "history_recorder", None) is not None:
-            w.history_recorder.close()
-        w.shutdown()
+        yield open_
 
 
 def loaded_name(window) -> str:
