@@ -541,3 +541,18 @@ def test_piece_index_stays_small():
         tracemalloc.stop()
     assert index.spellings("(Laughter)")
     assert held < 600_000, held
+
+
+def test_spelling_an_artefact_calls_no_np_unique(monkeypatch):
+    """np.unique's first call imports numpy.ma (~6 ms), and the bans are spelled in a user's first translation."""
+    from engine.pipeline.guards import _PieceIndex
+
+    vocab = _WideVocab()
+    index = _PieceIndex(vocab)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("np.unique called")
+
+    monkeypatch.setattr(np, "unique", refused)
+    for text in ("(🎵)", "(é)", "(x)"):
+        assert list(index.spellings(text)) == _reference_spellings(vocab, text, skip=vocab.special_ids), text

@@ -95,3 +95,25 @@ def test_the_padding_looks_past_a_full_stretch_and_stops_at_the_vocabulary_end()
     assert got.tolist() == [*range(1007), 1500]
     full = sl.parse(sl.build([list(range(2, 10))], first_num=1, best_num=50))
     assert full.allowed([[0]], 10, shared=False).tolist() == list(range(10))  # 9 ids + the only free one, 1
+
+
+def test_a_batchs_ids_are_found_without_np_unique(monkeypatch) -> None:
+    """np.unique's first call imports numpy.ma (~6 ms), which would fall in a user's first translation."""
+    short = sl.parse(sl.build(LISTS, 2, 50))
+
+    def refused(*args, **kwargs):
+        raise AssertionError("np.unique called")
+
+    monkeypatch.setattr(np, "unique", refused)
+    assert short.allowed(np.array([[2, 1, 2, 0], [5, 5, 0, 0]]), 40, shared=False).tolist() == [
+        0,
+        1,
+        3,
+        4,
+        5,
+        9,
+        20,
+        21,
+    ]
+    assert short.allowed([[2, 1, 2], [5]], 40, shared=False).tolist() == [0, 1, 2, 3, 4, 9, 20, 21]  # no </s>: 2 pads
+    assert short.allowed(np.zeros((0, 3), np.int64), 40, shared=False).tolist() == list(range(8))
