@@ -217,12 +217,13 @@ class ChosenLogprobs:
             shifted = np.subtract(scores, chosen, out=self._buffer(scores.shape), dtype=np.float32)
             self._exp(shifted, shifted)
             return -np.log(np.sum(shifted, axis=-1, dtype=np.float32).astype(np.float64))
-        if scores.dtype == np.float32 and scores.flags.c_contiguous and scores.flags.writeable:
+        flags = scores.flags
+        if scores.dtype == np.float32 and flags.c_contiguous and flags.writeable:
             x = out = scores
         else:
             x, out = np.ascontiguousarray(scores, dtype=np.float32), self._buffer(scores.shape)
         self._exp(x, out)
-        totals = np.sum(out, axis=-1).tolist()
+        totals = np.add.reduce(out, axis=-1).tolist()  # np.sum's reduction without its Python wrappers (µs a step)
         return np.array([c - math.log(t) for c, t in zip(values, totals)], dtype=np.float64)
 
     def _exp(self, x: np.ndarray, out: np.ndarray) -> None:
