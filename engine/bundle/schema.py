@@ -427,6 +427,14 @@ BERGAMOT_STEP_GATHERS = (
     "or import its folder or archive again)"
 )
 
+# A Bergamot bundle converted before the encoder computed on the batch's real tokens only (`ids` [T], `positions`
+# [T,E], `pad_index`, `pack_index`): its encoder takes the padded rows (`ids` [B,S], `mask_bias`, `positions` [S,E]).
+BERGAMOT_PADDED_ENCODER = (
+    f"{MANIFEST}: the encoder takes padded rows: this Firefox Translations model was converted by an older Qiao, "
+    "whose graphs this Qiao does not run; convert the model again (qiao model build --from its folder, or import its "
+    "folder or archive again)"
+)
+
 
 def bergamot_cross_names(layers: int) -> list[str]:
     """The encoder's outputs of a Bergamot bundle (engine.families.bergamot.converter.graphs.cross_names)."""
@@ -482,12 +490,18 @@ def _bergamot(
         cross = bergamot_cross_names(layers)
         states = [f"state.{i}" for i in range(layers)]
         inputs = ["tokens", "embed_scale", "position", "mask_bias", *cross, *states]
-        c.names(enc, "inputs", "graphs.encoder", ["ids", "mask_bias", "positions"])
+        older = []  # graphs of an older Qiao: one "convert again" problem, however many changes it predates
+        if enc is not None and enc.get("inputs") == ["ids", "mask_bias", "positions"]:
+            older.append(BERGAMOT_PADDED_ENCODER)
+        else:
+            c.names(enc, "inputs", "graphs.encoder", ["ids", "positions", "pad_index", "pack_index", "mask_bias"])
         c.names(enc, "outputs", "graphs.encoder", cross)
         if short is not None and dec is not None and dec.get("inputs") == [*inputs, "shortlist"]:
-            c.problems.append(FileProblem("format", MANIFEST, BERGAMOT_STEP_GATHERS))
+            older.append(BERGAMOT_STEP_GATHERS)
         else:
             c.names(dec, "inputs", "graphs.decoder", [*inputs, "output_w", "output_b"] if short is not None else inputs)
+        if older:
+            c.problems.append(FileProblem("format", MANIFEST, older[0]))
         c.names(dec, "outputs", "graphs.decoder", ["logits", *(f"next_state.{i}" for i in range(layers)), "alignment"])
 
     list(_precision_specs(c, raw, "an object with encoder and decoder"))  # a Bergamot precision names only those

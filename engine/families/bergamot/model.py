@@ -23,6 +23,7 @@ The searches (engine.search) see the same surface as the Marian family's: `encod
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,11 +188,21 @@ class OnnxBergamot:
         return np.asarray(self._shortlist_rule.allowed(ids, self.arch.target_vocab, self.shared_vocab), dtype=np.int64)
 
     def encode(self, ids: np.ndarray, mask: np.ndarray) -> BergamotEncoderState:
-        """Source rows [B,S] (each ending in </s>, padded with 0) and their mask → the decoder's cross K/V."""
+        """Source rows [B,S] (each ending in </s>, padded with 0) and their mask → the decoder's cross K/V [B,…,S]
+        (the encoder computes on the real tokens only: `packed`)."""
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         mask = np.ascontiguousarray(mask, dtype=np.int64)
         state = BergamotEncoderState([], mask, ids, self.shortlist_for(ids * mask), self.shortlist_for)
-        feeds = {"ids": ids, "mask_bias": state.mask_bias, "positions": self.position_rows(0, ids.shape[1])}
+        tokens, pad_index, pack_index, at = packed(ids, mask, self.arch.heads)
+        signal = self.position_rows(0, ids.shape[1])
+        whole = len(ids) == 1 and len(at) == len(signal)  # one unpadded row: its positions are 0..S-1
+        feeds = {
+            "ids": tokens,
+            "positions": signal if whole else signal[at],
+            "pad_index": pad_index,
+            "pack_index": pack_index,
+            "mask_bias": state.mask_bias,
+        }
         # activations scale with batch × length: the arena shrinks after every batch's encoder run
         state.cross = self.encoder.run(self._enc_out, feeds, SHRINK_ARENA)
         return state
@@ -380,6 +391,42 @@ def _restore(run: BergamotRun, snapshot: StateSnapshot) -> None:
     for mine, saved in zip(run._states, snapshot.states):
         mine[: run.rows] = saved
     run.length = snapshot.length
+
+
+def packed(ids: np.ndarray, mask: np.ndarray, heads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The packed encoder's inputs (engine.families.bergamot.converter.graphs) for source rows [B,S] and their mask
+    (1 on tokens, then padding): the tokens' ids [T] row after row; `pad_index` [B,H,S], the packed head row t·H+h
+    that each padded slot's head h reads (a padding slot reads its row's last token's: the mask keeps it from every
+    result); `pack_index` [T,H], the padded head row (b·H+h)·S+s of each token's head; and each token's position s
+    [T]. Rows without padding (a single sentence) take the indices of their shape, made once (read-only)."""
+    flat = mask.reshape(-1)
+    if flat.all():
+        return ids.reshape(-1), *_unpadded(*mask.shape, heads)
+    slots = np.flatnonzero(flat)
+    return ids.reshape(-1)[slots], *_indices(slots, np.cumsum(flat) - 1, mask.shape, heads)
+
+
+Indices = tuple[np.ndarray, np.ndarray, np.ndarray]  # packed's pad_index, pack_index and positions
+
+
+def _indices(slots: np.ndarray, rows: np.ndarray, shape: tuple[int, int], heads: int) -> Indices:
+    """`packed`'s indices from each token's slot b·S+s [T] and each slot's packed row [B·S]."""
+    b, s = shape
+    head = np.arange(heads, dtype=np.int64)
+    pad_index = (rows * heads).reshape(b, 1, s) + head[:, None]
+    at = slots % s
+    pack_index = (slots * heads - at * (heads - 1))[:, None] + head * s  # (b·H + h)·S + s from b·S + s
+    return pad_index, pack_index, at
+
+
+@functools.lru_cache(maxsize=64)
+def _unpadded(b: int, s: int, heads: int) -> Indices:
+    """`packed`'s indices for B rows of S tokens each (shared: read-only)."""
+    slots = np.arange(b * s, dtype=np.int64)
+    arrays = _indices(slots, slots, (b, s), heads)
+    for array in arrays:
+        array.setflags(write=False)
+    return arrays
 
 
 def _step_options(threads: int) -> ort.SessionOptions:

@@ -3,11 +3,25 @@
 The computation is marian-dev's for `type: transformer` with `transformer-decoder-autoreg: rnn` and `dec-cell:
 ssru` (src/models/transformer.h, src/rnn/cells.h), as ../shared/research/bergamot-format.md §2e gives it:
 
-* `encoder.onnx`: `ids` [B,S] int64, `mask_bias` [B,S] float (0 on tokens, −99999999 on padding: Marian's
-  additive log mask) and `positions` [S,E] (the sinusoidal signal, computed by the engine in Marian's float32
-  arithmetic) → the cross-attention keys `cross_k.{i}` [B,H,Dh,S] (already transposed for the step's QKᵀ) and
-  values `cross_v.{i}` [B,H,S,Dh] of every decoder layer: computed once per batch. Embeddings × √E + positions (no
-  embedding LayerNorm), then per layer x = LN(MHA(x)+x), x = LN(W2·relu(W1·x+b1)+b2 + x); no final LayerNorm.
+* `encoder.onnx`, packed: the batch's real tokens only, T of them over its B rows of up to S. `ids` [T] int64 (row
+  after row, padding left out), `positions` [T,E] (each token's sinusoidal signal, computed by the engine in
+  Marian's float32 arithmetic), `pad_index` [B,H,S] int64 (the packed head row t·H+h each padded slot's head
+  reads; a padding slot reads a real token's: see below), `pack_index` [T,H] int64 (the padded head row
+  (b·H+h)·S+s of each token's head) and `mask_bias` [B,S] float (0 on tokens, −99999999 on padding: Marian's
+  additive log mask), all made by engine.families.bergamot.model.packed → the cross-attention keys `cross_k.{i}`
+  [B,H,Dh,S] (already transposed for the step's QKᵀ) and values `cross_v.{i}` [B,H,S,Dh] of every decoder layer:
+  computed once per batch. Embeddings × √E + positions (no embedding LayerNorm), then per layer
+  x = LN(MHA(x)+x), x = LN(W2·relu(W1·x+b1)+b2 + x); no final LayerNorm.
+  Every product, LayerNorm and the FFN run on the packed [T,E] rows (Marian pads every row to S; its padding rows'
+  results are never read, so skipping them changes no real token's value: the products and LayerNorms are per
+  row). Attention runs per sentence in the padded layout [B,H,S,Dh], reached by one Gather of the packed head rows
+  [T·H,Dh] by `pad_index` (it lays them out as the padded graph's Reshape and Transpose did, at the same cost), and
+  its output goes back to packed rows by `pack_index`; the decoder's cross K/V are computed on the packed rows and
+  gathered into the padded layout the step reads. A padding slot's key and value
+  are then a real token's instead of the padding embedding's: the mask gives it probability exactly 0 (exp of
+  −99999999 underflows), so no result reads them, as none read Marian's. One difference: a model without alphas
+  (`dynamic`, int8shiftAll) scales each product's activations by their maximum over the real tokens, where Marian's
+  maximum also covers its padding rows (so there a sentence's result depends on its batch mates; here it does not).
 * `decoder.onnx`: one step for every position. `tokens` [N] (the previous output ids), `embed_scale` [1] (√E, or 0
   at the first step: Marian's first input is a zero embedding, and 0·row = 0), `position` [1,E], `mask_bias`
   [Bs,S], the cross K/V, `state.{i}` [N,E] (each SSRU layer's cell c, carried before the relu) and the output
@@ -51,7 +65,7 @@ LN_EPSILON = 1e-6
 MASK_FACTOR = np.float32(-99999999.0)  # max(lowest/2, −99999999) for float32 (transformer.h transposedLogMask)
 PRECISIONS = ("fp32", "int8")
 
-ENCODER_INPUTS = ["ids", "mask_bias", "positions"]
+ENCODER_INPUTS = ["ids", "positions", "pad_index", "pack_index", "mask_bias"]
 
 
 def cross_names(layers: int) -> list[str]:
@@ -284,21 +298,31 @@ class _Builder:
         scaled = g.op("Mul", [scale, g.op("Div", [centred, sigma])])
         return g.op("Add", [scaled, g.weight(f"{prefix}_ln_bias", self.w.float(f"{prefix}_ln_bias", (e,)))])
 
-    def heads(self, x: str, keys_last: bool = False) -> str:
-        """[B,S,E] → [B,H,S,Dh] (heads are contiguous slices of E), or [B,H,Dh,S] with `keys_last`."""
-        g, a = self.g, self.arch
-        split = g.op("Reshape", [x, g.const("heads_shape", [0, 0, a.heads, a.head_dim], np.int64)])
-        return g.op("Transpose", [split], perm=[0, 2, 3, 1] if keys_last else [0, 2, 1, 3])
-
-    def attend(self, q: str, k_t: str, v: str, mask: str) -> tuple[str, str]:
+    def attend(self, q: str, k_t: str, v: str, mask: str, heads_first: bool = False) -> tuple[str, str]:
         """softmax(q·kᵀ·(1/√Dh) + mask)·v for q [B,H,T,Dh], kᵀ [B,H,Dh,S], v [B,H,S,Dh], mask [B,1,1,S]
-        → (output [B,T,H,Dh], the probabilities [B,H,T,S])."""
+        → (output [B,T,H,Dh], or [B,H,T,Dh] with `heads_first`; the probabilities [B,H,T,S])."""
         g = self.g
         scale = np.float32(1.0) / np.float32(math.sqrt(np.float32(self.arch.head_dim)))
         z = g.op("Mul", [g.op("MatMul", [q, k_t]), g.const("attention_scale", scale, np.float32)])
         weights = g.op("Softmax", [g.op("Add", [z, mask])], axis=-1)
-        out = g.op("Transpose", [g.op("MatMul", [weights, v])], perm=[0, 2, 1, 3])
-        return out, weights
+        out = g.op("MatMul", [weights, v])
+        return (out if heads_first else g.op("Transpose", [out], perm=[0, 2, 1, 3])), weights
+
+    def padded_heads(self, x: str, keys_last: bool = False) -> str:
+        """Packed rows [T,E] → the padded heads [B,H,S,Dh] (or [B,H,Dh,S] with `keys_last`; heads are contiguous
+        slices of E): one Gather of head rows [T·H,Dh] by `pad_index` [B,H,S], which lays them out as a padded
+        encoder's Reshape and Transpose would (keys: then transposed, which ORT folds into the scores' MatMul)."""
+        g = self.g
+        rows = g.op("Reshape", [x, g.const("head_rows", [-1, self.arch.head_dim], np.int64)])
+        heads = g.op("Gather", [rows, "pad_index"], axis=0)
+        return g.op("Transpose", [heads], perm=[0, 1, 3, 2]) if keys_last else heads
+
+    def packed_rows(self, heads: str) -> str:
+        """The padded heads [B,H,S,Dh] → the real tokens' rows [T,E]: a Gather of head rows by `pack_index` [T,H]."""
+        g = self.g
+        rows = g.op("Reshape", [heads, g.const("head_rows", [-1, self.arch.head_dim], np.int64)])
+        packed = g.op("Gather", [rows, "pack_index"], axis=0)  # [T,H,Dh]
+        return g.op("Reshape", [packed, g.const("flat_shape", [-1, self.arch.dim], np.int64)])
 
     def ffn(self, x: str, prefix: str, width: int) -> str:
         a = self.arch
@@ -329,36 +353,38 @@ def _float_table(weights: Weights, arch: Architecture) -> np.ndarray:
 
 
 def build_encoder(arch: Architecture, weights: Weights, precision: str = "fp32"):
-    """The encoder graph (see the module docstring) → (onnx.ModelProto, input names, output names)."""
+    """The packed encoder graph (see the module docstring) → (onnx.ModelProto, input names, output names)."""
     from onnx import TensorProto, helper
 
     b = _Builder(arch, weights, precision)
     g, e, layers = b.g, arch.dim, arch.decoder_layers
-    emb = b.lookup(arch.source_table, arch.source_vocab, "ids")
+    emb = b.lookup(arch.source_table, arch.source_vocab, "ids")  # [T,E]
     x = g.op("Add", [g.op("Mul", [emb, g.const("embed_scale", embed_scale(e), np.float32)]), "positions"])
     mask = g.op("Unsqueeze", ["mask_bias", g.const("mask_axes", [1, 2], np.int64)])  # [B,1,1,S]
     for i in range(1, arch.encoder_layers + 1):
         p = f"encoder_l{i}_self"
-        q, k, v = b.linear(x, [(f"{p}_W{n}", f"{p}_b{n}", e) for n in "qkv"], f"{p}_qkv")
-        out, _ = b.attend(b.heads(q), b.heads(k, keys_last=True), b.heads(v), mask)
-        out = g.op("Reshape", [out, g.const("join_shape", [0, 0, e], np.int64)])
-        (out,) = b.linear(out, [(f"{p}_Wo", f"{p}_bo", e)], f"{p}_o")
+        q, k, v = b.linear(x, [(f"{p}_W{n}", f"{p}_b{n}", e) for n in "qkv"], f"{p}_qkv")  # [T,E] each
+        heads = b.padded_heads(q), b.padded_heads(k, keys_last=True), b.padded_heads(v)
+        out, _ = b.attend(*heads, mask, heads_first=True)  # [B,H,S,Dh]
+        (out,) = b.linear(b.packed_rows(out), [(f"{p}_Wo", f"{p}_bo", e)], f"{p}_o")
         x = b.add_norm(out, x, f"{p}_Wo")
         x = b.ffn(x, f"encoder_l{i}", arch.ffn)
     parts = []
     for i in range(1, layers + 1):
         p = f"decoder_l{i}_context"
         parts += [(f"{p}_Wk", f"{p}_bk", e), (f"{p}_Wv", f"{p}_bv", e)]
-    kv = b.linear(x, parts, "cross_kv")
+    kv = b.linear(x, parts, "cross_kv")  # [T,E] each
     names = cross_names(layers)
     for i in range(layers):
-        g.op("Identity", [b.heads(kv[2 * i], keys_last=True)], outputs=[names[2 * i]])
-        g.op("Identity", [b.heads(kv[2 * i + 1])], outputs=[names[2 * i + 1]])
+        g.op("Identity", [b.padded_heads(kv[2 * i], keys_last=True)], outputs=[names[2 * i]])
+        g.op("Identity", [b.padded_heads(kv[2 * i + 1])], outputs=[names[2 * i + 1]])
     dh = arch.head_dim
     inputs = [
-        helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "src"]),
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["tokens"]),
+        helper.make_tensor_value_info("positions", TensorProto.FLOAT, ["tokens", e]),
+        helper.make_tensor_value_info("pad_index", TensorProto.INT64, ["batch", arch.heads, "src"]),
+        helper.make_tensor_value_info("pack_index", TensorProto.INT64, ["tokens", arch.heads]),
         helper.make_tensor_value_info("mask_bias", TensorProto.FLOAT, ["batch", "src"]),
-        helper.make_tensor_value_info("positions", TensorProto.FLOAT, ["src", e]),
     ]
     outputs = []
     for i in range(layers):

@@ -214,31 +214,39 @@ def test_a_bundle_without_its_shortlist_or_with_a_changed_graph_list_is_refused(
         load_manifest(copy)
 
 
-def old_shape_bundle(bundle: Path, out: Path) -> Path:
-    """A copy of `bundle` as Qiao converted it before 0e1c962: its decoder step took the shortlist's ids (`shortlist`)
-    where it now takes the gathered rows (`output_w`, `output_b`); the manifest sealed again, as that Qiao sealed it."""
+def old_shape_bundle(bundle: Path, out: Path, before_0e1c962: bool = True) -> Path:
+    """A copy of `bundle` as an older Qiao converted it: its encoder took the padded rows (`ids` [B,S], `mask_bias`,
+    `positions` [S,E]) where it now takes the real tokens only, and (before 0e1c962) its decoder step took the
+    shortlist's ids (`shortlist`) where it now takes the gathered rows (`output_w`, `output_b`); the manifest sealed
+    again, as that Qiao sealed it."""
     from engine.bundle.manifest import dumps
 
     shutil.copytree(bundle, out)
     raw = load_manifest(bundle).raw
+    assert raw["graphs"]["encoder"]["inputs"] == ["ids", "positions", "pad_index", "pack_index", "mask_bias"]
+    raw["graphs"]["encoder"]["inputs"] = ["ids", "mask_bias", "positions"]
     inputs = raw["graphs"]["decoder"]["inputs"]
     assert inputs[-2:] == ["output_w", "output_b"]
-    raw["graphs"]["decoder"]["inputs"] = [*inputs[:-2], "shortlist"]
+    if before_0e1c962:
+        raw["graphs"]["decoder"]["inputs"] = [*inputs[:-2], "shortlist"]
     (out / "manifest.json").write_text(dumps(raw), encoding="utf-8")
     return out
 
 
-def test_a_bundle_converted_before_the_step_took_its_rows_says_to_convert_again(
-    built, store, tmp_path: Path, capsys
+@pytest.mark.parametrize("before_0e1c962", [True, False], ids=["step gathers its rows", "padded encoder"])
+def test_a_bundle_converted_by_an_older_qiao_says_to_convert_again(
+    built, store, tmp_path: Path, capsys, before_0e1c962: bool
 ) -> None:
-    """Loading, `qiao translate` and the installed-models list (the Models dialog's) all say what to do: a "format"
-    problem (the window words it "made for a different version of Qiao", with its fix), never a traceback."""
+    """Loading, `qiao translate` and the installed-models list (the Models dialog's) all say what to do: one "format"
+    problem (the window words it "made for a different version of Qiao", with its fix), never a traceback, whether
+    the bundle predates the step's gathered rows (and the packed encoder) or only the packed encoder."""
     _, bundle = built(CASES[2])
-    old = old_shape_bundle(bundle, tmp_path / "old")
+    old = old_shape_bundle(bundle, tmp_path / "old", before_0e1c962)
     again = "converted by an older Qiao"
     with pytest.raises(BundleError) as raised:
         Translator(old)
     assert [p.kind for p in raised.value.issues] == ["format"]
+    assert "the encoder takes padded rows" in str(raised.value)  # the newest change it predates
     assert again in str(raised.value) and "convert the model again" in str(raised.value)
     assert main(["--model", str(old), "translate", "Good morning."]) == 1
     err = capsys.readouterr().err

@@ -10,6 +10,7 @@ import pytest
 from engine.families.bergamot import output_table
 from engine.families.bergamot.architecture import Architecture, embed_scale, positions
 from engine.families.bergamot.converter.graphs import (
+    MASK_FACTOR,
     WeightError,
     Weights,
     build_decoder,
@@ -17,6 +18,7 @@ from engine.families.bergamot.converter.graphs import (
     decoder_inputs,
     decoder_outputs,
 )
+from engine.families.bergamot.model import packed
 from tests.engine.families.bergamot.direct import Direct, calibrate, quantize, random_architecture, random_params
 from tests.engine.families.bergamot.direct import positions as direct_positions
 
@@ -30,10 +32,10 @@ LAYOUTS = {
 }
 
 
-def session(model) -> ort.InferenceSession:
+def session(model, threads: int = 1) -> ort.InferenceSession:
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
-    opts.intra_op_num_threads = 1
+    opts.intra_op_num_threads = threads
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
@@ -57,8 +59,7 @@ class Graphs:
         for r, row in enumerate(rows):
             ids[r, : len(row)] = row
             bias[r, : len(row)] = 0.0
-        feeds = {"ids": ids, "mask_bias": bias, "positions": positions(0, width, self.arch.dim)}
-        return self.encoder.run(None, feeds), bias
+        return self.encoder.run(None, packed_feeds(ids, bias == 0.0, self.arch)), bias
 
     def step(self, cross, bias, tokens, t, states, shortlist=None):
         e = self.arch.dim
@@ -74,6 +75,19 @@ class Graphs:
             feeds["output_w"], feeds["output_b"] = self.output.select(shortlist)
         out = self.decoder.run(None, feeds)
         return out[0], out[1:-1], out[-1]
+
+
+def packed_feeds(ids: np.ndarray, real: np.ndarray, arch: Architecture) -> dict[str, np.ndarray]:
+    """The packed encoder's inputs for padded rows `ids` [B,S] whose tokens are where `real` is true."""
+    tokens, pad_index, pack_index, at = packed(ids, real.astype(np.int64), arch.heads)
+    bias = np.where(real, np.float32(0.0), MASK_FACTOR).astype(np.float32)
+    return {
+        "ids": tokens,
+        "positions": positions(0, ids.shape[1], arch.dim)[at],
+        "pad_index": pad_index,
+        "pack_index": pack_index,
+        "mask_bias": bias,
+    }
 
 
 def compare(graphs: Graphs, direct: Direct, rows: list[list[int]], steps: int, shortlist, tol: float) -> float:
