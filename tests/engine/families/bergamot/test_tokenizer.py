@@ -400,6 +400,39 @@ def test_streamed_text_is_how_the_decoding_starts(shared, models):
     assert not ours.cleans_up
 
 
+def test_a_streamed_surface_renders_only_the_ids_after_its_last_settled_piece(shared, monkeypatch):
+    """A stream asks for the surface of one more id each step: the remembered text of the settled ids (up to the
+    last piece no later id changes: bytes wait for their character) gives the same text as rendering them all,
+    whatever comes (byte runs, control pieces, <unk>, ids outside the vocabulary, another sentence), and each step
+    renders a few ids, not the whole sentence again."""
+    vocab = shared["bytes_user"].target
+    rng = random.Random(11)
+    ids_by_kind = [[i for i in range(vocab.size) if vocab.piece_type(i) == kind] for kind in (1, 2, 3, 6)]
+    rendered: list[int] = []
+    text_of = vocab._text
+
+    def counting(ids, strip_dummy, whole):
+        ids = tuple(ids)
+        rendered.append(len(ids))
+        return text_of(ids, strip_dummy, whole)
+
+    monkeypatch.setattr(vocab, "_text", counting)
+    for _ in range(300):
+        weights = [rng.random() for _ in ids_by_kind]
+        length = rng.randrange(0, 40)
+        ids = [rng.choice(rng.choices(ids_by_kind, weights)[0]) for _ in range(length)]
+        if ids and rng.random() < 0.2:
+            ids[rng.randrange(len(ids))] = rng.choice([-1, vocab.size, vocab.size + 7])
+        for k in range(len(ids) + 1):
+            prefix = ids[:k] if k % 2 else tuple(ids[:k])  # a list or a tuple
+            assert vocab.surface(prefix) == text_of(tuple(ids[:k]), False, False)[0], (ids, k)
+    sentence = [i for i in range(vocab.size) if vocab.piece_type(i) == 1][:30]
+    rendered.clear()
+    for k in range(len(sentence) + 1):
+        vocab.surface(sentence[:k])
+    assert sum(rendered) < 3 * len(sentence)  # linear: every step rendered the whole prefix before (~15 ids a step)
+
+
 def test_glossary_and_forced_prefix_spell_with_the_target_vocabulary(models, tmp_path):
     """The target side's spelling (engine.pipeline.glossary_match, engine.text.target_prefix) reads the target
     model's pieces: with separate vocabularies source ids would spell other pieces."""
