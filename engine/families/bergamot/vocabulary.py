@@ -112,6 +112,24 @@ class CharsMap:
             base = pos ^ ((unit >> 10) << ((unit & 0x200) >> 6))
         return base, (units[base] & 0x7FFFFFFF if (unit >> 8) & 1 else -1)
 
+    def inert_ascii(self) -> frozenset[str]:
+        """The printable ASCII characters (space included) that stay themselves however ASCII text goes on: the
+        key of each alone, if it is one, maps to it, and no key goes on from it with an ASCII character."""
+        chars = [chr(code) for code in range(0x20, 0x7F)]
+        if self._root < 0:
+            return frozenset(chars)
+        steps = [self._step(self._root, ch) for ch in chars]
+        units = np.frombuffer(self._units, dtype=np.uint32)
+        labels = np.arange(1, 0x80)
+        at = np.array([max(base, 0) for base, _ in steps])[:, None] ^ labels  # each node's ASCII children, if any
+        child = (units[np.minimum(at, len(units) - 1)] & 0x800000FF) == labels
+        going_on = (child & (at < len(units))).any(axis=1)
+        return frozenset(
+            ch
+            for ch, (base, value), more in zip(chars, steps, going_on.tolist())
+            if (base < 0 or not more) and (value < 0 or self._value(value) == ch)
+        )
+
     def match(self, text: str, i: int) -> tuple[str, int] | None:
         """(replacement, characters replaced) of the longest key at `text[i:]`, or None."""
         if self._root < 0:
@@ -159,6 +177,8 @@ class Normalizer:
         self.add_dummy_prefix = bool(spec["add_dummy_prefix"])
         self.remove_extra_whitespaces = bool(spec["remove_extra_whitespaces"])
         self.escape_whitespaces = bool(spec["escape_whitespaces"])
+        # ASCII that normalises to itself character for character (`_plain`): no user-defined piece starts there
+        self._inert = self._map.inert_ascii() - {piece[0] for piece in self._user}
 
     def _prefix(self, text: str, i: int) -> tuple[str, int]:
         """(what the text at `i` becomes, how many characters that consumes): SentencePiece's NormalizePrefix."""
@@ -176,6 +196,8 @@ class Normalizer:
         return ch, 1
 
     def __call__(self, text: str) -> str:
+        if text.isascii() and self._inert.issuperset(text):
+            return self._plain(text)
         n = len(text)
         i = 0
         squeeze = self.remove_extra_whitespaces
@@ -202,6 +224,17 @@ class Normalizer:
                 prev_space = False
         normalized = "".join(out)
         return normalized.rstrip(space) if squeeze else normalized
+
+    def _plain(self, text: str) -> str:
+        """`self(text)` for text whose every character stays itself (`_inert`): only the whitespace rules apply.
+        Most English text is such; character by character it cost ~0.5 µs a character (45 µs a sentence)."""
+        if self.remove_extra_whitespaces:
+            text = " ".join(word for word in text.split(" ") if word)
+        if not text:
+            return ""
+        if self.add_dummy_prefix:
+            text = " " + text
+        return text.replace(" ", SPACE) if self.escape_whitespaces else text
 
 
 class Vocabulary:

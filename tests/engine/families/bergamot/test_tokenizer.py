@@ -197,6 +197,28 @@ def test_normalizer_equals_sentencepiece(models, shared, name):
     assert not differ, f"{len(differ)}/{len(lines)} lines differ, first: {differ[:3]!r}"
 
 
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_plain_ascii_normalises_without_walking_the_character_map(models, shared, name, monkeypatch):
+    """Printable ASCII whose every character stays itself takes the whitespace rules alone: the same text as
+    SentencePiece's, spaces anywhere, user-defined pieces (which start with `_`) still found by the full walk."""
+    sp, ours = _oracle(models, name), shared[name].source.normalizer
+    rng = random.Random(5)
+    pool = [chr(c) for c in range(0x20, 0x7F)] + [" "] * 20 + ["__source__", "__misc0__", "ab", "Hello"] * 3
+    texts = ["", " ", "   ", " a", "a ", "a  b", "  Hello,  world!  "]
+    texts += ["".join(rng.choice(pool) for _ in range(rng.randrange(0, 25))) for _ in range(3000)]
+    differ = [text for text in texts if ours(text) != sp.normalize(text)]
+    assert not differ, differ[:3]
+    assert " " in ours._inert and "a" in ours._inert
+
+    def walked(*args):
+        raise AssertionError("the character map was walked")
+
+    monkeypatch.setattr(ours, "_prefix", walked)
+    assert ours("  the weather, at 5 p.m.,   is (still) fine!  ") == sp.normalize(
+        "  the weather, at 5 p.m.,   is (still) fine!  "
+    )
+
+
 def _sequences(sp, rng: random.Random, lines: list[str]) -> list[list[int]]:
     """Random id sequences (every piece type, bytes cut short), the ids of real lines, and edge cases."""
     size = sp.get_piece_size()
