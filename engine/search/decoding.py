@@ -230,30 +230,32 @@ def greedy_search(
     none_forced = np.zeros(0, dtype=np.int64)
     while active.size:
         logits = step(tokens)
-        scores = logits.astype(np.float32, copy=False)
-        # rows still inside their prefix (each numpy call costs µs with the caches cold after a decoder step)
+        # each numpy call costs µs with the caches cold after a decoder step: none that changes nothing
+        scores = logits if logits.dtype == np.float32 else logits.astype(np.float32)
+        # rows still inside their prefix
         forced = np.flatnonzero(plen[active] >= cur_len) if cur_len <= longest else none_forced
         if forced.size:
             forced_tokens = ptab[active[forced], cur_len - 1]
             at = forced_tokens if narrow is None else columns_of(ids, forced_tokens)
             forced_lp = forced_row_logprobs(run, scores, forced, at)
         if forced.size == active.size:  # nothing to choose this step
-            next_tokens, lp = forced_tokens.copy(), forced_lp
+            next_tokens, lp = forced_tokens.copy(), forced_lp.tolist()
         else:
             seen = hist[active] if proc.multi_bad else None
             scores = proc(scores, seen, cur_len, active)
             next_tokens = scores.argmax(axis=-1)  # the method: np.argmax's wrapper costs µs a step
-            lp = chosen_logprobs(scores, next_tokens)
+            lp = chosen_logprobs.logprobs(scores, next_tokens)
             if narrow is not None:
                 next_tokens = ids[next_tokens]
             if forced.size:
                 next_tokens[forced] = forced_tokens
-                lp[forced] = forced_lp
+                for f, x in zip(forced.tolist(), forced_lp.tolist()):
+                    lp[f] = x
         if proc.multi_bad:  # the history is read by multi-token bad words only
             hist[active, cur_len] = next_tokens
         cur_len += 1
         keep = []
-        for i, (r, tok, x) in enumerate(zip(active.tolist(), next_tokens.tolist(), lp.tolist())):
+        for i, (r, tok, x) in enumerate(zip(active.tolist(), next_tokens.tolist(), lp)):
             eos_lp, repeated = None, False
             if tok == params.eos_id:
                 done[r], eos_lp = True, x
@@ -276,7 +278,7 @@ def greedy_search(
                 break
             run.select(idx)
             next_tokens = next_tokens[idx]
-        tokens = next_tokens.astype(np.int64)
+        tokens = next_tokens.astype(np.int64, copy=False)  # the run copies them into its own input
     yield StepUpdate(committed=generated, done=[True] * batch, tokens=generated, outputs=outputs, best=generated)
 
 

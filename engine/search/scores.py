@@ -207,16 +207,20 @@ class ChosenLogprobs:
 
     def __call__(self, scores: np.ndarray, tokens: np.ndarray, normalized: bool = False) -> np.ndarray:
         """`normalized`: the scores are log-probabilities already (renormalised processing), read as they are."""
+        if normalized:
+            return np.array([float(scores[r, t]) for r, t in enumerate(tokens.tolist())], dtype=np.float64)
+        return np.array(self.logprobs(scores, tokens), dtype=np.float64)
+
+    def logprobs(self, scores: np.ndarray, tokens: np.ndarray) -> list[float]:
+        """The same as Python floats: greedy search reads them so, and making an array of them cost µs a step."""
         # scalar reads and Python floats: each numpy call costs µs with the caches cold after a decoder step
         values = [float(scores[r, t]) for r, t in enumerate(tokens.tolist())]
-        if normalized:
-            return np.array(values, dtype=np.float64)
         lo, hi = DIRECT_RANGE
         if not (lo <= min(values) and max(values) <= hi):
             chosen = np.array(values, dtype=np.float32)[:, None]
             shifted = np.subtract(scores, chosen, out=self._buffer(scores.shape), dtype=np.float32)
             self._exp(shifted, shifted)
-            return -np.log(np.sum(shifted, axis=-1, dtype=np.float32).astype(np.float64))
+            return (-np.log(np.sum(shifted, axis=-1, dtype=np.float32).astype(np.float64))).tolist()
         flags = scores.flags
         if scores.dtype == np.float32 and flags.c_contiguous and flags.writeable:
             x = out = scores
@@ -224,7 +228,7 @@ class ChosenLogprobs:
             x, out = np.ascontiguousarray(scores, dtype=np.float32), self._buffer(scores.shape)
         self._exp(x, out)
         totals = np.add.reduce(out, axis=-1).tolist()  # np.sum's reduction without its Python wrappers (µs a step)
-        return np.array([c - math.log(t) for c, t in zip(values, totals)], dtype=np.float64)
+        return [c - math.log(t) for c, t in zip(values, totals)]
 
     def _exp(self, x: np.ndarray, out: np.ndarray) -> None:
         if self.kernel is None or x.size < KERNEL_MIN_SCORES:
