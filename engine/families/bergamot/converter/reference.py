@@ -7,7 +7,9 @@ It is the yardstick the engine's ONNX graphs are compared with: by the build, wh
 greedy output differs from it on the check sentences (engine.families.bergamot.converter.convert), and by the tests. So
 it stays plain: one sentence, float32, no batching. `int8=True` imitates intgemm (activations quantised with the
 stored alpha, or 127/max|A| without alphas, rounded to nearest even and clamped to ±127; weights as stored), which
-agrees with bergamot's int8 statistically only (its kernels' accumulation and the CPU's instruction set differ).
+agrees with bergamot's int8 statistically only (its kernels' accumulation and the CPU's instruction set differ);
+`saturate=True` adds what the u8·s8 kernels of CPUs without VNNI do, int16 saturation of each adjacent pair's sum
+(int8_kernel.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.families.bergamot.converter import int8_kernel
 from engine.families.bergamot.converter.reader import Checkpoint
 
 EOS = 0
@@ -78,15 +81,27 @@ class Result:
 
 class Forward:
     """The model's computation, float or int8-imitating; `observe(weight name, activation)` sees the input of every
-    multiply by a weight matrix (the statistics Marian's --dump-quantmult collects for alphas)."""
+    multiply by a weight matrix (the statistics Marian's --dump-quantmult collects for alphas). `saturate`: the int8
+    products as a CPU without VNNI computes them (int8_kernel.product)."""
 
-    def __init__(self, checkpoint: Checkpoint, int8: bool = False, observe: Observer | None = None) -> None:
+    def __init__(
+        self, checkpoint: Checkpoint, int8: bool = False, observe: Observer | None = None, saturate: bool = False
+    ) -> None:
         self.ck = checkpoint
         self.arch = checkpoint.arch
         self.p = checkpoint.params
         self.int8 = int8 and checkpoint.is_int8
         self.observe = observe
+        self.saturate = saturate
         self._output_q: tuple[np.ndarray, np.float32] | None = None
+        self._risky: dict[str, int8_kernel.RiskyPairs] = {}  # per weight, kept only when saturating
+
+    def _risky_pairs(self, name: str, q: np.ndarray) -> int8_kernel.RiskyPairs | None:
+        if not self.saturate:
+            return None
+        if name not in self._risky:
+            self._risky[name] = int8_kernel.RiskyPairs.of(q)
+        return self._risky[name]
 
     # --- multiplies ---
 
@@ -101,7 +116,8 @@ class Forward:
         if self.int8 and name in self.ck.int8:
             a_q, alpha = self._quantise_a(x, name)
             w = self.ck.int8[name]
-            y = (a_q @ w.q.astype(np.float32)) * (np.float32(1.0) / (alpha * w.qm))
+            product = int8_kernel.product(a_q, w.q, saturate=self.saturate, risky=self._risky_pairs(name, w.q))
+            y = product * (np.float32(1.0) / (alpha * w.qm))
         else:
             y = x @ self.p[name]
         if bias is not None:
@@ -129,7 +145,11 @@ class Forward:
             alpha_name = name if name in self.ck.alphas else "none"
             a_q, alpha = self._quantise_a(h, alpha_name) if self.ck.alphas else self._quantise_a(h, name)
             w = q if columns is None else q[columns]
-            return ((a_q @ w.T) * (np.float32(1.0) / (alpha * qm)) + bias).astype(np.float32)
+            risky = self._risky_pairs("output", q.T)
+            if risky is not None and columns is not None:
+                risky = risky.of_columns(columns, q.shape[0])
+            product = int8_kernel.product(a_q, w.T, saturate=self.saturate, risky=risky)
+            return (product * (np.float32(1.0) / (alpha * qm)) + bias).astype(np.float32)
         w = table if columns is None else table[columns]
         return (h @ w.T + bias).astype(np.float32)
 
@@ -193,12 +213,14 @@ def decode(
     shortlist: np.ndarray | None = None,
     *,
     int8: bool = False,
+    saturate: bool = False,
     observe: Observer | None = None,
     max_length_factor: float = MAX_LENGTH_FACTOR,
 ) -> Result:
     """Greedy decoding of one sentence (`source_ids` end with </s>); `shortlist` is the sorted target ids allowed
-    (engine.families.bergamot.shortlist.Shortlist.allowed), log-softmax then runs over those columns only."""
-    fw = Forward(checkpoint, int8=int8, observe=observe)
+    (engine.families.bergamot.shortlist.Shortlist.allowed), log-softmax then runs over those columns only.
+    `saturate` (with `int8`): the products as on a CPU without VNNI (int8_kernel.product)."""
+    fw = Forward(checkpoint, int8=int8, observe=observe, saturate=saturate)
     arch = checkpoint.arch
     e = arch.dim_emb
     memory = fw.encode(source_ids)

@@ -1,7 +1,8 @@
 """A direct numpy computation of the Bergamot architecture, written from the facts file (§2e) and nothing of the
 graph builder: random parameters by Marian name, the encoder, one SSRU decoder step, greedy decoding. In float64
 for the FP32 graphs' check, or as Marian's int8 arithmetic (activations clip(round(A·alpha), ±127), int8 weights,
-rescaled by 1/(alpha·qm)) for the INT8 graphs' check.
+rescaled by 1/(alpha·qm)) for the INT8 graphs' check: on a CPU without VNNI with the u8·s8 kernel's int16 saturation
+of each adjacent pair's sum (vpmaddubsw), pair by pair, as ORT computes there.
 """
 
 from __future__ import annotations
@@ -110,8 +111,23 @@ def quantize(w: np.ndarray) -> tuple[np.ndarray, float]:
     return np.clip(np.rint(w * qm), -128, 127).astype(np.int8), float(qm)
 
 
+def int8_product(xq: np.ndarray, q: np.ndarray, saturate: bool) -> np.ndarray:
+    """xq · q in int64 for quantised activations (±127) and int8 weights; with `saturate`, as vpmaddubsw computes
+    it: (xq + 127) · q with every adjacent pair (k, k+1) summed into an int16 that saturates, minus 127·Σq."""
+    if not saturate:
+        return xq.astype(np.int64) @ q.astype(np.int64)
+    shifted = xq.astype(np.int64) + 127
+    weights = q.astype(np.int64)
+    if weights.shape[0] % 2:
+        shifted = np.concatenate([shifted, np.full((shifted.shape[0], 1), 127)], axis=1)
+        weights = np.concatenate([weights, np.zeros((1, weights.shape[1]), np.int64)])
+    pairs = shifted[:, 0::2, None] * weights[None, 0::2, :] + shifted[:, 1::2, None] * weights[None, 1::2, :]
+    return np.clip(pairs, -32768, 32767).sum(axis=1) - 127 * weights.sum(axis=0)
+
+
 class Direct:
-    """The model computed directly. With `alphas`, every weight product is Marian's int8 one (float32)."""
+    """The model computed directly. With `alphas`, every weight product is Marian's int8 one (float32), saturating
+    where ORT's kernel does on this CPU (`saturate` None: as converter.int8_kernel.saturates() finds)."""
 
     def __init__(
         self,
@@ -119,8 +135,14 @@ class Direct:
         params: dict[str, np.ndarray],
         alphas: dict[str, float] | None = None,
         quantized: dict[str, tuple[np.ndarray, float]] | None = None,
+        saturate: bool | None = None,
     ) -> None:
         self.arch, self.alphas = arch, alphas
+        if saturate is None and alphas is not None:
+            from engine.families.bergamot.converter.int8_kernel import saturates
+
+            saturate = saturates()
+        self.saturate = bool(saturate)
         self.dtype = np.float32 if alphas is not None else np.float64
         self.p = {k: np.asarray(v, dtype=self.dtype) for k, v in params.items()}
         self.quantized = dict(quantized or {})
@@ -138,7 +160,7 @@ class Direct:
         alpha = np.float32(self.alphas[w])
         q, qm = self.quantized[w] if w in self.quantized else quantize(self.p[w])
         xq = np.clip(np.rint(x.astype(np.float32) * alpha), -127, 127)
-        product = (xq.astype(np.int64) @ q.astype(np.int64)).astype(np.float32)
+        product = int8_product(xq, q, self.saturate).astype(np.float32)
         return product * (np.float32(1.0) / (alpha * np.float32(qm))) + np.asarray(bias, np.float32)
 
     def embed(self, table: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -217,7 +239,7 @@ class Direct:
             alpha = np.float32(self.alphas["output"])
             qw, qm = quantize(self.output)
             xq = np.clip(np.rint(q.astype(np.float32) * alpha), -127, 127)
-            product = (xq.astype(np.int64) @ qw[ids].astype(np.int64).T).astype(np.float32)
+            product = int8_product(xq, qw[ids].T, self.saturate).astype(np.float32)
             logits = product * (np.float32(1.0) / (alpha * np.float32(qm))) + bias
         assert probs is not None
         return logits[0], new_states, probs[0, 0]

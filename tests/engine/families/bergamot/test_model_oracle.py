@@ -19,6 +19,7 @@ spm = pytest.importorskip("sentencepiece")
 
 from engine.families.bergamot import shortlist as shortlist_io  # noqa: E402
 from engine.families.bergamot.converter.graphs import build_decoder, build_encoder, from_checkpoint  # noqa: E402
+from engine.families.bergamot.converter.int8_kernel import saturates  # noqa: E402
 from engine.families.bergamot.converter.marian_io import read_bytes  # noqa: E402
 from engine.families.bergamot.converter.reader import ModelFolder, read_model  # noqa: E402
 from engine.families.bergamot.converter.reference import EOS, decode  # noqa: E402
@@ -128,14 +129,15 @@ def test_fp32_equals_bergamot_token_for_token(oracle: None, layout: str, vocab: 
 )
 def test_int8_is_the_references_int8_arithmetic(layout: str, vocab: str, tying: str) -> None:
     """With stored alphas and without (int8shiftAll: 127/max|A| per product): the reference's int8 imitation's
-    tokens, on all but rare near-ties (ORT's float parts round differently from numpy's)."""
+    tokens, on all but rare near-ties (ORT's float parts round differently from numpy's), the imitation of the
+    kernel ORT takes here (int16-saturating pair sums without VNNI: exact, 16 of 30 under an emulated AVX2 CPU)."""
     folder = make.cached_folder(replace(make.TINY, vocab=vocab, tying=tying), layout, shortlist=True)
     loaded = Loaded(folder, "int8")
     same = 0
     for line in LINES:
         ids = loaded.ids(line)
         tokens, _ = loaded.greedy(ids)
-        same += tokens == decode(loaded.checkpoint, ids, loaded.columns(ids), int8=True).tokens
+        same += tokens == decode(loaded.checkpoint, ids, loaded.columns(ids), int8=True, saturate=saturates()).tokens
     assert same >= len(LINES) - 1, same
 
 
