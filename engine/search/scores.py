@@ -200,8 +200,11 @@ class ChosenLogprobs:
     (engine.runtime.native_memory)."""
 
     def __init__(self, kernel: ExpKernel | bool | None = True) -> None:
-        """`kernel`: True for the shared ORT kernel (None where it cannot load), None or False for numpy's exp."""
-        self.kernel = shared_kernel() if kernel is True else kernel or None
+        """`kernel`: True for the shared ORT kernel (None where it cannot load), None or False for numpy's exp.
+        The shared kernel is made when scores first reach KERNEL_MIN_SCORES: a shortlisted Bergamot search never
+        does, and making its session cost a user's first translation ~1-3 ms."""
+        self._shared = kernel is True  # the shared kernel, not asked for yet
+        self.kernel: ExpKernel | None = None if kernel is True else kernel or None
         self._binding: ExpBinding | None = None
         self._buf: np.ndarray | None = None
 
@@ -231,6 +234,8 @@ class ChosenLogprobs:
         return [c - math.log(t) for c, t in zip(values, totals)]
 
     def _exp(self, x: np.ndarray, out: np.ndarray) -> None:
+        if x.size >= KERNEL_MIN_SCORES and self._shared:
+            self.kernel, self._shared = shared_kernel(), False
         if self.kernel is None or x.size < KERNEL_MIN_SCORES:
             np.exp(x, out=out)
             return

@@ -139,3 +139,28 @@ def test_renormalised_scores_are_read_as_they_are():
     scores = np.log(np.full((2, 4), 0.25, dtype=np.float32))
     got = ChosenLogprobs()(scores, np.array([1, 3]), normalized=True)
     assert got.dtype == np.float64 and np.allclose(got, np.log(0.25))
+
+
+def test_the_shared_kernel_is_asked_for_only_when_scores_reach_its_size(monkeypatch):
+    """A shortlisted Bergamot search never reaches KERNEL_MIN_SCORES: making the kernel's session (1-3 ms) would
+    fall in a user's first translation for nothing."""
+    from engine.search import scores as scores_module
+
+    made = []
+
+    def counting():
+        made.append(1)
+        return shared_kernel()
+
+    monkeypatch.setattr(scores_module, "shared_kernel", counting)
+    rng = np.random.default_rng(3)
+    lp_of = ChosenLogprobs()
+    small = (rng.standard_normal((2, 1882)) * 3).astype(np.float32)
+    tokens = np.argmax(small, axis=-1)
+    assert np.abs(lp_of(small.copy(), tokens) - _reference(small, tokens)).max() <= 1e-6
+    assert not made
+    big = _rows(rng, 1, 3.0, 0.0)
+    tokens = np.argmax(big, axis=-1)
+    assert np.abs(lp_of(big.copy(), tokens) - _reference(big, tokens)).max() <= 1e-6
+    assert np.abs(lp_of(big.copy(), tokens) - _reference(big, tokens)).max() <= 1e-6
+    assert len(made) == 1 and lp_of.kernel is shared_kernel() and lp_of._binding is not None
