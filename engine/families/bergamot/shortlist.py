@@ -71,14 +71,14 @@ class Shortlist:
         else:
             rows = [np.asarray(list(row), dtype=np.int64).ravel() for row in source_ids]
             flat = _distinct(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int64)
-        if flat.size and (flat.min() < 0 or flat.max() >= self.source_vocab_size):
+        if flat.size and (flat[0] < 0 or flat[-1] >= self.source_vocab_size):  # sorted
             raise ShortlistError(f"source id outside the shortlist's {self.source_vocab_size} source words")
         chosen = np.zeros(target_vocab_size, dtype=bool)
         chosen[: min(self.first_num, target_vocab_size)] = True
         if shared:
             chosen[flat[flat < target_vocab_size]] = True
         chosen[self.lists[_ranges(self.offsets[flat], self.offsets[flat + 1])]] = True
-        count = int(chosen.sum())
+        count = int(np.count_nonzero(chosen))
         if count % 8:
             chosen[_lowest_free(chosen, self.first_num, (-count) % 8)] = True
         return np.flatnonzero(chosen).astype(np.int64)

@@ -171,3 +171,21 @@ def test_columns_of_maps_ids_to_their_shortlist_columns_and_others_to_minus_one(
     got = columns_of(ids, [7, 0, 31999, 5, 32000, -1, 3])
     assert got.tolist() == [2, 0, 3, -1, -1, -1, 1]
     assert columns_of(ids, np.zeros((0,), np.int64)).shape == (0,)
+
+
+def test_params_replace_is_dataclasses_replace() -> None:
+    """GenerationParams.replace copies the fields without dataclasses.replace's walk: the same params, the original
+    unchanged, an unknown field refused."""
+    import dataclasses
+
+    from engine.search.decoding import GenerationParams
+
+    params = GenerationParams(eos_id=0, pad_id=1, decoder_start_id=2, bad_words=((5,),), num_beams=4)
+    changed = params.replace(max_length=9, bad_words=((5,), (6, 7)), forced_eos_id=0)
+    assert changed == dataclasses.replace(params, max_length=9, bad_words=((5,), (6, 7)), forced_eos_id=0)
+    assert hash(changed) == hash(dataclasses.replace(params, max_length=9, bad_words=((5,), (6, 7)), forced_eos_id=0))
+    assert params.max_length == 512 and params.bad_words == ((5,),) and params.replace() == params
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        changed.max_length = 3  # type: ignore[misc]
+    with pytest.raises(TypeError, match="beam"):
+        params.replace(beam=2)
