@@ -85,6 +85,11 @@ class Assembler:
         if self.final[i] is None:
             self.partial[i] = tokens
 
+    def shows(self, i: int) -> bool:
+        """Whether sentence i's progress can add text now: it is the chunk in progress (a later one waits for it)
+        and partial text is shown at all. Drained after a step of any other sentence, nothing comes out."""
+        return self.streamable and self.pos < len(self.plan) and self.plan[self.pos] == ("chunk", i)
+
     def drain(self) -> str:
         """The text that became final since the last call."""
         out = []

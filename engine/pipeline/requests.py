@@ -156,6 +156,8 @@ class Pipeline:
                 self._finish(job, local, toks, output, decoding.cache, keys[f])
             else:
                 out.progress(local, toks)
+                if not out.shows(local):  # no text before the sentence ahead of it (µs a row a step skipped)
+                    continue
             delta = out.drain()
             if delta or out.sentences_done != before:  # progress counts even when no new text
                 pieces.append(delta)

@@ -80,3 +80,25 @@ def test_the_chunk_in_progress_is_decoded_again_only_when_its_tokens_change():
     assert out.drain() == "l" and tok.decoded == 2
     out.progress(0, ids("Hell")[:3] + ids("o"))  # same length, other token: recomputed (nothing final to add)
     assert out.drain() == "" and tok.decoded == 3
+
+
+def test_only_the_sentence_in_progress_shows_its_progress():
+    """The stream drains after a sentence's step only when that sentence can add text: the chunk in progress, with
+    partial text shown at all; any other sentence's progress drains to nothing."""
+    out = Assembler(CharTokenizer(), SEGMENTS, SENTENCES, " ")
+    assert out.shows(0) and not out.shows(1) and not out.shows(3)
+    out.progress(1, ids("b"))
+    assert out.drain() == ""  # sentence 1 waits for sentence 0
+    out.finish(0, "a")
+    assert out.drain() == "a b" and out.shows(1) and not out.shows(0)
+    out.progress(1, ids("bc"))
+    assert out.drain() == "c"
+    wrapped = _CleaningTokenizer()
+    whole = Assembler(wrapped, SEGMENTS, SENTENCES, " ")
+    assert not whole.shows(0)  # text that is cleaned up once whole: nothing before it is final
+
+
+class _CleaningTokenizer(CharTokenizer):
+    @property
+    def cleans_up(self) -> bool:
+        return True

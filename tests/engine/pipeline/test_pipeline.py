@@ -96,3 +96,27 @@ def test_a_cancelled_window_answers_every_text_it_read():
 def test_nothing_to_translate_gives_the_empty_result(text):
     result = stream(ZH_EN, text, DictionaryModel({}))
     assert result.text == "" and result.stats.sentences == 0
+
+
+def test_a_sentence_behind_the_one_in_progress_is_not_drained_after_its_steps(monkeypatch):
+    """Rows decoded together each give a step; only the sentence whose text is being shown can add any, so the
+    others' steps are not drained (µs a row a step): the same deltas, from fewer drains."""
+    from engine.pipeline.assembly import Assembler
+
+    model = DictionaryModel({"One.": "Uno.", "Two two two.": "Dos dos dos.", "Three.": "Tres."})
+    drains = []
+    drain = Assembler.drain
+
+    def counting(self):
+        drains.append(1)
+        return drain(self)
+
+    monkeypatch.setattr(Assembler, "drain", counting)
+    pipe = Pipeline(CharTokenizer(), EN_ZH)  # type: ignore[arg-type]
+    job = pipe.job("One. Two two two. Three.", NO_GUARDS, None, 0.0)
+    items = list(pipe.stream(job, PARAMS, model.decoding(), None))
+    deltas = [item.delta for item in items[:-1]]
+    assert "".join(deltas) == items[-1].text == "Uno.Dos dos dos.Tres."
+    assert deltas[:4] == ["U", "n", "o", ".Dos"]  # "Dos" waited for "Uno." (the same step finished it)
+    steps = len("Dos dos dos.") + 1
+    assert len(drains) < 2 * steps  # one a step (the sentence shown) and one a finish, not three a step
