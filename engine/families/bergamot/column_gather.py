@@ -10,9 +10,10 @@ inputs `table` [V,E] int8 (the memory-mapped table, fed without a copy) and `ids
 int8.
 
 The output is written into a kept buffer when nothing holds the last one any more: a fresh one is a new mapping
-above glibc's mmap threshold (engine.runtime.native_memory) whose pages fault in as ORT writes them, ~0.17 ms of a
-sentence's 1,040 columns and ~0.5 ms of a paragraph's 3,456 at the full-shape model (AMD EPYC Zen 4). Up to
-SPARE_LIMIT bytes stay resident between batches; a larger batch's columns are allocated for it alone.
+above glibc's mmap threshold (engine.runtime.native_memory) whose pages fault in as ORT writes them, ~0.15 ms of a
+sentence's 1,040 columns at the full-shape model (AMD EPYC Zen 4). Up to SPARE_LIMIT bytes stay resident between
+batches; a larger batch's columns are allocated for it alone (a five-sentence paragraph's 3,456 columns gained
+nothing kept: the faults saved, ~0.35 ms, came back as slower decoder steps reading them, unexplained).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import onnxruntime as ort
 from engine.runtime.onnx_protobuf import INT8, INT64, field, int_field, value_info
 from engine.runtime.sessions import inference_session, session_options
 
-SPARE_LIMIT = 2 << 20  # bytes of columns kept for the next batch: a paragraph's (3,456 ids × 384 fit)
+SPARE_LIMIT = 1 << 20  # bytes of columns kept for the next batch: a sentence's or two (2,730 ids × 384)
 _OPSET = 17
 _IR_VERSION = 8
 
