@@ -32,7 +32,8 @@ ssru` (src/models/transformer.h, src/rnn/cells.h), as ../shared/research/bergamo
   last by default: Marian's soft alignment).
   Rows are sentences × rows per sentence (beams): the cross K/V have one row per sentence and a sentence's rows
   query them together.
-* Heads are contiguous slices of the width; attention is softmax(QKᵀ·(1/√Dh) + mask)·V; LayerNorm is
+* Heads are contiguous slices of the width; attention is softmax(QKᵀ·(1/√Dh) + mask)·V (the decoder step's Q
+  carries the 1/√Dh, folded into its product: build_decoder); LayerNorm is
   (x−μ)/sqrt(mean((x−μ)²) + 1e−6)·scale + bias: in the encoder the standard ops Marian's CPU kernel performs, in
   the decoder step ORT's LayerNormalization (see build_decoder).
 
@@ -184,9 +185,12 @@ class _Builder:
         self._quantized: dict[tuple[str, float | None], tuple[str, str]] = {}
 
     # -- products -----------------------------------------------------------------------------------------------
-    def linear(self, x: str, parts: Sequence[tuple[str, str | None, int]], label: str) -> list[str]:
+    def linear(
+        self, x: str, parts: Sequence[tuple[str, str | None, int]], label: str, factor: np.float32 | None = None
+    ) -> list[str]:
         """x·W + b for every (weight name, bias name or None, output width) of `parts`, which all read `x`;
-        one product per group that can share it (all of them in FP32; those with the same alpha in INT8)."""
+        one product per group that can share it (all of them in FP32; those with the same alpha in INT8). A
+        `factor` multiplies the result, folded into the constants (FP32: W·c and b·c; INT8: the rescale and b·c)."""
         d_in = self._width(x)
         if self.precision == "fp32":
             groups = [list(parts)]
@@ -199,21 +203,27 @@ class _Builder:
         out: dict[str, str] = {}
         for n, group in enumerate(groups):
             name = f"{label}.{n}" if len(groups) > 1 else label
-            y = self._product(x, d_in, group, name)
+            y = self._product(x, d_in, group, name, factor)
             widths = [width for _, _, width in group]
             pieces = [y] if len(group) == 1 else self.g.op("Split", [y, self._split(widths)], len(group), axis=-1)
             for (weight, _, _), piece in zip(group, pieces if len(group) > 1 else [y]):
                 out[weight] = piece
         return [out[weight] for weight, _, _ in parts]
 
-    def _product(self, x: str, d_in: int, group: list[tuple[str, str | None, int]], name: str) -> str:
+    def _product(
+        self, x: str, d_in: int, group: list[tuple[str, str | None, int]], name: str, factor: np.float32 | None
+    ) -> str:
         bias = np.concatenate(
             [self.w.float(b, (width,)) if b else np.zeros(width, np.float32) for _, b, width in group]
         )
+        if factor is not None:
+            bias = (bias * np.float32(factor)).astype(np.float32)
         with_bias = any(b for _, b, _ in group)
         g = self.g
         if self.precision == "fp32":
             weight = np.concatenate([self.w.float(w, (d_in, width)) for w, _, width in group], axis=1)
+            if factor is not None:
+                weight = (weight * np.float32(factor)).astype(np.float32)
             y = g.op("MatMul", [x, g.weight(f"{name}.W", weight)])
             return g.op("Add", [y, g.weight(f"{name}.b", bias)]) if with_bias else y
         alpha = self.w.alpha(group[0][0])
@@ -224,6 +234,8 @@ class _Builder:
             multiplier = np.float32(1.0) / qm if alpha is None else unquant_multiplier(alpha, qm)
             scales.append(np.full(width, multiplier, dtype=np.float32))
         scale = np.concatenate(scales)
+        if factor is not None:
+            scale = (scale * np.float32(factor)).astype(np.float32)
         if np.all(scale == scale[0]):  # one multiplier: ORT's per-tensor kernel is the faster one
             scale = scale[:1].reshape(())
         bias_name = g.weight(f"{name}.b", bias) if with_bias else ""
@@ -298,12 +310,20 @@ class _Builder:
         scaled = g.op("Mul", [scale, g.op("Div", [centred, sigma])])
         return g.op("Add", [scaled, g.weight(f"{prefix}_ln_bias", self.w.float(f"{prefix}_ln_bias", (e,)))])
 
-    def attend(self, q: str, k_t: str, v: str, mask: str, heads_first: bool = False) -> tuple[str, str]:
+    def attention_scale(self) -> np.float32:
+        """1/√Dh in float32."""
+        return np.float32(1.0) / np.float32(math.sqrt(np.float32(self.arch.head_dim)))
+
+    def attend(
+        self, q: str, k_t: str, v: str, mask: str, heads_first: bool = False, scaled: bool = False
+    ) -> tuple[str, str]:
         """softmax(q·kᵀ·(1/√Dh) + mask)·v for q [B,H,T,Dh], kᵀ [B,H,Dh,S], v [B,H,S,Dh], mask [B,1,1,S]
-        → (output [B,T,H,Dh], or [B,H,T,Dh] with `heads_first`; the probabilities [B,H,T,S])."""
+        → (output [B,T,H,Dh], or [B,H,T,Dh] with `heads_first`; the probabilities [B,H,T,S]). `scaled`: q carries
+        the 1/√Dh already (its product's constants: see build_decoder), so the scores are a plain MatMul."""
         g = self.g
-        scale = np.float32(1.0) / np.float32(math.sqrt(np.float32(self.arch.head_dim)))
-        z = g.op("Mul", [g.op("MatMul", [q, k_t]), g.const("attention_scale", scale, np.float32)])
+        z = g.op("MatMul", [q, k_t])
+        if not scaled:
+            z = g.op("Mul", [z, g.const("attention_scale", self.attention_scale(), np.float32)])
         weights = g.op("Softmax", [g.op("Add", [z, mask])], axis=-1)
         out = g.op("MatMul", [weights, v])
         return (out if heads_first else g.op("Transpose", [out], perm=[0, 2, 1, 3])), weights
@@ -426,9 +446,13 @@ def build_decoder(arch: Architecture, weights: Weights, precision: str = "fp32",
         q = b.add_norm(g.op("Relu", [cell]), q, f"{p}_rnn_ffn")
         # cross-attention over the cached keys and values
         c = f"{p}_context"
-        (cq,) = b.linear(q, [(f"{c}_Wq", f"{c}_bq", e)], f"{c}_q")
+        # the query carries the 1/√Dh (folded into its product's constants), so the scores' MatMul has no scale
+        # for ORT to fuse into FusedMatMul(alpha): MLAS then takes its one-row kernel for each head's product,
+        # which needs alpha = 1 (5 sentences × 1 row, full-shape INT8, 1 thread, AMD EPYC Zen 4: the step 571 ->
+        # 540 µs; 1 row and 2 sentences × 4 beams unchanged). Not bit-identical (last-ulp roundings)
+        (cq,) = b.linear(q, [(f"{c}_Wq", f"{c}_bq", e)], f"{c}_q", factor=b.attention_scale())
         cq = g.op("Transpose", [g.op("Reshape", [cq, fold])], perm=[0, 2, 1, 3])
-        out, probabilities = b.attend(cq, f"cross_k.{i - 1}", f"cross_v.{i - 1}", mask)
+        out, probabilities = b.attend(cq, f"cross_k.{i - 1}", f"cross_v.{i - 1}", mask, scaled=True)
         if i == a.alignment_from:
             aligned = probabilities
         (out,) = b.linear(g.op("Reshape", [out, flat]), [(f"{c}_Wo", f"{c}_bo", e)], f"{c}_o")

@@ -146,6 +146,28 @@ def test_io_names_are_the_declared_ones() -> None:
     assert [o.name for o in graphs.encoder.get_outputs()] == ["cross_k.0", "cross_v.0", "cross_k.1", "cross_v.1"]
 
 
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_the_step_scores_its_cross_attention_without_a_fused_scale(precision: str, tmp_path) -> None:
+    """The query carries 1/√Dh (its product's constants), so no scale follows the scores' MatMul: ORT would fuse
+    one into FusedMatMul(alpha), whose MLAS kernel is slower on the step's one-row-per-head products (issue 29).
+    Checked on the graph ORT runs (its optimised model); the encoder's attention keeps its scale."""
+    arch = random_architecture()
+    weights = int8_model(arch, seed=3)[0] if precision == "int8" else Weights(random_params(arch))
+    decoder = build_decoder(arch, weights, precision)[0]
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    opts.optimized_model_filepath = str(tmp_path / "optimised.onnx")
+    ort.InferenceSession(decoder.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    import onnx
+
+    nodes = onnx.load(str(tmp_path / "optimised.onnx")).graph.node
+    scores = [n for n in nodes if n.input[1:2] and n.input[1].startswith("cross_k.")]
+    assert [n.op_type for n in scores] == ["MatMul"] * arch.decoder_layers
+    assert not [n for n in nodes if n.op_type == "FusedMatMul"]
+    encoder_ops = [n.op_type for n in build_encoder(arch, weights, precision)[0].graph.node]
+    assert encoder_ops.count("Mul") >= arch.encoder_layers  # the encoder's scores still scaled after the MatMul
+
+
 def test_the_state_carried_is_the_cell_before_the_relu_over_many_steps() -> None:
     """40 steps: every layer's carried state equals the direct SSRU cell c_t (negative entries included: a
     relu'd state would have none), so a wrong carry would drift from the direct one."""
