@@ -34,6 +34,7 @@ import onnxruntime as ort
 
 from engine.families.bergamot import output_table
 from engine.families.bergamot.architecture import Architecture, embed_scale, positions
+from engine.runtime.bound_step import Binder
 from engine.runtime.sessions import SHRINK_ARENA, default_threads, inference_session, session_options
 
 UNK_ID = 1
@@ -133,6 +134,7 @@ class OnnxBergamot:
         self.threads = threads or default_threads()
         self.encoder = inference_session(encoder, session_options(self.threads), providers)
         self.decoder = inference_session(decoder, _step_options(self.threads), providers)
+        self.binder = Binder(self.decoder)  # the step's buffers bound through ORT's native objects
         self._shortlist_rule = shortlist
         self.shared_vocab = shared_vocab
         self._max_positions = max_positions
@@ -249,7 +251,7 @@ class BergamotRun:
         self._scale = np.zeros(1, np.float32)
         # the inputs whose buffers live as long as the run: wrapped once, bound again by every `_bind`
         fixed = [("embed_scale", self._scale), ("position", self._position), *zip(output_table.INPUTS, self._output)]
-        self._fixed = [(name, ort.OrtValue.ortvalue_from_numpy(array)) for name, array in fixed]
+        self._fixed = [(name, model.binder.value(array)) for name, array in fixed]
         self._owns_enc = enc.sole_reader  # else the caller's: copied at the first select
         self._bind()
 
@@ -271,7 +273,9 @@ class BergamotRun:
         """Two bindings, one per direction of the SSRU cells (A reads `_states` and writes `_spare`, B the other
         way), each with every input and output bound once to buffers kept here: a step only writes its tokens and
         position into the bound buffers and runs the binding of its parity (no bind calls, no allocations)."""
-        model, value = self.model, ort.OrtValue.ortvalue_from_numpy
+        model = self.model
+        binder = model.binder
+        value = binder.value
         rows = self.rows
         self._mask_bias = self.enc.mask_bias
         self._tokens = np.zeros(rows, np.int64)
@@ -284,17 +288,10 @@ class BergamotRun:
         values = [(name, value(array)) for name, array in shared] + self._fixed
         cells = [[value(array[:rows]) for array in arrays] for arrays in (self._states, self._spare)]
         outputs = [("logits", value(self._compact_view)), ("alignment", value(self._alignment[:rows]))]
-        bindings = []
-        for read, write in ((cells[0], cells[1]), (cells[1], cells[0])):
-            io = model.decoder.io_binding()
-            for name, wrapped in values:
-                io.bind_ortvalue_input(name, wrapped)
-            for name, wrapped in zip(model._state_in, read):
-                io.bind_ortvalue_input(name, wrapped)
-            for name, wrapped in [*zip(model._state_out, write), *outputs]:
-                io.bind_ortvalue_output(name, wrapped)
-            bindings.append(io)
-        self._bindings = bindings
+        self._bindings = [
+            binder.step([*values, *zip(model._state_in, read)], [*zip(model._state_out, write), *outputs])
+            for read, write in ((cells[0], cells[1]), (cells[1], cells[0]))
+        ]
         self._parity = 0  # the binding whose inputs are `_states`
 
     def _advance(self, tokens: np.ndarray) -> None:
@@ -306,7 +303,7 @@ class BergamotRun:
         self._scale[:] = 0.0 if first else model.embed_scale
         self._position[:] = model.position_rows(self.length, 1)
         # The first step of a batch releases what earlier (possibly larger) batches left in the arena.
-        model.decoder.run_with_iobinding(self._bindings[self._parity], SHRINK_ARENA if first else None)
+        self._bindings[self._parity].run(SHRINK_ARENA if first else None)
         self._parity ^= 1
         self._states, self._spare = self._spare, self._states
         self.cache = self._states
