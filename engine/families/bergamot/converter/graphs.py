@@ -34,8 +34,7 @@ ssru` (src/models/transformer.h, src/rnn/cells.h), as ../shared/research/bergamo
   query them together.
 * Heads are contiguous slices of the width; attention is softmax(QKᵀ·(1/√Dh) + mask)·V (the decoder step's Q
   carries the 1/√Dh, folded into its product: build_decoder); LayerNorm is
-  (x−μ)/sqrt(mean((x−μ)²) + 1e−6)·scale + bias: in the encoder the standard ops Marian's CPU kernel performs, in
-  the decoder step ORT's LayerNormalization (see build_decoder).
+  (x−μ)/sqrt(mean((x−μ)²) + 1e−6)·scale + bias, as ORT's LayerNormalization in both graphs (`add_norm`).
 
 Precision:
 
@@ -179,7 +178,6 @@ class _Builder:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
         self.arch, self.w, self.precision = arch, weights, precision
         self.g = GraphWriter()
-        self.fused_norm = False  # ORT's LayerNormalization instead of Marian's two-pass ops (`add_norm`)
         self._widths: dict[str, int] = {}  # activations narrower or wider than the model (the FFN's inner one)
         # (activation, alpha or None) -> its quantised values and their scale (a constant or, dynamic, a tensor)
         self._quantized: dict[tuple[str, float | None], tuple[str, str]] = {}
@@ -294,21 +292,20 @@ class _Builder:
 
     # -- layers -------------------------------------------------------------------------------------------------
     def add_norm(self, x: str, residual: str, prefix: str) -> str:
-        """LN(x + residual) with `{prefix}_ln_scale/bias` (tensor_operators.cpp LayerNormalizationImpl: the mean,
-        the mean square of the centred values, sigma = sqrt(that + eps), scale·((x − mean)/sigma) + bias)."""
+        """LN(x + residual) with `{prefix}_ln_scale/bias`: Marian's LayerNorm (tensor_operators.cpp
+        LayerNormalizationImpl: the mean, the mean square of the centred values, sigma = sqrt(that + eps),
+        scale·((x − mean)/sigma) + bias) as ORT's one LayerNormalization node rather than the nine standard ops
+        that write it step by step: its values differ in the last bits (FP32 cross K/V of the full-shape model
+        within 3.8e-6; INT8 ones where that flips an activation's int8 rounding downstream), and it is faster in
+        both graphs (1 thread, AMD EPYC Zen 4): the decoder step 0.47 -> 0.41 ms (base-memory dims, 1 row); the
+        packed encoder (full-shape model, INT8, in-process A/B in both orders, wall medians) 4 % less for the
+        bench paragraph's 5 sentences (13.9 -> 13.4 ms) and 5-6 % less for a single sentence (3.1 -> 2.9 ms), at
+        2 threads 5 % and 9 % less; FP32 2-3 % less."""
         g, e = self.g, self.arch.dim
         h = g.op("Add", [x, residual])
-        if self.fused_norm:
-            scale = g.weight(f"{prefix}_ln_scale", self.w.float(f"{prefix}_ln_scale", (e,)))
-            bias = g.weight(f"{prefix}_ln_bias", self.w.float(f"{prefix}_ln_bias", (e,)))
-            return g.op("LayerNormalization", [h, scale, bias], axis=-1, epsilon=LN_EPSILON)
-        axis = g.const("last_axis", [-1], np.int64)
-        centred = g.op("Sub", [h, g.op("ReduceMean", [h, axis], keepdims=1)])
-        variance = g.op("ReduceMean", [g.op("Mul", [centred, centred]), axis], keepdims=1)
-        sigma = g.op("Sqrt", [g.op("Add", [variance, g.const("ln_epsilon", LN_EPSILON, np.float32)])])
         scale = g.weight(f"{prefix}_ln_scale", self.w.float(f"{prefix}_ln_scale", (e,)))
-        scaled = g.op("Mul", [scale, g.op("Div", [centred, sigma])])
-        return g.op("Add", [scaled, g.weight(f"{prefix}_ln_bias", self.w.float(f"{prefix}_ln_bias", (e,)))])
+        bias = g.weight(f"{prefix}_ln_bias", self.w.float(f"{prefix}_ln_bias", (e,)))
+        return g.op("LayerNormalization", [h, scale, bias], axis=-1, epsilon=LN_EPSILON)
 
     def attention_scale(self) -> np.float32:
         """1/√Dh in float32."""
@@ -422,10 +419,6 @@ def build_decoder(arch: Architecture, weights: Weights, precision: str = "fp32",
     from onnx import TensorProto, helper
 
     b = _Builder(arch, weights, precision)
-    # a step's few rows: ORT's fused LayerNormalization (one pass for the mean and variance) is 12 % of an INT8
-    # step faster than the ten standard ops (0.41 vs 0.47 ms, base-memory dims, 1 row, 1 thread, AMD EPYC), and
-    # its logits differ by ~2e-7 in FP32 (none in INT8 there); the encoder's many rows keep the standard ops
-    b.fused_norm = True
     g, e, a = b.g, arch.dim, arch
     emb = b.lookup(arch.target_table, arch.target_vocab, "tokens")  # [N,E]
     q = g.op("Add", [g.op("Mul", [emb, "embed_scale"]), "position"])

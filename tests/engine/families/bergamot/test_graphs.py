@@ -164,8 +164,22 @@ def test_the_step_scores_its_cross_attention_without_a_fused_scale(precision: st
     scores = [n for n in nodes if n.input[1:2] and n.input[1].startswith("cross_k.")]
     assert [n.op_type for n in scores] == ["MatMul"] * arch.decoder_layers
     assert not [n for n in nodes if n.op_type == "FusedMatMul"]
-    encoder_ops = [n.op_type for n in build_encoder(arch, weights, precision)[0].graph.node]
-    assert encoder_ops.count("Mul") >= arch.encoder_layers  # the encoder's scores still scaled after the MatMul
+    encoder = build_encoder(arch, weights, precision)[0].graph.node
+    scaled = [n for n in encoder if n.op_type == "Mul" and "attention_scale" in n.input]
+    assert len(scaled) == arch.encoder_layers  # the encoder's scores (many rows a head) keep the scale after them
+
+
+def test_every_layer_norm_is_one_layer_normalization_node() -> None:
+    """Both graphs write Marian's LayerNorm as ORT's LayerNormalization (faster than the standard ops that spell it
+    out: add_norm), two per encoder layer and three per decoder layer, with Marian's epsilon."""
+    arch = random_architecture()
+    weights = Weights(random_params(arch))
+    for build, count in ((build_encoder, 2 * arch.encoder_layers), (build_decoder, 3 * arch.decoder_layers)):
+        nodes = build(arch, weights, "fp32")[0].graph.node
+        norms = [n for n in nodes if n.op_type == "LayerNormalization"]
+        assert len(norms) == count
+        assert all(a.f == np.float32(1e-6) for n in norms for a in n.attribute if a.name == "epsilon")
+        assert not [n for n in nodes if n.op_type in ("ReduceMean", "Sqrt", "Div")]
 
 
 def test_the_state_carried_is_the_cell_before_the_relu_over_many_steps() -> None:
