@@ -349,6 +349,15 @@ class _Builder:
         (h,) = self.linear(h, [(f"{prefix}_ffn_W2", f"{prefix}_ffn_b2", a.dim)], f"{prefix}_ffn_2")
         return self.add_norm(h, x, f"{prefix}_ffn_ffn")
 
+    def cross_kv(self, x: str) -> list[str]:
+        """Every decoder layer's cross-attention keys and values of the encoder's output rows `x` (k.1, v.1, k.2, …):
+        computed once per batch by the encoder, in one product per shared alpha."""
+        e, parts = self.arch.dim, []
+        for i in range(1, self.arch.decoder_layers + 1):
+            p = f"decoder_l{i}_context"
+            parts += [(f"{p}_Wk", f"{p}_bk", e), (f"{p}_Wv", f"{p}_bv", e)]
+        return self.linear(x, parts, "cross_kv")
+
     # -- tables -------------------------------------------------------------------------------------------------
     def lookup(self, table: str, vocab: int, ids: str) -> str:
         """Rows of an embedding table as float32: the float table, or (INT8, an int8 table) q·(1/qm)."""
@@ -386,11 +395,7 @@ def build_encoder(arch: Architecture, weights: Weights, precision: str = "fp32")
         (out,) = b.linear(b.packed_rows(out), [(f"{p}_Wo", f"{p}_bo", e)], f"{p}_o")
         x = b.add_norm(out, x, f"{p}_Wo")
         x = b.ffn(x, f"encoder_l{i}", arch.ffn)
-    parts = []
-    for i in range(1, layers + 1):
-        p = f"decoder_l{i}_context"
-        parts += [(f"{p}_Wk", f"{p}_bk", e), (f"{p}_Wv", f"{p}_bv", e)]
-    kv = b.linear(x, parts, "cross_kv")  # [T,E] each
+    kv = b.cross_kv(x)  # [T,E] each
     names = cross_names(layers)
     for i in range(layers):
         g.op("Identity", [b.padded_heads(kv[2 * i], keys_last=True)], outputs=[names[2 * i]])

@@ -36,11 +36,7 @@ def build_padded_encoder(arch: Architecture, weights: Weights, precision: str = 
         (out,) = b.linear(out, [(f"{p}_Wo", f"{p}_bo", e)], f"{p}_o")
         x = b.add_norm(out, x, f"{p}_Wo")
         x = b.ffn(x, f"encoder_l{i}", arch.ffn)
-    parts = []
-    for i in range(1, layers + 1):
-        p = f"decoder_l{i}_context"
-        parts += [(f"{p}_Wk", f"{p}_bk", e), (f"{p}_Wv", f"{p}_bv", e)]
-    kv = b.linear(x, parts, "cross_kv")
+    kv = b.cross_kv(x)
     names = cross_names(layers)
     for i in range(layers):
         g.op("Identity", [_heads(b, kv[2 * i], keys_last=True)], outputs=[names[2 * i]])
