@@ -76,6 +76,24 @@ def translate(qtbot, window, text: str = TEXT) -> str:
     return window.target.toPlainText()
 
 
+def edit_second_sentence(window) -> None:
+    """Type a character into the second translated sentence, as a user edits it (QTest cannot type CJK)."""
+    cursor = window.target.textCursor()
+    cursor.setPosition(window.target_pane.sentence_range(1)[0] + 1)
+    window.target.setTextCursor(cursor)
+    window.target.textCursor().insertText("真")
+
+
+def choose_and_retranslate(qtbot, window, name: str) -> None:
+    """Choose model `name` from the indicator and wait until it has translated the text again."""
+    before = window.last_result
+    window.model_control.choose_model(next(m for m in window.model_control.models if m.name == name))
+    qtbot.waitUntil(
+        lambda: window.last_result is not before and not window.translating and loaded_name(window) == name,
+        timeout=20_000,
+    )
+
+
 def test_traditional_with_a_simplified_only_model_is_said_once_with_use_the_model_that_writes_it(
     qtbot, install, open_window
 ):
@@ -194,18 +212,10 @@ def test_an_edit_made_with_the_simplified_only_model_is_known_to_be_simplified(q
     install(FIREFOX, OPUS)
     window = open_window()
     translate(qtbot, window, "Thank you very much. I like green tea.")
-    cursor = window.target.textCursor()
-    cursor.setPosition(window.target_pane.sentence_range(1)[0] + 1)
-    window.target.setTextCursor(cursor)
-    window.target.textCursor().insertText("真")  # what typing does (QTest cannot type CJK characters)
+    edit_second_sentence(window)
     assert window.target_pane.edits.made_with("I like green tea.") == KeptContext("en-zh", "hans")
 
-    before = window.last_result
-    window.model_control.choose_model(next(m for m in window.model_control.models if m.name == OPUS))
-    qtbot.waitUntil(
-        lambda: window.last_result is not before and not window.translating and loaded_name(window) == OPUS,
-        timeout=20_000,
-    )
+    choose_and_retranslate(qtbot, window, OPUS)
     assert window.requests.made.options.variant == "hant"
     pane = window.target_pane
     qtbot.waitUntil(lambda: list(pane.stale()) == [1], timeout=5000)
@@ -224,18 +234,10 @@ def test_a_traditional_edit_brought_back_by_the_simplified_only_model_blames_the
     assert loaded_name(window) == OPUS
     translate(qtbot, window, "Thank you very much. I like green tea.")
     assert window.requests.made.options.variant == "hant"
-    cursor = window.target.textCursor()
-    cursor.setPosition(window.target_pane.sentence_range(1)[0] + 1)
-    window.target.setTextCursor(cursor)
-    window.target.textCursor().insertText("真")
+    edit_second_sentence(window)
     assert window.target_pane.edits.made_with("I like green tea.") == KeptContext("en-zh", "hant")
 
-    before = window.last_result
-    window.model_control.choose_model(next(m for m in window.model_control.models if m.name == FIREFOX))
-    qtbot.waitUntil(
-        lambda: window.last_result is not before and not window.translating and loaded_name(window) == FIREFOX,
-        timeout=20_000,
-    )
+    choose_and_retranslate(qtbot, window, FIREFOX)
     assert window.requests.made.options.variant == "hans" and window.settings.get(Key.VARIANT) == "hant"
     pane = window.target_pane
     qtbot.waitUntil(lambda: list(pane.stale()) == [1], timeout=5000)
