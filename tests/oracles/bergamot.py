@@ -49,21 +49,19 @@ MARKER = VENV / ".qiao-installed"
 # a product of 254s by 127s saturated in ORT, and bergamot's outputs changed). Sentences identical, Qiao INT8 vs
 # bergamot int8 (tiny separate/tied, tiny shared/tied-all, full shape):
 #   VNNI      196/200 195/200 200/200
-#   avx2      196/200 195/200 162/200
-#   avx512bw  196/200 195/200 162/200
+#   avx2      196/200 195/200 200/200
+#   avx512bw  196/200 195/200 200/200
 # MLAS and intgemm saturate the same pairs (Qiao's INT8 gave the numpy reference's saturating imitation's tokens on
-# 199-200/200 and 40/40). The full-shape synthetic model fails there because saturation breaks it: 2.4 % of its
-# adjacent weight pairs can overflow int16 (0.45 % in the tiny ones), and saturated it never emits </s> (199 of
-# bergamot's 200 outputs run to the length limit), so the two engines' float rounding decides long near-tied tails.
-# The build's own INT8 check (Qiao's INT8 against the numpy reference's imitation of the kernel ORT takes: with the
-# saturation where ORT saturates) passes on the tiny models under every kind (37-40/40) but gives 35/40 on the
-# saturated full-shape one, where it asks 36: the two outputs part after the source's end, where the imitation's
-# top two differ by 0.004-0.04 nats. (Before the imitation saturated, the check gave 16-17/40 on the tiny models
-# and 0/40 on the full-shape one.)
+# 199-200/200 and 40/40). The full-shape figures are those of its pair-safe weights (tests/fixtures/bergamot/make.py
+# Spec.pair_safe: no two same-signed ±127 weights side by side on the marker and code dims, whose activations are the
+# largest), with no sentence at the length limit; the build's own INT8 check (Qiao's INT8 against the numpy
+# reference's imitation of the kernel ORT takes) gave 40/40 on every kind. Before, 2.4 % of its adjacent weight pairs
+# could overflow int16 (0.45 % in the tiny ones), almost all on those dims, and saturated it never emitted </s> (199 of
+# bergamot's 200 outputs ran to the length limit): 162/200 on avx2 and avx512bw, and the build's check 35/40.
+# On the tiny models the build's check gives 37-40/40 under every kind. (Before the imitation saturated, it gave
+# 16-17/40 on the tiny models and 0/40 on the full-shape one.)
 # Where only ORT has VNNI (AVX-VNNI without AVX-512 VNNI: Intel's Alder Lake and later client CPUs) ORT sums exactly
 # and intgemm saturates: Qiao unmasked against bergamot masked to avx2 gave 110/200 and 90/200 on the tiny models.
-INT8_FULL_SHAPE_SATURATED = "162/200 (81 %)"
-INT8_FULL_SHAPE_BUILD_CHECK_SATURATED = "35/40 (it asks 36)"
 
 
 def cpu_flags() -> set[str] | None:

@@ -21,7 +21,7 @@ from engine.families.bergamot import shortlist as shortlist_io
 from engine.families.bergamot.converter.convert import build_bundle
 from engine.families.bergamot.converter.reader import ModelFolder
 from engine.families.bergamot.converter.reference import EOS, decode
-from tests.engine.families.bergamot.markers import int8_full_shape_as_measured, int8_full_shape_check_as_measured
+from tests.engine.families.bergamot.markers import int8_as_measured
 from tests.engine.families.bergamot.test_model_oracle import INT8_LINES, Loaded
 from tests.engine.families.bergamot.test_reference_oracle import surfaces
 from tests.fixtures.bergamot import make
@@ -65,7 +65,6 @@ def test_the_float_model_is_decisive_and_ends_its_sentences() -> None:
     assert min(gaps) > MIN_GAP, sorted(gaps)[:5]
 
 
-@int8_full_shape_check_as_measured
 def test_the_build_passes_its_own_int8_check(int8_folder: ModelFolder, tmp_path: Path) -> None:
     """`qiao model build --from` the folder with the converter's default check (INT8_MIN_AGREEMENT)."""
     build_bundle(int8_folder.model.parent, tmp_path / "bundle", quiet=True)
@@ -76,7 +75,7 @@ def test_the_build_passes_its_own_int8_check(int8_folder: ModelFolder, tmp_path:
     assert check["int8_identical_to_reference_int8"] >= check["sentences"] - 1
 
 
-@int8_full_shape_as_measured
+@int8_as_measured
 @pytest.mark.bergamot
 def test_int8_agrees_with_bergamots_int8_and_every_sentence_ends(
     oracle: None, int8_folder: ModelFolder, record_property: pytest.RecordProperty
