@@ -181,6 +181,8 @@ class _Builder:
         self._widths: dict[str, int] = {}  # activations narrower or wider than the model (the FFN's inner one)
         # (activation, alpha or None) -> its quantised values and their scale (a constant or, dynamic, a tensor)
         self._quantized: dict[tuple[str, float | None], tuple[str, str]] = {}
+        # (parts of a product, part) -> its padded head rows' index into the product's rows (`padded_parts`)
+        self._part_indices: dict[tuple[int, int], str] = {}
 
     # -- products -----------------------------------------------------------------------------------------------
     def linear(
@@ -190,14 +192,7 @@ class _Builder:
         one product per group that can share it (all of them in FP32; those with the same alpha in INT8). A
         `factor` multiplies the result, folded into the constants (FP32: W·c and b·c; INT8: the rescale and b·c)."""
         d_in = self._width(x)
-        if self.precision == "fp32":
-            groups = [list(parts)]
-        else:
-            by_alpha: dict[float | None, list] = {}
-            for part in parts:
-                alpha = self.w.alpha(part[0])
-                by_alpha.setdefault(None if alpha is None else float(alpha), []).append(part)
-            groups = list(by_alpha.values())
+        groups = self._groups(parts)
         out: dict[str, str] = {}
         for n, group in enumerate(groups):
             name = f"{label}.{n}" if len(groups) > 1 else label
@@ -207,6 +202,52 @@ class _Builder:
             for (weight, _, _), piece in zip(group, pieces if len(group) > 1 else [y]):
                 out[weight] = piece
         return [out[weight] for weight, _, _ in parts]
+
+    def _groups(self, parts: Sequence[tuple[str, str | None, int]]) -> list[list[tuple[str, str | None, int]]]:
+        """`parts` by the product they can share: all of them in FP32, those with the same alpha in INT8."""
+        if self.precision == "fp32":
+            return [list(parts)]
+        by_alpha: dict[float | None, list] = {}
+        for part in parts:
+            alpha = self.w.alpha(part[0])
+            by_alpha.setdefault(None if alpha is None else float(alpha), []).append(part)
+        return list(by_alpha.values())
+
+    def padded_parts(
+        self, x: str, parts: Sequence[tuple[str, str | None, int]], label: str, keys: set[int]
+    ) -> list[str]:
+        """The padded heads of each E-wide part of x·[W1|W2|…] + b (`padded_heads`; keys, the parts numbered in
+        `keys`, laid out [B,H,Dh,S]). Where the parts share one product, each part's heads are gathered straight
+        from the product's head rows [T·P·H,Dh] (row t·P·H + j·H + h for token t, part j, head h: `pad_index` moved
+        by t·(P−1)·H + j·H), without the Split that copies the parts apart first: the same values, one copy of the
+        product's output fewer per product (6 QKV and the cross K/V's 8 parts in the encoder)."""
+        groups = self._groups(parts)
+        if len(groups) > 1 or any(width != self.arch.dim for _, _, width in parts):
+            pieces = self.linear(x, parts, label)
+            return [self.padded_heads(piece, keys_last=j in keys) for j, piece in enumerate(pieces)]
+        g, count = self.g, len(parts)
+        y = self._product(x, self._width(x), groups[0], label, None)
+        rows = g.op("Reshape", [y, g.const("head_rows", [-1, self.arch.head_dim], np.int64)])
+        out = []
+        for j in range(count):
+            part = g.op("Gather", [rows, self._part_index(count, j)], axis=0)  # [B,H,S,Dh]
+            out.append(g.op("Transpose", [part], perm=[0, 1, 3, 2]) if j in keys else part)
+        return out
+
+    def _part_index(self, count: int, j: int) -> str:
+        """Part j's head rows among `count` parts: pad_index + t·(count−1)·H + j·H with t = pad_index // H (each
+        made once: every layer's product of as many parts reads the same)."""
+        if (count, j) not in self._part_indices:
+            g, heads = self.g, self.arch.heads
+            if j == 0:
+                token = g.op("Div", ["pad_index", g.const("heads_i64", heads, np.int64)])
+                stride = g.const(f"part_stride_{count}", (count - 1) * heads, np.int64)
+                index = g.op("Add", ["pad_index", g.op("Mul", [token, stride])])
+            else:
+                offset = g.const(f"part_offset_{j * heads}", j * heads, np.int64)
+                index = g.op("Add", [self._part_index(count, 0), offset])
+            self._part_indices[count, j] = index
+        return self._part_indices[count, j]
 
     def _product(
         self, x: str, d_in: int, group: list[tuple[str, str | None, int]], name: str, factor: np.float32 | None
@@ -349,14 +390,19 @@ class _Builder:
         (h,) = self.linear(h, [(f"{prefix}_ffn_W2", f"{prefix}_ffn_b2", a.dim)], f"{prefix}_ffn_2")
         return self.add_norm(h, x, f"{prefix}_ffn_ffn")
 
-    def cross_kv(self, x: str) -> list[str]:
-        """Every decoder layer's cross-attention keys and values of the encoder's output rows `x` (k.1, v.1, k.2, …):
-        computed once per batch by the encoder, in one product per shared alpha."""
-        e, parts = self.arch.dim, []
+    def cross_kv_parts(self) -> list[tuple[str, str | None, int]]:
+        """The products of every decoder layer's cross-attention keys and values (k.1, v.1, k.2, …)."""
+        e, parts = self.arch.dim, list[tuple[str, str | None, int]]()
         for i in range(1, self.arch.decoder_layers + 1):
             p = f"decoder_l{i}_context"
             parts += [(f"{p}_Wk", f"{p}_bk", e), (f"{p}_Wv", f"{p}_bv", e)]
-        return self.linear(x, parts, "cross_kv")
+        return parts
+
+    def cross_kv(self, x: str) -> list[str]:
+        """Every decoder layer's cross-attention keys [B,H,Dh,S] and values [B,H,S,Dh] of the encoder's packed
+        output rows `x`: computed once per batch by the encoder, in one product per shared alpha."""
+        parts = self.cross_kv_parts()
+        return self.padded_parts(x, parts, "cross_kv", keys=set(range(0, len(parts), 2)))
 
     # -- tables -------------------------------------------------------------------------------------------------
     def lookup(self, table: str, vocab: int, ids: str) -> str:
@@ -389,17 +435,14 @@ def build_encoder(arch: Architecture, weights: Weights, precision: str = "fp32")
     mask = g.op("Unsqueeze", ["mask_bias", g.const("mask_axes", [1, 2], np.int64)])  # [B,1,1,S]
     for i in range(1, arch.encoder_layers + 1):
         p = f"encoder_l{i}_self"
-        q, k, v = b.linear(x, [(f"{p}_W{n}", f"{p}_b{n}", e) for n in "qkv"], f"{p}_qkv")  # [T,E] each
-        heads = b.padded_heads(q), b.padded_heads(k, keys_last=True), b.padded_heads(v)
-        out, _ = b.attend(*heads, mask, heads_first=True)  # [B,H,S,Dh]
+        q, k_t, v = b.padded_parts(x, [(f"{p}_W{n}", f"{p}_b{n}", e) for n in "qkv"], f"{p}_qkv", keys={1})
+        out, _ = b.attend(q, k_t, v, mask, heads_first=True)  # [B,H,S,Dh]
         (out,) = b.linear(b.packed_rows(out), [(f"{p}_Wo", f"{p}_bo", e)], f"{p}_o")
         x = b.add_norm(out, x, f"{p}_Wo")
         x = b.ffn(x, f"encoder_l{i}", arch.ffn)
-    kv = b.cross_kv(x)  # [T,E] each
     names = cross_names(layers)
-    for i in range(layers):
-        g.op("Identity", [b.padded_heads(kv[2 * i], keys_last=True)], outputs=[names[2 * i]])
-        g.op("Identity", [b.padded_heads(kv[2 * i + 1])], outputs=[names[2 * i + 1]])
+    for name, heads in zip(names, b.cross_kv(x)):  # keys [B,H,Dh,S], values [B,H,S,Dh]
+        g.op("Identity", [heads], outputs=[name])
     dh = arch.head_dim
     inputs = [
         helper.make_tensor_value_info("ids", TensorProto.INT64, ["tokens"]),

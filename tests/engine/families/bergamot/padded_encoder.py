@@ -36,7 +36,7 @@ def build_padded_encoder(arch: Architecture, weights: Weights, precision: str = 
         (out,) = b.linear(out, [(f"{p}_Wo", f"{p}_bo", e)], f"{p}_o")
         x = b.add_norm(out, x, f"{p}_Wo")
         x = b.ffn(x, f"encoder_l{i}", arch.ffn)
-    kv = b.cross_kv(x)
+    kv = b.linear(x, b.cross_kv_parts(), "cross_kv")
     names = cross_names(layers)
     for i in range(layers):
         g.op("Identity", [_heads(b, kv[2 * i], keys_last=True)], outputs=[names[2 * i]])

@@ -169,6 +169,21 @@ def test_the_step_scores_its_cross_attention_without_a_fused_scale(precision: st
     assert len(scaled) == arch.encoder_layers  # the encoder's scores (many rows a head) keep the scale after them
 
 
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_the_encoder_gathers_each_part_of_a_joint_product_without_splitting_it(precision: str) -> None:
+    """The self-attention's Q, K and V (one product) and the decoder layers' cross K/V (one product) reach their
+    padded heads by one Gather each from the product's rows: no Split copies the parts apart first (bitwise the same
+    values: test_packed_encoder)."""
+    arch = random_architecture()
+    weights = int8_model(arch, seed=3)[0] if precision == "int8" else Weights(random_params(arch))
+    nodes = build_encoder(arch, weights, precision)[0].graph.node
+    assert not [n for n in nodes if n.op_type == "Split"]
+    gathers = [n for n in nodes if n.op_type == "Gather" and n.input[1] != "ids"]
+    # per layer: Q, K, V gathered and the output packed back (4); the cross K and V of every decoder layer
+    assert len(gathers) == 4 * arch.encoder_layers + 2 * arch.decoder_layers
+    assert len([n for n in nodes if n.op_type == "Div"]) == 2  # one index arithmetic per count of parts (3 and 2L)
+
+
 def test_every_layer_norm_is_one_layer_normalization_node() -> None:
     """Both graphs write Marian's LayerNorm as ORT's LayerNormalization (faster than the standard ops that spell it
     out: add_norm), two per encoder layer and three per decoder layer, with Marian's epsilon."""
@@ -179,7 +194,8 @@ def test_every_layer_norm_is_one_layer_normalization_node() -> None:
         norms = [n for n in nodes if n.op_type == "LayerNormalization"]
         assert len(norms) == count
         assert all(a.f == np.float32(1e-6) for n in norms for a in n.attribute if a.name == "epsilon")
-        assert not [n for n in nodes if n.op_type in ("ReduceMean", "Sqrt", "Div")]
+        assert not [n for n in nodes if n.op_type in ("ReduceMean", "Sqrt")]
+        assert all("pad_index" in n.input for n in nodes if n.op_type == "Div")  # only the head rows' index arithmetic
 
 
 def test_the_state_carried_is_the_cell_before_the_relu_over_many_steps() -> None:
