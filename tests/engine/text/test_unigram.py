@@ -183,6 +183,26 @@ def test_ties_break_as_sentencepiece_breaks_them(tmp_path, seed, alphabet, step,
     assert fused, "the texts should include runs of unknown characters (fused into one piece)"
 
 
+@pytest.mark.parametrize(("seed", "alphabet", "step"), [(11, "ab", -0.5), (12, "abc的", -1.3), (13, "01", -3.7)])
+def test_whitespace_split_vocabularies_tie_as_sentencepiece(tmp_path, seed, alphabet, step):
+    """A trained vocabulary holds `▁` only at a piece's start (SentencePiece splits by whitespace): then the search
+    tries no piece past the next `▁`. Tied scores and words that run up to, start at and repeat `▁` check that
+    bound against SentencePiece."""
+    rng = random.Random(seed)
+    pieces: set[str] = {*alphabet, "▁"}
+    while len(pieces) < 60:
+        word = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+        pieces.add(("▁" + word) if rng.random() < 0.5 else word)
+    vocab = [(p, step * rng.randint(1, 6)) for p in sorted(pieces)]
+    ours, sp = _pair(tmp_path, vocab, f"spaced-{seed}")
+    assert ours._bounded, "no piece has an inner `▁`: the bound applies"
+    words = [p.lstrip("▁") or "▁" for p in pieces] + [rng.choice(alphabet) * rng.randint(1, 30) for _ in range(20)]
+    texts = ["▁" + "▁".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(1500)]
+    texts += ["".join(rng.choice(alphabet + "▁z") for _ in range(rng.randint(1, 60))) for _ in range(1500)]
+    differ = _differ(ours, sp, texts)
+    assert not differ, f"{len(differ)}/{len(texts)} differ, first: {differ[:3]!r}"
+
+
 def test_duplicate_pieces_keep_the_last_entry_like_the_library(tmp_path):
     spec = json.loads((BUNDLE / "tokenizer.json").read_text(encoding="utf-8"))
     spec["model"]["vocab"] = [["\x01", 0.0], ["▁a", -1.0], ["b", -1.0], ["▁a", -9.0], ["▁", -2.0], ["a", -2.0]]
