@@ -455,6 +455,38 @@ def test_a_streamed_surface_renders_only_the_ids_after_its_last_settled_piece(sh
     assert sum(rendered) < 3 * len(sentence)  # linear: every step rendered the whole prefix before (~15 ids a step)
 
 
+@pytest.mark.parametrize("name", ["bytes_user", "english"])
+def test_text_pieces_decode_and_stream_without_the_piece_by_piece_rules(shared, monkeypatch, name):
+    """A sentence of text pieces only (the usual output) decodes, and a stream adds its next such piece, without
+    the piece-by-piece renderer (~4x slower right after a model run); the text is the renderer's. Anything else (a
+    byte, control or unknown piece, an id outside the vocabulary) still goes through it."""
+    vocab = shared[name].target
+    text_of = vocab._text
+    plain = [i for i in range(vocab.size) if vocab.piece_type(i) in (1, 4, 5)]
+    space = vocab.text_piece_to_id("▁")
+    rng = random.Random(13)
+    sentences = [[rng.choice(plain) for _ in range(rng.randint(1, 40))] for _ in range(300)]
+    sentences += [[space], [space, space], [space, *sentences[0]], [space, space, *sentences[1]]]
+    expected = [text_of(ids, True, True)[0] for ids in sentences]
+    streamed = [[text_of(ids[:k], False, False)[0] for k in range(1, len(ids) + 1)] for ids in sentences]
+    calls: list[int] = []
+
+    def counting(ids, strip_dummy, whole):
+        calls.append(1)
+        return text_of(ids, strip_dummy, whole)
+
+    monkeypatch.setattr(vocab, "_text", counting)
+    assert [vocab.decode(ids) for ids in sentences] == expected
+    vocab._streamed = ((), "")
+    assert [[vocab.surface(ids[:k]) for k in range(1, len(ids) + 1)] for ids in sentences] == streamed
+    assert len(calls) <= len(sentences)  # at most each stream's first id (another sentence's ids before it)
+    calls.clear()
+    others = [[*ids, 0] for ids in sentences[:50]] + [[vocab.unk_id, *ids] for ids in sentences[50:100]]
+    others += [[*ids, vocab.size] for ids in sentences[100:150]] + [[-1, *ids] for ids in sentences[150:200]]
+    assert [vocab.decode(ids) for ids in others] == [text_of(ids, True, True)[0] for ids in others]
+    assert len(calls) == len(others)
+
+
 def test_glossary_and_forced_prefix_spell_with_the_target_vocabulary(models, tmp_path):
     """The target side's spelling (engine.pipeline.glossary_match, engine.text.target_prefix) reads the target
     model's pieces: with separate vocabularies source ids would spell other pieces."""
