@@ -86,8 +86,9 @@ def _kind(content: str, in_fence: bool) -> str:
         return "table"
     if _CODE.search(content) or _STATEMENT.search(content):
         return "code"
-    cased = sum(ch.isupper() for ch in stripped)  # Chinese has no case: its lines are never "ALL CAPS"
-    if len(stripped) <= _POEM_MAX_LINE and stripped == stripped.upper() and cased > 1:
+    # Chinese has no case: its lines are never "ALL CAPS". Upper-case letters are counted only on a short line
+    # that has no lower-case ones (a paragraph's line is long: counting cost ~20 µs for nothing).
+    if len(stripped) <= _POEM_MAX_LINE and stripped == stripped.upper() and sum(map(str.isupper, stripped)) > 1:
         return "heading"  # a short line in ALL CAPS
     if _indent(content) >= 4:
         return "indented"  # code, unless it continues a list item
@@ -147,6 +148,8 @@ def join_decisions(lines: list[Line], spaced: bool = True) -> list[str | None]:
 
     `spaced`: the source separates words with spaces (English); False for Chinese (see the module docstring)."""
     result: list[str | None] = [None] * max(len(lines) - 1, 0)
+    if not result:  # one line (a typed sentence, a pasted paragraph): no break to decide, no line to classify
+        return result
     kinds: list[str] = []
     in_fence = False
     for line in lines:

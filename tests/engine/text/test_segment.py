@@ -276,3 +276,18 @@ def test_a_chinese_paragraph_wrapped_over_three_lines_joins_into_one_sentence():
 def test_a_break_between_two_latin_words_in_chinese_text_keeps_a_space():
     text = f"{LINE}用Python\nscript写的工具。"
     assert [s.sentence for s in segment_text(text, True, ZH) if s.translate] == [f"{LINE}用Python script写的工具。"]
+
+
+def test_a_single_line_is_not_classified(monkeypatch):
+    """Line kinds only decide joins between lines: one line (a typed sentence, a pasted paragraph) has none to
+    decide, so its kind is not worked out (~50 µs a paragraph); two lines still are."""
+    from engine.text import wrapping
+
+    line = "The committee will publish its final report on the new railway line early next spring."
+    kinds: list[str] = []
+    real_kind = wrapping._kind
+    monkeypatch.setattr(wrapping, "_kind", lambda content, fence: kinds.append(content) or real_kind(content, fence))
+    assert [s.text for s in segment_text(line) if s.translate] == [line]
+    assert kinds == []
+    assert [s.text for s in segment_text(line + "\nand on.") if s.translate] == [line, "and on."]
+    assert kinds == [line, "and on."]
