@@ -237,7 +237,15 @@ def greedy_search(
     chosen_logprobs = ChosenLogprobs()
     longest = int(plen.max(initial=0))
     none_forced = np.zeros(0, dtype=np.int64)
-    while active.size:
+    # the per-row loop's constants as Python objects (a numpy scalar read and compared costs ~0.1 µs a row and step)
+    eos_id, stop_repeats = params.eos_id, params.stop_repeats
+    limits, prefix_lengths = max_lengths.tolist(), plen.tolist()
+    rows = active.tolist()
+    # from this length on the logits processors change nothing (no bans, no forced eos, no minimum length left)
+    idle_from = (
+        proc.bans_end if not (proc.single_bad.size or proc.multi_bad or proc.p.forced_eos_id is not None) else None
+    )
+    while rows:
         logits = step(tokens)
         # each numpy call costs µs with the caches cold after a decoder step: none that changes nothing
         scores = logits if logits.dtype == np.float32 else logits.astype(np.float32)
@@ -247,11 +255,12 @@ def greedy_search(
             forced_tokens = ptab[active[forced], cur_len - 1]
             at = forced_tokens if narrow is None else columns_of(ids, forced_tokens)
             forced_lp = forced_row_logprobs(run, scores, forced, at)
-        if forced.size == active.size:  # nothing to choose this step
+        if forced.size == len(rows):  # nothing to choose this step
             next_tokens, lp = forced_tokens.copy(), forced_lp.tolist()
         else:
-            seen = hist[active] if proc.multi_bad else None
-            scores = proc(scores, seen, cur_len, active)
+            if idle_from is None or cur_len < idle_from:
+                seen = hist[active] if proc.multi_bad else None
+                scores = proc(scores, seen, cur_len, active)
             next_tokens = scores.argmax(axis=-1)  # the method: np.argmax's wrapper costs µs a step
             lp = chosen_logprobs.logprobs(scores, next_tokens)
             if narrow is not None:
@@ -264,27 +273,28 @@ def greedy_search(
             hist[active, cur_len] = next_tokens
         cur_len += 1
         keep = []
-        for i, (r, tok, x) in enumerate(zip(active.tolist(), next_tokens.tolist(), lp)):
+        for i, (r, tok, x) in enumerate(zip(rows, next_tokens.tolist(), lp)):
             eos_lp, repeated = None, False
-            if tok == params.eos_id:
+            if tok == eos_id:
                 done[r], eos_lp = True, x
             else:
                 generated[r].append(tok)
                 logps[r].append(x)
-                if cur_len >= max_lengths[r]:
+                if cur_len >= limits[r]:
                     done[r] = True
-                elif params.stop_repeats and cur_len - 1 > plen[r] and repeating_tail(generated[r]):
+                elif stop_repeats and cur_len - 1 > prefix_lengths[r] and repeating_tail(generated[r]):
                     done[r] = repeated = True
             if done[r]:
                 outputs[r] = sentence_output([hypothesis(generated[r], logps[r], eos_lp, 1.0)], repeated)
             else:
                 keep.append(i)
         yield StepUpdate(committed=generated, done=list(done), outputs=list(outputs), best=generated)
-        if len(keep) < active.size:
+        if len(keep) < len(rows):
+            if not keep:
+                break
             idx = np.array(keep, dtype=np.int64)
             active = active[idx]
-            if not active.size:
-                break
+            rows = [rows[i] for i in keep]
             run.select(idx)
             next_tokens = next_tokens[idx]
         tokens = next_tokens.astype(np.int64, copy=False)  # the run copies them into its own input
