@@ -35,7 +35,7 @@ from engine.pipeline.planning import split_long
 from engine.pipeline.requests import Decoding, Pipeline, checked_text
 from engine.pipeline.sentence_cache import SentenceCache
 from engine.results import Alternative, SentenceResult, StreamEvent, Translation
-from engine.runtime.native_memory import release_free_memory, tune_allocator
+from engine.runtime.native_memory import HeapPolicy, release_free_memory, tune_allocator
 from engine.search.batch import search_batch
 from engine.search.decoding import GenerationParams, Steps
 from engine.search.types import RowExtras
@@ -131,6 +131,9 @@ class Translator:
             raise diagnose(self.manifest, precision, exc, self._verified) from exc
         self._model = model  # the previous sessions are released with the old object
         self._config = config
+        # the model's allocator policy (a family may set one: OnnxBergamot); process-wide, so the last loaded wins
+        self._heap: HeapPolicy = getattr(model, "heap_policy", HeapPolicy())
+        tune_allocator(self._heap)
         release_free_memory()
 
     def set_config(self, config: EngineConfig) -> None:
@@ -312,7 +315,7 @@ class Translator:
             try:
                 yield from self.pipeline.stream(job, params, self._decoding(), cancel)
             finally:
-                release_free_memory()
+                release_free_memory(self._heap.retain)
 
     def translate(
         self,
@@ -371,7 +374,7 @@ class Translator:
                 try:
                     cancelled = yield from self.pipeline.run_window(window, params, self._decoding(), cancel)
                 finally:
-                    release_free_memory()
+                    release_free_memory(self._heap.retain)
             if cancelled:
                 return
 
@@ -421,7 +424,7 @@ class Translator:
             try:
                 return alternatives.translate_sentence(self._sentence_run(options), source, prefix, cancel)
             finally:
-                release_free_memory()
+                release_free_memory(self._heap.retain)
 
     def alternatives(
         self,
@@ -445,7 +448,7 @@ class Translator:
                 run = self._sentence_run(options)
                 return alternatives.alternatives(run, self.review_starts, source, tokens, position, k, cancel)
             finally:
-                release_free_memory()
+                release_free_memory(self._heap.retain)
 
     def iter_alternatives(
         self,
@@ -470,7 +473,7 @@ class Translator:
                 run = self._sentence_run(options)
                 yield from alternatives.iter_alternatives(run, self.review_starts, source, tokens, position, k, cancel)
             finally:
-                release_free_memory()
+                release_free_memory(self._heap.retain)
 
     def alignment(
         self, source: str, tokens: Sequence[int], options: TranslationOptions | None = None
@@ -487,7 +490,7 @@ class Translator:
             try:
                 return alignment.align(self._sentence_run(options), source, tokens)
             finally:
-                release_free_memory()
+                release_free_memory(self._heap.retain)
 
     def prepare_alternatives(
         self,

@@ -36,6 +36,7 @@ import onnxruntime as ort
 from engine.families.bergamot import output_table
 from engine.families.bergamot.architecture import Architecture, embed_scale, positions
 from engine.runtime.bound_step import Binder
+from engine.runtime.native_memory import HeapPolicy
 from engine.runtime.sessions import SHRINK_ARENA, default_threads, inference_session, session_options
 
 UNK_ID = 1
@@ -114,6 +115,9 @@ class BergamotEncoderState:
 
 class OnnxBergamot:
     """Runs a Bergamot model's two graphs at one precision. Sessions are created once and kept."""
+
+    # its per-batch buffers (a few MB) reuse the heap pages the last request freed: engine.runtime.native_memory
+    heap_policy = HeapPolicy(mmap_threshold=8 << 20, retain=32 << 20)
 
     def __init__(
         self,
