@@ -9,7 +9,7 @@ dimensions, nodes and the model around a graph.
 from __future__ import annotations
 
 # onnx.TensorProto data types
-FLOAT, INT8, INT64 = 1, 3, 7
+FLOAT, UINT8, INT8, INT64 = 1, 2, 3, 7
 
 
 def varint(value: int) -> bytes:
@@ -39,3 +39,23 @@ def value_info(name: str, elem_type: int, dims: tuple[str, ...]) -> bytes:
     shape = b"".join(field(1, field(2, d)) for d in dims)  # TensorShapeProto.dim, Dimension.dim_param
     tensor = int_field(1, elem_type) + field(2, shape)  # TypeProto.Tensor: elem_type, shape
     return field(1, name) + field(2, field(1, tensor))  # ValueInfoProto: name, type.tensor_type
+
+
+def tensor(name: str, elem_type: int, dims: tuple[int, ...], raw: bytes) -> bytes:
+    """TensorProto with its values as raw little-endian bytes (an initializer of a few values)."""
+    return b"".join(int_field(1, d) for d in dims) + int_field(2, elem_type) + field(8, name) + field(9, raw)
+
+
+def external_tensor(name: str, elem_type: int, dims: tuple[int, ...]) -> bytes:
+    """TensorProto whose values live outside the model's bytes: SessionOptions.add_external_initializers supplies
+    them from memory."""
+    location = field(13, field(1, "location") + field(2, name))  # StringStringEntryProto
+    head = b"".join(int_field(1, d) for d in dims) + int_field(2, elem_type) + field(8, name)
+    return head + location + int_field(14, 1)  # data_location EXTERNAL
+
+
+def node(op: str, inputs: list[str], outputs: list[str], domain: str = "") -> bytes:
+    """NodeProto named after its first output; an empty input name is an omitted optional input."""
+    body = b"".join(field(1, i) for i in inputs) + b"".join(field(2, o) for o in outputs)
+    body += field(3, outputs[0]) + field(4, op)
+    return body + (field(7, domain) if domain else b"")

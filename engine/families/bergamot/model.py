@@ -33,7 +33,7 @@ from typing import Protocol
 import numpy as np
 import onnxruntime as ort
 
-from engine.families.bergamot import output_table
+from engine.families.bergamot import output_table, prepacked_output
 from engine.families.bergamot.architecture import Architecture, embed_scale, positions
 from engine.runtime.bound_step import Binder
 from engine.runtime.native_memory import HeapPolicy
@@ -152,6 +152,14 @@ class OnnxBergamot:
         self.output: output_table.OutputTable | None = None
         if self.shortlisted:
             self.output = output_table.read(decoder, self.decoder.get_modelmeta().custom_metadata_map)
+        # INT8 graphs that hand over the output product's inputs: a long batch over a wide shortlist packs its
+        # columns once (engine.families.bergamot.prepacked_output), the step multiplying a few dummy columns instead
+        step_outputs = {o.name for o in self.decoder.get_outputs()}
+        self.prepackable = bool(
+            self.output and self.output.scale is not None and step_outputs >= {*prepacked_output.OUTPUTS}
+        )
+        width = prepacked_output.DUMMY_WIDTH
+        self._dummy_output = (np.zeros((arch.dim, width), np.int8), np.zeros(width, np.float32))
         self._enc_out = [o.name for o in self.encoder.get_outputs()]
         layers = arch.decoder_layers
         self._cross_names = [f"cross_{kind}.{i}" for i in range(layers) for kind in ("k", "v")]
@@ -247,15 +255,27 @@ class BergamotRun:
         # full-width rows, −inf outside the shortlist: `step` fills them (the narrow greedy path never touches them)
         self._full = self._compact if shortlist is None else np.empty((rows, model.vocab_size), np.float32)
         # the shortlist's output rows and bias, bound as inputs: a batch keeps its shortlist (select, reorder)
-        self._output = () if model.output is None else model.output.select(self.shortlist)
+        selected = None if model.output is None else model.output.select(self.shortlist)
+        self._output = () if selected is None else selected
         if self._output and self._unk.size:
             # <unk>'s bias −inf: its logit is −inf from the product itself (x + −inf), no masking per step
             self._output[1][self._unk] = -np.inf
             self._unk = self._unk[:0]
         self._position = np.zeros((1, model.arch.dim), np.float32)
         self._scale = np.zeros(1, np.float32)
+        # the output product's inputs as a prepackable step hands them over (bound whether the batch uses them or not)
+        self._q = np.empty((rows, e), np.uint8)
+        self._a_scale = np.empty((), np.float32)
+        self._prepacked: prepacked_output.PrepackedOutput | None = None
+        fed = self._output
+        rescale = None if model.output is None else model.output.scale
+        longest = int(enc.mask.sum(axis=1).max())
+        if model.prepackable and selected and rescale is not None and prepacked_output.worthwhile(width, longest):
+            self._prepacked = prepacked_output.PrepackedOutput(selected[0], selected[1], rescale)
+            fed = model._dummy_output  # the step's own product over a few zero columns: its logits go unread
+            self._dummy_logits = np.empty((rows, prepacked_output.DUMMY_WIDTH), np.float32)
         # the inputs whose buffers live as long as the run: wrapped once, bound again by every `_bind`
-        fixed = [("embed_scale", self._scale), ("position", self._position), *zip(output_table.INPUTS, self._output)]
+        fixed = [("embed_scale", self._scale), ("position", self._position), *zip(output_table.INPUTS, fed)]
         self._fixed = [(name, model.binder.value(array)) for name, array in fixed]
         self._owns_enc = enc.sole_reader  # else the caller's: copied at the first select
         self._bind()
@@ -292,12 +312,18 @@ class BergamotRun:
         # one binding reads the buffers the other writes
         values = [(name, value(array)) for name, array in shared] + self._fixed
         cells = [[value(array[:rows]) for array in arrays] for arrays in (self._states, self._spare)]
-        outputs = [("logits", value(self._compact_view)), ("alignment", value(self._alignment[:rows]))]
+        logits = self._compact_view if self._prepacked is None else self._dummy_logits[:rows]
+        outputs = [("logits", value(logits)), ("alignment", value(self._alignment[:rows]))]
+        q, a_scale = self._q[:rows], self._a_scale
+        if model.prepackable:
+            outputs += [(name, value(array)) for name, array in zip(prepacked_output.OUTPUTS, (q, a_scale))]
         self._bindings = [
             binder.step([*values, *zip(model._state_in, read)], [*zip(model._state_out, write), *outputs])
             for read, write in ((cells[0], cells[1]), (cells[1], cells[0]))
         ]
         self._parity = 0  # the binding whose inputs are `_states`
+        # a packed batch's output product, run after each step: the step's handed-over inputs → the logits
+        self._output_step = None if self._prepacked is None else self._prepacked.bind(q, a_scale, self._compact_view)
 
     def _advance(self, tokens: np.ndarray) -> None:
         """Run the decoder at the next position; the shortlist's logits land in `_compact_view` (<unk> −inf)."""
@@ -309,6 +335,8 @@ class BergamotRun:
         self._position[:] = model.position_rows(self.length, 1)
         # The first step of a batch releases what earlier (possibly larger) batches left in the arena.
         self._bindings[self._parity].run(SHRINK_ARENA if first else None)
+        if self._output_step is not None:
+            self._output_step.run()
         self._parity ^= 1
         self._states, self._spare = self._spare, self._states
         self.cache = self._states

@@ -28,6 +28,7 @@ INPUTS = ("output_w", "output_b")  # the shortlisted step's inputs `OutputTable.
 TABLE_KEY = "qiao.output_table"  # the initializer holding the output matrix as rows [V,E]
 BIAS_KEY = "qiao.output_bias"  # the initializer holding the bias [V]
 LAYOUT_KEY = "qiao.output_layout"  # how `output_w` is fed: "columns" [E,K] (INT8) or "rows" [K,E] (FP32)
+SCALE_KEY = "qiao.output_scale"  # INT8: the product's rescale (engine.families.bergamot.prepacked_output reads it)
 LAYOUTS = ("columns", "rows")
 
 _DTYPES: dict[int, np.dtype] = {1: np.dtype("<f4"), 3: np.dtype("i1")}  # ONNX FLOAT, INT8
@@ -40,6 +41,7 @@ class OutputTable:
     table: np.ndarray
     bias: np.ndarray
     layout: str
+    scale: np.ndarray | None = None  # INT8 graphs that hand over the product's inputs: its one rescale
     # the "columns" layout's gather and transpose (engine.families.bergamot.column_gather: ORT's, ~8x numpy's)
     _columns: ColumnGather | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -65,12 +67,16 @@ def read(graph: Path | bytes, metadata: dict[str, str]) -> OutputTable:
         raise OnnxFormatError(
             f"the decoder graph does not name its output table ({TABLE_KEY}, {BIAS_KEY}, {LAYOUT_KEY})"
         )
+    scale_name = metadata.get(SCALE_KEY)
     buf = memoryview(graph) if isinstance(graph, bytes) else _mapped(graph)
-    found = inline_initializers(buf, {table_name, bias_name})
+    found = inline_initializers(buf, {table_name, bias_name} | ({scale_name} if scale_name else set()))
     table, bias = (_array(found.get(name), name) for name in (table_name, bias_name))
     if table.ndim != 2 or bias.shape != (table.shape[0],):
         raise OnnxFormatError(f"output table {list(table.shape)} and bias {list(bias.shape)} do not match")
-    return OutputTable(table, bias, layout)
+    scale = _array(found.get(scale_name), scale_name) if scale_name else None
+    if scale is not None and (scale.dtype != np.float32 or scale.size != 1):
+        raise OnnxFormatError(f"the output product's rescale {scale_name!r} is not one float32")
+    return OutputTable(table, bias, layout, scale)
 
 
 def _mapped(path: Path) -> memoryview:

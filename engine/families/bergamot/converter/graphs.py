@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.bundle.graph_writer import GraphWriter
-from engine.families.bergamot import output_table
+from engine.families.bergamot import output_table, prepacked_output
 from engine.families.bergamot.architecture import Architecture, embed_scale
 
 LN_EPSILON = 1e-6
@@ -82,6 +82,8 @@ def decoder_inputs(layers: int, shortlisted: bool = True) -> list[str]:
 
 
 def decoder_outputs(layers: int) -> list[str]:
+    """The step's outputs as the manifest names them; an INT8 shortlisted step has two more after them, the output
+    product's inputs (engine.families.bergamot.prepacked_output.OUTPUTS), which the engine finds in the graph."""
     return ["logits", *state_names(layers, "next_state"), "alignment"]
 
 
@@ -529,11 +531,17 @@ def build_decoder(arch: Architecture, weights: Weights, precision: str = "fp32",
         helper.make_tensor_value_info(n, TensorProto.FLOAT, ["rows", e]) for n in state_names(layers, "next_state")
     ]
     outputs.append(helper.make_tensor_value_info("alignment", TensorProto.FLOAT, ["rows", "src"]))
+    prepackable = shortlisted and precision == "int8"
+    if prepackable:
+        outputs.append(helper.make_tensor_value_info(prepacked_output.OUTPUTS[0], TensorProto.UINT8, ["rows", e]))
+        outputs.append(helper.make_tensor_value_info(prepacked_output.OUTPUTS[1], TensorProto.FLOAT, []))
     io = decoder_inputs(layers, shortlisted), decoder_outputs(layers)
     model = g.model("bergamot_decoder_step", inputs, outputs)
     if table is not None:
         layout = "columns" if precision == "int8" else "rows"
         props = {output_table.TABLE_KEY: table, output_table.BIAS_KEY: "output.b", output_table.LAYOUT_KEY: layout}
+        if prepackable:
+            props[output_table.SCALE_KEY] = "output_w.scale"  # integer_product's name for the product's rescale
         helper.set_model_props(model, props)
     return model, *io
 
@@ -568,6 +576,11 @@ def _output_layer(b: _Builder, q: str, shortlisted: bool) -> str | None:
             name = f"{target}.q"  # the lookup table's own int8 values: one table in the graph
     g.weight(name, q_out)  # [V,E] rows
     g.op("Identity", [b.integer_product(q, alpha, "output_w", scale, "output_b")], ["logits"])
+    # the product's quantised input and its scale, for a batch whose columns are packed once instead (the engine
+    # then feeds `output_w` a few dummy columns): engine.families.bergamot.prepacked_output
+    quantized, a_scale = b.quantize_activation(q, alpha)
+    for source, output in zip((quantized, a_scale), prepacked_output.OUTPUTS):
+        g.op("Identity", [source], [output])
     return name
 
 

@@ -73,8 +73,9 @@ class Graphs:
         feeds |= {f"state.{i}": s for i, s in enumerate(states)}
         if self.output is not None:
             feeds["output_w"], feeds["output_b"] = self.output.select(shortlist)
-        out = self.decoder.run(None, feeds)
-        return out[0], out[1:-1], out[-1]
+        names = [o.name for o in self.decoder.get_outputs()]
+        out = dict(zip(names, self.decoder.run(None, feeds)))
+        return out["logits"], [out[f"next_state.{i}"] for i in range(len(states))], out["alignment"]
 
 
 def packed_feeds(ids: np.ndarray, real: np.ndarray, arch: Architecture) -> dict[str, np.ndarray]:
