@@ -154,10 +154,8 @@ class OnnxBergamot:
             self.output = output_table.read(decoder, self.decoder.get_modelmeta().custom_metadata_map)
         # INT8 graphs that hand over the output product's inputs: a long batch over a wide shortlist packs its
         # columns once (engine.families.bergamot.prepacked_output), the step multiplying a few dummy columns instead
-        step_outputs = {o.name for o in self.decoder.get_outputs()}
-        self.prepackable = bool(
-            self.output and self.output.scale is not None and step_outputs >= {*prepacked_output.OUTPUTS}
-        )
+        handed = {o.name for o in self.decoder.get_outputs()} >= set(prepacked_output.OUTPUTS)
+        self.prepackable = self.output is not None and self.output.scale is not None and handed
         width = prepacked_output.DUMMY_WIDTH
         self._dummy_output = (np.zeros((arch.dim, width), np.int8), np.zeros(width, np.float32))
         self._enc_out = [o.name for o in self.encoder.get_outputs()]
