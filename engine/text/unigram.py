@@ -157,17 +157,10 @@ class UnigramSegmenter:
             if found is None:
                 continue
             most, two = found
-            if two >= 0:
-                cand = scores[two] + base
-                if rounded:
-                    f32[0] = cand
-                    cand = f32[0]
-                if cand > best[i + 2] or start[i + 2] < 0:
-                    f32[0] = cand
-                    best[i + 2], start[i + 2], piece_at[i + 2] = f32[0], i, two
-            for end in range(i + 3, min(i + most, stop) + 1):
-                k = index.get(text[i:end])
-                if k is None:
+            for end in range(i + 2, min(i + most, stop) + 1):
+                # the two-character piece from the small table (-1: none), longer ones from the big one
+                k = two if end == i + 2 else index.get(text[i:end], -1)
+                if k < 0:
                     continue
                 cand = scores[k] + base
                 if rounded:
