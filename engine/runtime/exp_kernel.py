@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from engine.runtime.onnx_protobuf import FLOAT, field, int_field, value_info
+from engine.runtime.onnx_protobuf import FLOAT, field, model, node, value_info
 from engine.runtime.sessions import inference_session, session_options
 
 _OPSET = 13
@@ -28,12 +28,10 @@ _IR_VERSION = 7  # what onnxruntime ≥ 1.20 reads; Exp has not changed since op
 
 def exp_model() -> bytes:
     """A ModelProto whose graph is y = Exp(x) for float x [rows, vocab]."""
-    node = field(1, "x") + field(2, "y") + field(3, "exp") + field(4, "Exp")  # NodeProto
     dims = ("rows", "vocab")
-    graph = field(1, node) + field(2, "vocab_exp") + field(11, value_info("x", FLOAT, dims))
+    graph = field(1, node("Exp", ["x"], ["y"])) + field(2, "vocab_exp") + field(11, value_info("x", FLOAT, dims))
     graph += field(12, value_info("y", FLOAT, dims))
-    opset = field(1, "") + int_field(2, _OPSET)  # OperatorSetIdProto: the default domain
-    return int_field(1, _IR_VERSION) + field(2, "qiao") + field(7, graph) + field(8, opset)
+    return model(graph, _IR_VERSION, {"": _OPSET})
 
 
 class ExpKernel:

@@ -54,8 +54,15 @@ def external_tensor(name: str, elem_type: int, dims: tuple[int, ...]) -> bytes:
     return head + location + int_field(14, 1)  # data_location EXTERNAL
 
 
-def node(op: str, inputs: list[str], outputs: list[str], domain: str = "") -> bytes:
-    """NodeProto named after its first output; an empty input name is an omitted optional input."""
+def node(op: str, inputs: list[str], outputs: list[str], domain: str = "", attributes: tuple[bytes, ...] = ()) -> bytes:
+    """NodeProto named after its first output; an empty input name is an omitted optional input; `attributes`:
+    AttributeProto messages."""
     body = b"".join(field(1, i) for i in inputs) + b"".join(field(2, o) for o in outputs)
-    body += field(3, outputs[0]) + field(4, op)
+    body += field(3, outputs[0]) + field(4, op) + b"".join(field(5, a) for a in attributes)
     return body + (field(7, domain) if domain else b"")
+
+
+def model(graph: bytes, ir_version: int, opsets: dict[str, int]) -> bytes:
+    """ModelProto around a GraphProto's bytes, importing each (domain, version) of `opsets` ("" the default)."""
+    imports = b"".join(field(8, field(1, domain) + int_field(2, version)) for domain, version in opsets.items())
+    return int_field(1, ir_version) + field(2, "qiao") + imports + field(7, graph)

@@ -23,7 +23,7 @@ import sys
 import numpy as np
 import onnxruntime as ort
 
-from engine.runtime.onnx_protobuf import INT8, INT64, field, int_field, value_info
+from engine.runtime.onnx_protobuf import INT8, INT64, field, int_field, model, node, value_info
 from engine.runtime.sessions import inference_session, session_options
 
 SPARE_LIMIT = 1 << 20  # bytes of columns kept for the next batch: a sentence's or two (2,730 ids × 384)
@@ -31,23 +31,17 @@ _OPSET = 17
 _IR_VERSION = 8
 
 
-def _node(op: str, inputs: list[str], output: str, attribute: bytes) -> bytes:
-    body = b"".join(field(1, i) for i in inputs) + field(2, output) + field(3, output) + field(4, op)
-    return body + field(5, attribute)
-
-
 def graph_bytes() -> bytes:
     """ModelProto: columns = Transpose(Gather(table, ids, axis=0), perm=[1, 0])."""
     axis = field(1, "axis") + int_field(3, 0) + int_field(20, 2)  # AttributeProto INT
     perm = field(1, "perm") + int_field(8, 1) + int_field(8, 0) + int_field(20, 7)  # INTS, unpacked
-    graph = field(1, _node("Gather", ["table", "ids"], "rows", axis))
-    graph += field(1, _node("Transpose", ["rows"], "columns", perm))
+    graph = field(1, node("Gather", ["table", "ids"], ["rows"], attributes=(axis,)))
+    graph += field(1, node("Transpose", ["rows"], ["columns"], attributes=(perm,)))
     graph += field(2, "output_columns")
     graph += field(11, value_info("table", INT8, ("vocab", "dim")))
     graph += field(11, value_info("ids", INT64, ("shortlist",)))
     graph += field(12, value_info("columns", INT8, ("dim", "shortlist")))
-    opset = field(1, "") + int_field(2, _OPSET)
-    return int_field(1, _IR_VERSION) + field(8, opset) + field(7, graph)
+    return model(graph, _IR_VERSION, {"": _OPSET})
 
 
 class ColumnGather:

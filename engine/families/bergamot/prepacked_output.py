@@ -20,7 +20,7 @@ import numpy as np
 import onnxruntime as ort
 
 from engine.runtime.bound_step import Binder, BoundStep
-from engine.runtime.onnx_protobuf import FLOAT, INT8, UINT8, external_tensor, field, int_field, node, tensor, value_info
+from engine.runtime.onnx_protobuf import FLOAT, INT8, UINT8, external_tensor, field, model, node, tensor, value_info
 from engine.runtime.sessions import inference_session, session_options
 
 OUTPUTS = ("output_q", "output_scale")  # the step's outputs this product reads (converter/graphs.py writes them)
@@ -51,10 +51,7 @@ def graph_bytes(dim: int, columns: int, scale: np.ndarray) -> bytes:
     graph += field(11, value_info("q", UINT8, ("rows", "dim")))
     graph += field(11, value_info("a_scale", FLOAT, ()))
     graph += field(12, value_info("logits", FLOAT, ("rows", "columns")))
-    opsets = field(8, field(1, "") + int_field(2, _OPSET)) + field(
-        8, field(1, "com.microsoft") + int_field(2, _MS_OPSET)
-    )
-    return int_field(1, _IR_VERSION) + opsets + field(7, graph)
+    return model(graph, _IR_VERSION, {"": _OPSET, "com.microsoft": _MS_OPSET})
 
 
 class PrepackedOutput:
