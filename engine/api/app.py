@@ -237,7 +237,7 @@ class ApiApp:
         out: dict[str, Any] = {}
         src, _ = parse_code(source, "source")
         if src == AUTO:  # each item's language, as LibreTranslate reports it; items translated by language
-            found = [self.service.detect(t)[0] for t in texts]
+            found = [self.service.detect(_visible(t, fmt))[0] for t in texts]
             detected = [{"confidence": conf, "language": _lt_code(lang)} for lang, conf in found]
             langs = [lang for lang, _ in found]
             out["detectedLanguage"] = detected if batch else detected[0]
@@ -497,6 +497,18 @@ def _wsgi_text(value: str | None) -> str | None:
         return value.encode("latin-1").decode("utf-8")
     except (UnicodeEncodeError, UnicodeDecodeError):
         return value
+
+
+def _visible(text: str, fmt: str) -> str:
+    """What a reader sees of a `q` item: for html, the text the reader translates (engine.documents.formats.html),
+    not its tags, attributes and URLs, which are Latin letters and made Chinese pages read as English."""
+    if fmt != "html":
+        return text
+    try:
+        units = documents.read(registry.get("html"), text.encode("utf-8")).units
+    except DocumentError:
+        return text  # the translation itself says what is wrong with it
+    return "\n".join(unit.source for unit in units if unit.translatable)
 
 
 def _required(fields: dict, name: str) -> str:

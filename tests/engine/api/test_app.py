@@ -84,6 +84,25 @@ def test_html_keeps_tags_and_entities(app):
     assert "zh:" in out
 
 
+def test_auto_source_of_html_is_told_by_its_text_not_its_markup(app):
+    """A Chinese page's tags, classes and links are Latin letters: read as text they outweighed its Chinese, so it
+    was detected as English and either came back untranslated (to en) or went through the en→zh model (to zh)."""
+    page = (
+        '<div class="content-wrapper main-section" style="font-family: Arial">'
+        '<p><a href="https://example.com/some/long/path/here">我们今天去公园散步。</a></p></div>'
+    )
+    english = '<div class="说明 提示"><p title="标题">The weather is nice today.</p></div>'
+    body = {"q": [page, english], "source": "auto", "target": "en", "format": "html"}
+    reply = call(app, "POST", "/translate", json_body=body)
+    data = reply.json()
+    assert reply.status == 200
+    assert [d["language"] for d in data["detectedLanguage"]] == ["zh-Hans", "en"]
+    assert ">en:我们今天去公园散步。</a>" in data["translatedText"][0]  # translated by zh→en, markup kept
+    assert data["translatedText"][1] == english  # English into English is left as it is
+    plain = call(app, "POST", "/translate", json_body={**body, "q": page, "format": "text"}).json()
+    assert plain["detectedLanguage"]["language"] == "en"  # as text, the markup is what it reads
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
