@@ -427,6 +427,11 @@ def _model_build(args) -> int:
     from engine import families
 
     source = Path(args.source).expanduser()
+    if source.is_dir() and not any(source.iterdir()):  # an unreadable folder: OSError, reported by _reported
+        raise InputError(
+            f"{source} is empty: --from takes a Firefox Translations model folder, a Marian checkpoint folder or "
+            "a Hugging Face model id"
+        )
     family = families.converter_for(source) if source.is_dir() else None
     if family is not None:  # a model folder as its makers publish it (Firefox Translations): its family converts it
         return _family_build(family, args)

@@ -95,12 +95,17 @@ def test_missing_model_says_where_it_looked(monkeypatch, capsys, tmp_path):
 def test_build_with_a_bad_checkpoint_is_a_clear_error(monkeypatch, capsys, tmp_path):
     pytest.importorskip("torch")
     (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "tokenizer_config.json").write_text("{}")
     code, _, err = run(
         monkeypatch,
         capsys,
         ["model", "build", "--from", str(tmp_path / "ckpt"), "--out", str(tmp_path / "out"), "--quiet"],
     )
     assert code == 1 and "not a complete Marian checkpoint" in err and "config.json" in err
+    (tmp_path / "empty").mkdir()  # nothing at all: said as such, whichever kind of folder was meant
+    argv = ["model", "build", "--from", str(tmp_path / "empty"), "--out", str(tmp_path / "out"), "--quiet"]
+    code, _, err = run(monkeypatch, capsys, argv)
+    assert code == 1 and "empty is empty" in err and "Marian checkpoint folder" in err and "config.json" not in err
 
 
 def test_build_passes_the_int8_head_choice_and_refuses_others(monkeypatch, capsys, tmp_path):
@@ -113,6 +118,7 @@ def test_build_passes_the_int8_head_choice_and_refuses_others(monkeypatch, capsy
         raise SystemExit(0)  # stop before the size report: only the arguments are under test
 
     monkeypatch.setattr(pipeline, "build_bundle", fake_build)
+    (tmp_path / "config.json").write_text("{}")  # a folder the Marian pipeline is handed (an empty one is refused)
     for extra, want in (([], "columns"), (["--int8-head", "blocks"], "blocks")):
         with pytest.raises(SystemExit):
             main(["model", "build", "--from", str(tmp_path), "--out", str(tmp_path / "o"), *extra])

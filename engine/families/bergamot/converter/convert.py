@@ -46,8 +46,10 @@ from engine.config import EngineConfig
 from engine.errors import BuildError, CheckpointError
 from engine.families.bergamot import shortlist as shortlist_io
 from engine.families.bergamot.architecture import Architecture, embed_scale
-from engine.families.bergamot.converter import graphs, int8_kernel, marian_io
+from engine.families.bergamot.converter import graphs, int8_kernel, marian_io, reader
 from engine.families.bergamot.converter.reader import (
+    MODEL_FILE,
+    VOCAB_FILE,
     Checkpoint,
     Int8Matrix,
     ModelFolder,
@@ -78,13 +80,26 @@ _QUANTIZATION = {
 
 
 def recognises(source: Path) -> bool:
-    """Whether `source` is a Firefox Translations model folder (or a folder holding exactly one, as an unpacked
-    archive does): names only, nothing decoded."""
+    """Whether `source` is meant as a Firefox Translations model folder (or a folder holding exactly one, as an
+    unpacked archive does): names only, nothing decoded. A folder whose names say so but which is incomplete (no
+    vocabulary, two models) is recognised too, so that its build names what is wrong with it."""
     return model_folder_in(source) is not None
 
 
+def claims(folder: Path) -> bool:
+    """Whether `folder` holds a file named as in a Firefox Translations model folder (a model, a vocabulary or a
+    shortlist), complete or not."""
+    patterns = (MODEL_FILE, VOCAB_FILE, reader.SHORTLIST_FILE)
+    try:
+        names = [entry.name for entry in Path(folder).iterdir()]
+    except OSError:
+        return False
+    return any(pattern.fullmatch(name) for name in names for pattern in patterns)
+
+
 def model_folder_in(source: Path) -> Path | None:
-    """`source` itself when it is a model folder, else its single subfolder when that is one; None otherwise."""
+    """`source` itself when it is a model folder, else its single subfolder when that is one; failing that, the
+    first of the two whose names claim to be one (its build then says what it lacks); None otherwise."""
     source = Path(source)
     candidates = [source]
     try:
@@ -93,15 +108,18 @@ def model_folder_in(source: Path) -> Path | None:
         return None
     if len(entries) == 1 and entries[0].is_dir():
         candidates.append(entries[0])
+    claimed = None
     for folder in candidates:
         if (folder / MANIFEST).exists():
             return None  # a Qiao bundle, not a model to convert
         try:
             find_model_folder(folder)
         except CheckpointError:
+            if claimed is None and claims(folder):
+                claimed = folder
             continue
         return folder
-    return None
+    return claimed
 
 
 @dataclass(frozen=True)

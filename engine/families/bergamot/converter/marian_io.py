@@ -9,9 +9,9 @@ payloads of dataLength bytes (marian pads each to a multiple of 256 and counts t
 
 from __future__ import annotations
 
-import gzip
 import io
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,14 +47,51 @@ class Item:
         return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
 
 
+MAX_FILE_BYTES = 1 << 30  # any one file of a model folder, unpacked: the published int8 models are ~17-40 MB
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 24
+
+
+def gunzip(data: bytes, limit: int | None = None) -> bytes:
+    """`data` gunzipped (every member, as `gzip.decompress`), unpacked in bounded steps: ContainerError for data
+    that is not gzip, is damaged or cut short (zlib checks each member's CRC and length), or unpacks past `limit`
+    (a gzip bomb; default MAX_FILE_BYTES), never zlib's own exception or the memory of a bomb."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    if data[:2] != GZIP_MAGIC:
+        raise ContainerError(f"not gzip data (it starts with {bytes(data[:2])!r}, not 1f 8b)")
+    chunks: list[bytes] = []
+    total = 0
+    rest = data
+    try:
+        while rest:
+            inflate = zlib.decompressobj(wbits=31)  # one gzip member
+            pending = rest
+            while not inflate.eof:
+                piece = inflate.decompress(pending, _CHUNK)
+                total += len(piece)
+                if total > limit:
+                    raise ContainerError(f"unpacks to over {limit / 2**30:.0f} GiB, more than any model file")
+                chunks.append(piece)
+                pending = inflate.unconsumed_tail
+                if not pending and not piece:
+                    raise ContainerError("gzip data cut short (no end-of-stream marker): the file is truncated")
+            rest = inflate.unused_data.lstrip(b"\0")  # another member, or the zero padding gzip tolerates
+            if rest and rest[:2] != GZIP_MAGIC:
+                raise ContainerError("trailing bytes after the gzip data")
+    except zlib.error as exc:
+        raise ContainerError(f"damaged gzip data ({exc})") from None
+    return b"".join(chunks)
+
+
 def read_bytes(path: Path) -> bytes:
-    """A file's bytes, gunzipped when its name ends in .gz (the published models are gzipped)."""
-    data = Path(path).read_bytes()
-    if Path(path).suffix == ".gz":
-        try:
-            return gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise ContainerError(f"{Path(path).name}: not a valid gzip file ({exc})") from exc
+    """A file's bytes, gunzipped when its name ends in .gz (the published models are gzipped); ContainerError, not
+    naming the file (the caller does), for a damaged .gz or one that unpacks past MAX_FILE_BYTES."""
+    path = Path(path)
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ContainerError(f"over {MAX_FILE_BYTES / 2**30:.0f} GiB, more than any model file")
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        return gunzip(data)
     return data
 
 

@@ -15,6 +15,7 @@ embedding tables and `decoder_ff_logit_out_Wt` are `[vocab, dim]`; biases, Layer
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -479,6 +480,7 @@ def read_model(path: Path | str) -> Checkpoint:
 
 MODEL_FILE = re.compile(r"model\.(?P<pair>[A-Za-z_-]+)\.(?P<kind>intgemm\.alphas\.bin|intgemm8\.bin|bin|npz)(\.gz)?")
 SHORTLIST_FILE = re.compile(r"lex(\.(?P<first>\d+)\.(?P<best>\d+))?\.(?P<pair>[A-Za-z_-]+)\.s2t\.bin(\.gz)?")
+VOCAB_FILE = re.compile(r"(src|trg)?vocab\.(?P<pair>[A-Za-z_-]+)\.spm(\.gz)?")
 
 
 @dataclass(frozen=True)
@@ -494,9 +496,14 @@ class ModelFolder:
     metadata: Path | None
 
 
+def _label(folder: Path) -> str:
+    """The folder's own name for messages (`.` and `..` resolved): an archive's work folder is no one's business."""
+    return os.path.basename(os.path.abspath(folder)) or str(folder)
+
+
 def _one(folder: Path, names: list[str], what: str) -> str | None:
     if len(names) > 1:
-        raise CheckpointError(f"{folder}: more than one {what}: {', '.join(sorted(names))}")
+        raise CheckpointError(f"{_label(folder)}: more than one {what}: {', '.join(sorted(names))}")
     return names[0] if names else None
 
 
@@ -510,7 +517,7 @@ def find_model_folder(folder: Path | str) -> ModelFolder:
     models = [n for n in files if MODEL_FILE.fullmatch(n)]
     model = _one(folder, models, "model file")
     if model is None:
-        raise CheckpointError(f"{folder}: no model.<pair>.{{intgemm.alphas.bin,intgemm8.bin,bin,npz}}[.gz]")
+        raise CheckpointError(f"{_label(folder)}: no model.<pair>.{{intgemm.alphas.bin,intgemm8.bin,bin,npz}}[.gz]")
     match = MODEL_FILE.fullmatch(model)
     assert match is not None
     pair = match["pair"]
@@ -522,10 +529,10 @@ def find_model_folder(folder: Path | str) -> ModelFolder:
     src = pick(rf"srcvocab\.{re.escape(pair)}\.spm(\.gz)?", "source vocabulary")
     trg = pick(rf"trgvocab\.{re.escape(pair)}\.spm(\.gz)?", "target vocabulary")
     if shared and (src or trg):
-        raise CheckpointError(f"{folder}: both a shared vocab.{pair}.spm and srcvocab/trgvocab files")
+        raise CheckpointError(f"{_label(folder)}: both a shared vocab.{pair}.spm and srcvocab/trgvocab files")
     if not shared and not (src and trg):
         raise CheckpointError(
-            f"{folder}: no vocab.{pair}.spm, and not both srcvocab.{pair}.spm and trgvocab.{pair}.spm"
+            f"{_label(folder)}: no vocab.{pair}.spm, and not both srcvocab.{pair}.spm and trgvocab.{pair}.spm"
         )
     lex = [n for n in files if (m := SHORTLIST_FILE.fullmatch(n)) and m["pair"] == pair]
     short = _one(folder, lex, "shortlist")

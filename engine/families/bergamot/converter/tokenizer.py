@@ -17,7 +17,6 @@ vocabularies that disagree on them.
 from __future__ import annotations
 
 import base64
-import gzip
 import importlib
 import json
 from dataclasses import asdict, dataclass
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import BuildError
+from engine.families.bergamot.converter import marian_io
 from engine.families.bergamot.vocabulary import CharsMap
 
 FORMAT = "qiao-sentencepiece"
@@ -60,14 +60,16 @@ class TokenizerInfo:
 
 
 def read_model_bytes(path: str | Path) -> bytes:
-    """A SentencePiece model file's bytes, gunzipped when it is gzip (by its content, whatever its name)."""
-    data = Path(path).read_bytes()
-    if data[:2] == _GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise BuildError(f"{Path(path).name}: damaged gzip data ({exc})") from exc
-    return data
+    """A SentencePiece model file's bytes, gunzipped when it is gzip (by its content, whatever its name), within
+    marian_io's bound on a file's size; BuildError for damaged gzip data or an oversized file."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > marian_io.MAX_FILE_BYTES:
+            raise marian_io.ContainerError(f"over {marian_io.MAX_FILE_BYTES / 2**30:.0f} GiB, more than any vocabulary")
+        data = path.read_bytes()
+        return marian_io.gunzip(data) if data[:2] == _GZIP_MAGIC else data
+    except marian_io.ContainerError as exc:
+        raise BuildError(f"{path.name}: {exc}") from None
 
 
 def parse_model(data: bytes, name: str = "the SentencePiece model") -> Any:

@@ -372,3 +372,119 @@ def test_qiao_model_import_of_a_broken_firefox_folder_changes_nothing(store, tmp
     assert "could not be converted" in err and "checksum" in err
     assert installed_models() == []
     assert not [p for p in store.models.iterdir() if not p.name.startswith(".")]
+
+
+# -- broken folders: one clear message from the converter, exit 1, nothing left behind --------------------------------
+
+
+def _copy_of(tmp_path: Path, gz: bool = False) -> Path:
+    folder = make.cached_folder(make.TINY, "npz", shortlist=True, gz=gz)
+    copy = tmp_path / "enzh"
+    shutil.copytree(folder.model.parent, copy, ignore=shutil.ignore_patterns(".complete"))
+    return copy
+
+
+def _no_vocabulary(folder: Path) -> str:
+    for vocab in folder.glob("trgvocab.*"):
+        vocab.unlink()
+    return "not both srcvocab.enzh.spm and trgvocab.enzh.spm"
+
+
+def _two_models(folder: Path) -> str:
+    (model,) = folder.glob("model.enzh.*")
+    shutil.copy(model, folder / model.name.replace("enzh", "deen"))
+    return "more than one model file"
+
+
+def _only_a_shortlist(folder: Path) -> str:
+    for path in folder.iterdir():
+        if not path.name.startswith("lex."):
+            path.unlink()
+    return "no model.<pair>"
+
+
+@pytest.mark.parametrize("damage", [_no_vocabulary, _two_models, _only_a_shortlist], ids=lambda f: f.__name__[1:])
+def test_an_incomplete_firefox_folder_is_reported_by_its_converter(store, tmp_path: Path, capsys, damage) -> None:
+    """A folder named as Mozilla names its files but incomplete was handed to the Marian pipeline before, which
+    answered "not a complete Marian checkpoint: missing config.json, …" (and `import` of its archive "no Qiao
+    model bundle in unpacked"): now its converter names what the folder lacks."""
+    folder = _copy_of(tmp_path)
+    expected = damage(folder)
+    assert recognises(folder) and recognises(tmp_path)  # the folder, and the folder holding it (an archive's top)
+    out = tmp_path / "out"
+    assert main(["model", "build", "--from", str(folder), "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert expected in err and "Marian" not in err and "Traceback" not in err and err.count("\n") == 1
+    assert not out.exists()
+    archive = model_helpers.tar_bundle(tmp_path / "enzh.tar.gz", bundle=folder, top="enzh")
+    assert main(["model", "import", str(archive)]) == 1
+    err = capsys.readouterr().err
+    assert "enzh.tar.gz could not be converted" in err and expected in err
+    assert ".import-" not in err  # the work folder inside the models folder is not the user's business
+    assert installed_models() == []
+    assert not [p for p in store.models.iterdir() if not p.name.startswith(".")]
+
+
+def test_a_folder_that_is_no_model_still_gets_the_marian_message(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    (tmp_path / "config.json").write_text("{}")
+    assert not recognises(tmp_path)
+    assert families.converter_for(tmp_path) is None
+
+
+def test_qiao_model_build_of_an_empty_folder_says_so(tmp_path: Path, capsys) -> None:
+    (tmp_path / "empty").mkdir()
+    assert main(["model", "build", "--from", str(tmp_path / "empty"), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "empty is empty" in err and "Firefox Translations model folder" in err and "config.json" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def _corrupt_deflate(path: Path) -> str:
+    blob = bytearray(path.read_bytes())
+    for at in range(100, min(len(blob) - 8, 2000), 7):
+        blob[at] ^= 0x55
+    path.write_bytes(bytes(blob))
+    return "damaged gzip data"
+
+
+def _cut_short(path: Path) -> str:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    return "truncated"
+
+
+def _trailing_garbage(path: Path) -> str:
+    path.write_bytes(path.read_bytes() + b"not gzip")
+    return "trailing bytes"
+
+
+@pytest.mark.parametrize("which", ["model", "srcvocab", "lex"])
+@pytest.mark.parametrize("damage", [_corrupt_deflate, _cut_short, _trailing_garbage], ids=lambda f: f.__name__[1:])
+def test_damaged_gzip_data_is_one_message_naming_the_file(tmp_path: Path, capsys, which: str, damage) -> None:
+    """A damaged deflate stream escaped as zlib.error (a traceback) before: every .gz of the folder is now read
+    through one checked gunzip."""
+    folder = _copy_of(tmp_path, gz=True)
+    (path,) = folder.glob(f"{which}.*.gz")
+    expected = damage(path)
+    out = tmp_path / "out"
+    assert main(["model", "build", "--from", str(folder), "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"qiao: {path.name}: ") and expected in err and err.count(path.name) == 1
+    assert not out.exists()
+
+
+def test_a_gzip_bomb_stops_at_the_bound(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A .gz that unpacks past marian_io.MAX_FILE_BYTES is refused while unpacking (gzip.decompress unpacked all of
+    it into memory before: a few MB of zeros took gigabytes)."""
+    import gzip
+    import zlib
+
+    monkeypatch.setattr(marian_io, "MAX_FILE_BYTES", 1 << 20)
+    folder = _copy_of(tmp_path, gz=True)
+    (path,) = folder.glob("model.*.gz")
+    path.write_bytes(gzip.compress(path.read_bytes()[:4096] + bytes(8 << 20)))
+    assert main(["model", "build", "--from", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    assert "unpacks to over" in capsys.readouterr().err
+    assert marian_io.gunzip(gzip.compress(b"ab") + gzip.compress(b"cd") + bytes(3)) == b"abcd"  # as gzip reads it
+    with pytest.raises(marian_io.ContainerError, match="not gzip"):
+        marian_io.gunzip(zlib.compress(b"zlib, not gzip"))
