@@ -11,7 +11,9 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QStyle, 
 
 
 class NoticeBar(QFrame):
-    """Hidden until `show_message`; each message is listed until the user dismisses the bar."""
+    """Hidden until `show_message`; each message is listed until the user dismisses the bar, or until the part of
+    the window that said it takes it back (`withdraw`). A message may bring one action; the button runs the action
+    of the latest message that brought one, so withdrawing that message gives the button back to the one before."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -20,6 +22,7 @@ class NoticeBar(QFrame):
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
         self._messages: list[str] = []
+        self._actions: dict[str, tuple[str, Callable[[], object]]] = {}  # message -> its action, latest last
         icon = QLabel(self)
         icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxInformation).pixmap(20, 20))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
@@ -49,14 +52,35 @@ class NoticeBar(QFrame):
     def show_message(self, text: str, action: tuple[str, Callable[[], object]] | None = None) -> None:
         """Add `text`; `action` (label, callback) puts one button beside it, e.g. "Copy path"."""
         if action is not None:
-            self._action = action[1]
-            self.action_button.setText(action[0])
-            self.action_button.show()
+            self._actions.pop(text, None)
+            self._actions[text] = action  # the latest action is the one on the button
         if text not in self._messages:
             self._messages.append(text)
+        self._refresh()
+        self.show()
+
+    def withdraw(self, text: str) -> None:
+        """Take back `text` (and its action) when what it said no longer holds; the other messages stay, the bar
+        hides when none is left."""
+        if text not in self._messages:
+            return
+        self._messages.remove(text)
+        self._actions.pop(text, None)
+        if not self._messages:
+            self.dismiss()
+            return
+        self._refresh()
+
+    def _refresh(self) -> None:
         self.label.setText("\n".join(self._messages))
         self.setAccessibleDescription(self.label.text())
-        self.show()
+        if self._actions:
+            label, self._action = next(reversed(self._actions.values()))
+            self.action_button.setText(label)
+            self.action_button.show()
+        else:
+            self._action = None
+            self.action_button.hide()
 
     def messages(self) -> list[str]:
         return list(self._messages)
@@ -69,6 +93,7 @@ class NoticeBar(QFrame):
         self._action = None
         self.action_button.hide()
         self._messages.clear()
+        self._actions.clear()
         self.label.clear()
         self.hide()
 

@@ -213,10 +213,9 @@ class KeptReview(QObject):
             self.window.notice.show_message(self.notice_text, (label, self.retranslate_all))
 
     def _withdraw_notice(self) -> None:
-        """The notice about the translation shown before goes with it (unless other messages share the bar)."""
-        notice = self.window.notice
-        if self.notice_text and notice.messages() == [self.notice_text]:
-            notice.dismiss()
+        """The notice about the translation shown before goes with it, and its action; other messages stay."""
+        if self.notice_text:
+            self.window.notice.withdraw(self.notice_text)
         self.notice_text = ""
 
     def retranslate(self, indices: list[int]) -> bool:

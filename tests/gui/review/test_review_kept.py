@@ -180,6 +180,34 @@ def test_switching_to_traditional_marks_the_kept_simplified_sentence_and_transla
     assert window.target.toPlainText() == "非常感谢。我喜欢绿茶。", "a released edit does not come back later"
 
 
+def test_the_kept_notice_goes_with_its_translation_and_gives_the_bar_back_to_the_notice_before(
+    qtbot, make_window, settings
+):
+    """Another notice with its action is showing (a Firefox model that writes Simplified only offers "Use
+    opus-mt-en-zh"): the kept-sentence notice joins it, and once a translation with no stale kept sentence is shown
+    it is taken back, with its action, and the other notice's button works again (it used to stay, its button
+    translating nothing)."""
+    window = make_window()
+    window.source.setPlainText(SOURCE)
+    finish(qtbot, window)
+    type_in_sentence(qtbot, window, 1, "真")
+    used: list[str] = []
+    other = "Chinese script is set to Traditional, but this model writes Simplified only."
+    window.notice.show_message(other, ("Use another model", lambda: used.append("other")))
+
+    finish(qtbot, window, lambda: settings.set(Key.VARIANT, "hant"))
+    assert window.target_pane.stale() != {}
+    assert len(window.notice.messages()) == 2 and window.notice.action_button.text() == "Translate it again"
+
+    window.source.setPlainText("Thank you very much.")  # no kept sentence in it: nothing is stale any more
+    finish(qtbot, window)
+    assert window.target_pane.stale() == {}
+    assert window.notice.messages() == [other], "the kept notice went with the translation it spoke of"
+    assert not window.notice.isHidden() and window.notice.action_button.text() == "Use another model"
+    window.notice.action_button.click()
+    assert used == ["other"]
+
+
 def test_an_edit_made_in_traditional_is_not_marked_in_traditional(qtbot, make_window, settings):
     settings.set(Key.VARIANT, "hant")
     window = make_window()
