@@ -472,7 +472,10 @@ class TargetPane(Pane):
             FLAG_CONSTRAINT: self.tr("A glossary term could not be used."),
         }
         lines = [flag.detail or general.get(flag.kind, flag.kind) for flag in result.flags]
-        lines += [self.tr("The glossary term “{term}” could not be placed.").format(term=term) for term in result.unmet]
+        if not any(flag.kind == FLAG_CONSTRAINT for flag in result.flags):  # the guards name each term already
+            lines += [
+                self.tr("The glossary term “{term}” could not be placed.").format(term=term) for term in result.unmet
+            ]
         return lines
 
     def origin_text(self, origin: str) -> str:

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QApplication, QToolTip
 
+from engine.pipeline.guards import check_sentence
 from engine.results import FLAG_LENGTH, Flag, SentenceResult, Translation
 from gui.review.confidence import unsure_spans
 from gui.review.review_colors import flag_mark, unsure_underline
@@ -154,6 +155,22 @@ def test_a_flagged_sentence_has_a_margin_mark_with_its_reasons(qtbot):
 
 def _close(a, b) -> bool:
     return abs(a.red() - b.red()) < 12 and abs(a.green() - b.green()) < 12 and abs(a.blue() - b.blue()) < 12
+
+
+def test_an_unplaced_glossary_term_is_said_once_in_the_tooltip(qtbot):
+    """The engine's guards already flag each term they could not place (guards.check_sentence): the tooltip said
+    it twice, once from the flag and once from `unmet` (seen with a Firefox model and "{name}" kept verbatim)."""
+    source, text = "Send {name} the report.", "发送报告。"
+    flags = check_sentence(source, text, source_tokens=8, target_tokens=4, unmet=("{name}",))
+    result = Translation(
+        text=text,
+        sentences=[SentenceResult(0, source, (0, len(source)), (0, len(text)), flags=flags, unmet=("{name}",))],
+    )
+    reasons = pane_with(qtbot, result).flag_reasons(0)
+    assert [r for r in reasons if "could not be placed" in r] == [
+        "The glossary term “{name}” could not be placed in the translation."
+    ], reasons
+    assert any("is missing from the translation" in r for r in reasons), "the other guard's reason stays"
 
 
 def test_engine_flags_and_unmet_terms_are_worded_for_the_tooltip(qtbot):
