@@ -14,7 +14,7 @@ from pathlib import Path
 from engine import __version__, families
 from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, sha256_file
 from engine.bundle.schema import DERIVED_METHODS, SEAL
-from engine.bundle.writing import install_staged, write_manifest
+from engine.bundle.writing import check_out_dir, install_staged, write_manifest
 from engine.errors import BuildError, CheckpointError
 from engine.families.marian.converter.checkpoint import load_marian, resolve_checkpoint
 from engine.languages import default_pair
@@ -152,8 +152,7 @@ def build_bundle(
     if int8_head not in quantize.INT8_HEADS:
         raise BuildError(f"unknown INT8 head {int8_head!r} (choose one of {', '.join(quantize.INT8_HEADS)})")
     out_dir = Path(out_dir)
-    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
-        raise BuildError(f"{out_dir} exists and is not empty (use --force to replace it)")
+    check_out_dir(out_dir, overwrite, source)
     progress = Progress(7, quiet)
     progress.step(f"Resolving checkpoint {source}")
     ckpt = resolve_checkpoint(source, model_id, source_lang, target_lang)

@@ -41,7 +41,7 @@ import numpy as np
 
 from engine import __version__
 from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, load_manifest, sha256_file
-from engine.bundle.writing import install_staged, write_manifest
+from engine.bundle.writing import check_out_dir, install_staged, write_manifest
 from engine.config import EngineConfig
 from engine.errors import BuildError, CheckpointError
 from engine.families.bergamot import shortlist as shortlist_io
@@ -260,8 +260,7 @@ def build_bundle(
 
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
-    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
-        raise BuildError(f"{out_dir} exists and is not empty (use --force to replace it)")
+    check_out_dir(out_dir, overwrite, source)
     where = model_folder_in(Path(source))
     folder = find_model_folder(where if where is not None else Path(source))
     metadata = read_metadata(folder.metadata)
