@@ -21,7 +21,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 PROGRESS_S = 0.1  # at most ten progress reports a second
 OFFLINE = "offline"  # failed()'s message when the model server could not be reached (the dialog words it)
-ALREADY = "already-installed: "  # failed()'s prefix when the bundle is installed already (the dialog asks to replace)
+ALREADY = "already-installed: "  # failed()'s prefix, then the installed bundle's name (the dialog asks to replace)
 MUTATING = frozenset({"import", "remove", "download"})
 ProgressFn = Callable[[int, int], None]
 
@@ -104,14 +104,17 @@ class EngineStore:
 
 
 def _failure(exc: BaseException) -> str:
-    """What `failed` carries: OFFLINE, ALREADY + the message for a bundle that is installed already (the dialog
-    offers to replace it), else the engine's message."""
+    """What `failed` carries: OFFLINE, ALREADY + the installed bundle's name for a bundle that is installed already
+    (the dialog offers to replace it, naming that one: the archive or folder imported may be named anything), else
+    the engine's message."""
     from engine.store.installed import AlreadyInstalled  # on the task thread, where the engine is loaded anyway
 
     if is_offline(exc):
         return OFFLINE
     message = str(exc) or type(exc).__name__
-    return ALREADY + message if isinstance(exc, AlreadyInstalled) else message
+    if isinstance(exc, AlreadyInstalled):
+        return ALREADY + (Path(exc.target).name or message)
+    return message
 
 
 def is_offline(exc: BaseException) -> bool:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signal, Slot
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -68,6 +69,8 @@ class ModelsDialog(QDialog):
     use_requested = Signal(object)
 
     INSTALLED_COLUMNS = 12
+    FIT_WIDTH = 1220  # the installed table's columns fit at this width without scrolling (column_fit's docstring)
+    OPEN_HEIGHT = 620
     CATALOGUE_COLUMNS = 7
     NAME_COLUMN = 1
     SCRIPTS_COLUMN = 2
@@ -92,6 +95,7 @@ class ModelsDialog(QDialog):
         self.setObjectName("modelsDialog")
         self.setWindowTitle(self.tr("Models"))
         self.setMinimumSize(760, 520)
+        self.resize(self.opening_size())  # wide enough for every column of the installed table, "In use" included
         self.models: list[Any] = []
         self.entries: list[Any] = []
         self.checked: dict[str, list[str]] = {}  # bundle path -> problems found by Verify ([] = intact)
@@ -237,6 +241,17 @@ class ModelsDialog(QDialog):
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
         self._update_buttons()
+
+    def opening_size(self) -> QSize:
+        """The size the dialog opens at: FIT_WIDTH (the installed table's twelve columns then fit, long names
+        elided: gui.models.column_fit) where the screen has room, else the screen's width; at its minimum the
+        "In use" and "Status" columns were off to the right, behind a horizontal scroll bar."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        room = screen.availableGeometry() if screen is not None else None
+        width = min(self.FIT_WIDTH, room.width() - 40) if room is not None else self.FIT_WIDTH
+        height = min(self.OPEN_HEIGHT, room.height() - 60) if room is not None else self.OPEN_HEIGHT
+        minimum = self.minimumSize()
+        return QSize(max(minimum.width(), width), max(minimum.height(), height))
 
     @staticmethod
     def _table_style(table: QTableWidget) -> None:
@@ -407,7 +422,8 @@ class ModelsDialog(QDialog):
         return path
 
     def confirm_replace(self, what: Any) -> bool:
-        """Ask before replacing an installed bundle by the one being imported or downloaded (tests replace this)."""
+        """Ask before replacing an installed bundle by the one being imported or downloaded; `what` names the
+        installed one (tests replace this)."""
         name = getattr(what, "name", None) or Path(str(what)).name
         answer = QMessageBox.question(
             self,
@@ -564,7 +580,7 @@ class ModelsDialog(QDialog):
         self._removing = None
         if error.startswith(ALREADY) and kind in ("import", "download") and self._last[0] == kind:
             args = self._last[1]
-            if self.confirm_replace(args[0]):
+            if self.confirm_replace(error[len(ALREADY) :] or args[0]):  # the installed one's name, not the file's
                 self.message.setText(self.tr("Replacing the installed model…"))
                 self._start(kind, args[0], True)
             else:

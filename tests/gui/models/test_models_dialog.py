@@ -6,7 +6,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QScreen
 
 from engine.languages import default_pair
 from gui.models.models_dialog import ARCHIVE_SUFFIXES, ModelsDialog
@@ -230,3 +231,29 @@ def test_the_installed_table_fits_a_1220_px_dialog_without_scrolling_sideways(qt
     assert "firefox-translations-enzh-base-memory" in table.item(0, ModelsDialog.NAME_COLUMN).toolTip()
     status = table.item(3, ModelsDialog.STATUS_COLUMN)
     assert status.text() == broken.problem and status.toolTip() == broken.problem, "elided on screen, whole here"
+
+
+def test_the_dialog_opens_wide_enough_to_show_which_model_is_in_use(qtbot, open_dialog, monkeypatch):
+    """As File → Models… opens it, unresized, on a 1600 × 1000 desktop, with a Firefox model beside opus-mt: every
+    column is on screen, "In use" included (it opened at its 760 px minimum, "In use" and "Status" behind a
+    horizontal scroll bar); on a screen narrower than that it still fits the screen."""
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1600, 1000))
+    firefox = FakeModel(
+        Path("/models/firefox-translations-enzh-full-shape-synthetic"),
+        "firefox-translations-enzh-full-shape-synthetic",
+        default_pair("en", "zh"),
+        model_id="mozilla/firefox-translations-enzh-full-shape-synthetic",
+        license="MPL-2.0",
+        family="bergamot",
+    )
+    dialog = open_dialog(FakeStore([firefox, EN_ZH_MODEL]))
+    table = dialog.installed
+    header = table.horizontalHeader()
+    assert dialog.width() <= 1600
+    assert table.horizontalScrollBar().maximum() == 0, [header.sectionSize(c) for c in range(table.columnCount())]
+    in_use = ModelsDialog.USE_COLUMN
+    assert header.sectionViewportPosition(in_use) + header.sectionSize(in_use) <= table.viewport().width()
+    assert "In use" in [table.item(r, in_use).text() for r in range(table.rowCount())]
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 768))
+    assert dialog.opening_size().width() <= 1024 - 40
