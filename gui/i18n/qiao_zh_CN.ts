@@ -2230,6 +2230,10 @@
         <translation>变体</translation>
     </message>
     <message>
+        <source>Model default (greedy)</source>
+        <translation>模型默认（贪心解码）</translation>
+    </message>
+    <message>
         <source>Balanced (2 beams)</source>
         <translation>均衡（2 束）</translation>
     </message>

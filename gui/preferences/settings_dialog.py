@@ -76,9 +76,12 @@ class SettingsDialog(QDialog):
         self.script_note.setObjectName("scriptNote")
         self.script_note.setWordWrap(True)
         self.script.currentIndexChanged.connect(self._update_script_note)
-        default_label = (
-            self.tr("Model default ({n} beams)").format(n=default_beams) if default_beams else self.tr("Model default")
-        )
+        if default_beams == 1:  # one beam is greedy search: never "1 beams"
+            default_label = self.tr("Model default (greedy)")
+        elif default_beams:
+            default_label = self.tr("Model default ({n} beams)").format(n=default_beams)
+        else:
+            default_label = self.tr("Model default")
         presets = [
             (self.tr("Fastest (greedy)"), 1),
             (self.tr("Balanced (2 beams)"), 2),

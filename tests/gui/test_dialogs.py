@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtWidgets import QDialogButtonBox
 
 from gui.preferences.settings_dialog import SettingsDialog
@@ -108,3 +110,12 @@ def test_about_without_a_model_still_credits_opus_mt(qtbot):
     assert "opus-mt-en-zh" in dialog.fields["model"].text() and "not loaded" in dialog.fields["model"].text()
     assert dialog.fields["license"].text() == "CC-BY-4.0"
     assert "opus-mt-en-zh" in dialog.fields["attribution"].text()
+
+
+def test_a_greedy_model_default_is_named_greedy_not_one_beams(qtbot, settings):
+    """Firefox models decode greedily by default (default_beams 1): the Quality list said "Model default (1 beams)"."""
+    dialog = SettingsDialog(settings, replace(INFO, default_beams=1))
+    qtbot.addWidget(dialog)
+    labels = [dialog.quality.itemText(i) for i in range(dialog.quality.count())]
+    assert dialog.quality.itemText(dialog.quality.findData(0)) == "Model default (greedy)", labels
+    assert not any("1 beams" in label for label in labels)
