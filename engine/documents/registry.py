@@ -69,6 +69,7 @@ def for_path(path: Path, name: str = "auto") -> DocumentFormat:
         if suffix in fmt.extensions:
             return fmt
     raise DocumentError(
-        f"{path.name}: Qiao does not translate {suffix or 'files without an extension'} files; it reads "
+        f"{path.name}: Qiao does not translate {f'{suffix} files' if suffix else 'files without an extension'}; "
+        "it reads "
         f"{', '.join(extensions())}"
     )

@@ -478,14 +478,16 @@ def test_unreadable_and_unsupported_inputs_are_clear_errors(tmp_path):
     pdf = make_job(tmp_path / "scan.pdf").run(SpyTranslator())
     assert "PDF is not supported" in pdf.error
     other = make_job(tmp_path / "notes.xyz").run(SpyTranslator())
-    assert "does not translate .xyz" in other.error
+    assert "does not translate .xyz files; it reads " in other.error
+    bare = make_job(tmp_path / "README").run(SpyTranslator())
+    assert "does not translate files without an extension; it reads " in bare.error
     (tmp_path / "bin.lines").write_bytes(b"\xff\xfe\x00garbage")
     garbage = make_job(tmp_path / "bin.lines").run(SpyTranslator())
     assert garbage.error.startswith("bin.lines: not UTF-8")
     (tmp_path / "bug.lines").write_text("CRASH\n", encoding="utf-8")
     bug = make_job(tmp_path / "bug.lines").run(SpyTranslator())
     assert "cannot read this line file (ValueError" in bug.error
-    for result in (missing, pdf, other, garbage, bug):
+    for result in (missing, pdf, other, bare, garbage, bug):
         assert result.output is None
     assert leftovers(tmp_path) == []
 
