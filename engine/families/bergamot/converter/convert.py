@@ -148,14 +148,32 @@ def _say(quiet: bool, t0: float, message: str) -> None:
         print(f"[bergamot] {message} (+{time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
 
+def named_languages(folder: ModelFolder, metadata: dict | None) -> tuple[str, str] | None:
+    """The pair the folder itself names: its files' pair (`enzh` → en, zh), else metadata.json's languages; None
+    when neither says. BuildError when both say and disagree (a folder of mixed-up files)."""
+    pair = folder.pair
+    named = (code_of(pair[:2]), code_of(pair[2:])) if len(pair) == 4 else None
+    meta = None
+    if metadata and metadata.get("sourceLanguage") and metadata.get("targetLanguage"):
+        meta = (code_of(str(metadata["sourceLanguage"])), code_of(str(metadata["targetLanguage"])))
+    if named and meta and named != meta:
+        raise BuildError(
+            f"the files are named {pair} ({named[0]} → {named[1]}) but metadata.json says {meta[0]} → {meta[1]}: "
+            "a mixed-up folder? give --source and --target to say which it is"
+        )
+    return named or meta
+
+
 def languages_of(folder: ModelFolder, metadata: dict | None, source: str | None, target: str | None) -> tuple[str, str]:
     """The pair's codes: --source/--target, else the folder's pair (`enzh` → en, zh), else metadata.json's."""
     pair = folder.pair
-    guess_src, guess_trg = (pair[:2], pair[2:]) if len(pair) == 4 else (None, None)
-    if metadata:
-        guess_src = guess_src or metadata.get("sourceLanguage")
-        guess_trg = guess_trg or metadata.get("targetLanguage")
-    src, trg = source or guess_src, target or guess_trg
+    try:
+        named = named_languages(folder, metadata)
+    except BuildError:
+        if not (source and target):
+            raise
+        named = None
+    src, trg = source or (named[0] if named else None), target or (named[1] if named else None)
     if not src or not trg:
         raise BuildError(f"cannot tell the languages of pair {pair!r}: give --source and --target")
     src, trg = code_of(str(src)), code_of(str(trg))
@@ -207,8 +225,12 @@ def _versions() -> dict[str, str]:
     }
 
 
-def _model_id(folder: ModelFolder, metadata: dict | None) -> str:
-    """`mozilla/firefox-translations-<pair>[-<architecture>]` (metadata.json's architecture: base, base-memory)."""
+def _model_id(folder: ModelFolder, metadata: dict | None, relabelled: tuple[str, str] | None = None) -> str:
+    """`mozilla/firefox-translations-<pair>[-<architecture>]` (metadata.json's architecture: base, base-memory), the
+    id Mozilla's published scores are known by (engine.store.quality). A model built as another pair than its files
+    name (`relabelled`: --source/--target) is not that published model: `…-<pair>-as-<source><target>`."""
+    if relabelled is not None:
+        return f"mozilla/firefox-translations-{folder.pair}-as-{''.join(relabelled)}"
     kind = str((metadata or {}).get("architecture") or "").strip()
     suffix = f"-{kind}" if kind and kind.replace("-", "").isalnum() else ""
     return f"mozilla/firefox-translations-{folder.pair}{suffix}"
@@ -265,6 +287,18 @@ def build_bundle(
     folder = find_model_folder(where if where is not None else Path(source))
     metadata = read_metadata(folder.metadata)
     src_code, trg_code = languages_of(folder, metadata, source_lang, target_lang)
+    try:
+        named = named_languages(folder, metadata)
+    except BuildError:  # mixed up, and --source/--target said which it is
+        named = None
+    relabelled = None
+    if named is not None and named != (src_code, trg_code):
+        relabelled = (src_code, trg_code)
+        print(
+            f"note: {folder.model.name} is named as {named[0]} → {named[1]}; building it as {src_code} → {trg_code}, "
+            "as --source/--target say (it is then not Mozilla's published model, nor scored as one)",
+            file=sys.stderr,
+        )
     _say(quiet, t0, f"Reading {folder.model.name}")
     checkpoint = read_model(folder.model)
     _check_metadata(marian_io.read_bytes(folder.model), metadata, folder.model.name)
@@ -296,7 +330,7 @@ def build_bundle(
             }
 
         pair = default_pair(src_code, trg_code)
-        model_id = model_id or _model_id(folder, metadata)
+        model_id = model_id or _model_id(folder, metadata, relabelled)
         sources = _source_files(folder)
         revision = sources[folder.model.name][:12]
         attribution = _attribution(model_id, folder.model.parent.name)

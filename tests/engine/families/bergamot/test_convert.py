@@ -488,3 +488,36 @@ def test_a_gzip_bomb_stops_at_the_bound(tmp_path: Path, capsys, monkeypatch) -> 
     assert marian_io.gunzip(gzip.compress(b"ab") + gzip.compress(b"cd") + bytes(3)) == b"abcd"  # as gzip reads it
     with pytest.raises(marian_io.ContainerError, match="not gzip"):
         marian_io.gunzip(zlib.compress(b"zlib, not gzip"))
+
+
+def test_a_model_built_as_another_pair_is_not_scored_as_mozillas(tmp_path: Path, capsys) -> None:
+    """`--source zh --target en` on an enzh base-memory folder kept the id
+    mozilla/firefox-translations-enzh-base-memory, so `qiao model list` showed the zh-en bundle with en→zh's
+    published COMET 86.31, and it outranked opus-mt-zh-en."""
+    from engine.store.quality import published_for, quality_of
+
+    folder = _copy_of(tmp_path)
+    meta = json.loads((folder / "metadata.json").read_text())
+    meta["architecture"] = "base-memory"
+    (folder / "metadata.json").write_text(json.dumps(meta))
+    out = tmp_path / "as-zhen"
+    argv = ["model", "build", "--from", str(folder), "--out", str(out), "--quiet"]
+    assert main([*argv, "--source", "zh", "--target", "en"]) == 0
+    assert "named as en → zh; building it as zh → en" in capsys.readouterr().err
+    manifest = load_manifest(out)
+    assert manifest.pair.key == "zh-en" and published_for(manifest.model_id) is None
+    assert quality_of(manifest.raw, manifest.model_id) is None
+    assert main([*argv, "--force"]) == 0  # as its files name it: Mozilla's model, with its published score
+    assert "note:" not in capsys.readouterr().err
+    manifest = load_manifest(out)
+    assert manifest.model_id == "mozilla/firefox-translations-enzh-base-memory"
+    assert quality_of(manifest.raw, manifest.model_id) is not None
+
+
+def test_files_and_metadata_naming_different_pairs_are_refused_unless_told(tmp_path: Path) -> None:
+    folder = make.cached_folder(make.TINY, "npz")
+    mixed = {"sourceLanguage": "zh", "targetLanguage": "en"}
+    with pytest.raises(BuildError, match=r"named enzh .* metadata\.json says zh → en"):
+        languages_of(folder, mixed, None, None)
+    assert languages_of(folder, mixed, "en", "zh") == ("en", "zh")
+    assert languages_of(folder, {"sourceLanguage": "eng", "targetLanguage": "zho"}, None, None) == ("en", "zh")
