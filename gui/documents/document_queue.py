@@ -5,6 +5,10 @@ Each file dropped or opened becomes an `Entry` at once: a file Qiao cannot trans
 folder, a file that vanished) is an entry that failed with the reason, so nothing the user gave is silently
 ignored. The others go to the worker's queue with the settings of the moment: the window's TranslationOptions and
 direction, and the result folder and name template (gui.settings). A document keeps them to the end.
+
+The window's translation memory goes with them (the user's fixed sentences), but only what matches the settings of
+now (`settle`, the window's gui.review.review_kept.settled): the window marks a kept sentence that lacks a glossary
+term or is in another script and asks; a document has no one to ask, so the model translates that sentence.
 """
 
 from __future__ import annotations
@@ -97,11 +101,16 @@ class DocumentQueue(QObject):
         translation: Callable[[], TranslationOptions],
         direction: Callable[[], str],
         parent: QObject | None = None,
+        *,
+        settle: Callable[[TranslationOptions, str], TranslationOptions] | None = None,
     ) -> None:
+        """`settle(options, pair)`: the options a document of `pair` is translated with (the memory limited to
+        what matches them); None: the window's options as they are."""
         super().__init__(parent)
         self.worker = worker
         self.settings = settings
         self._translation = translation
+        self._settle = settle
         self._direction = direction
         self.entries: dict[int, Entry] = {}  # in the order they were added
         self._by_job: dict[int, int] = {}  # worker's document id -> entry key
@@ -163,7 +172,10 @@ class DocumentQueue(QObject):
             entry.state, entry.reason, entry.job_id = State.FAILED, str(exc), None
             return
         entry.state, entry.reason = State.QUEUED, ""
-        entry.job_id = self.worker.translate_document(entry.source, options, self._translation(), pair=entry.pair)
+        translation = self._translation()
+        if self._settle is not None:
+            translation = self._settle(translation, entry.pair)
+        entry.job_id = self.worker.translate_document(entry.source, options, translation, pair=entry.pair)
         self._by_job[entry.job_id] = entry.key
 
     def cancel(self, key: int) -> None:

@@ -8,7 +8,8 @@ show Simplified inside Traditional, or a sentence without the term the glossary 
 of a finished translation is checked (`stale_reasons`), marked in the target pane with why, announced once in the
 notice bar with "Translate them again", and offered for a fresh translation from the sentence's context menu. A
 fresh translation releases the kept text from the memory (gui.review.edit_memory) and translates the source again: the
-other sentences come from the cache at once and every other kept sentence stays.
+other sentences come from the cache at once and every other kept sentence stays. A document translated meanwhile has
+no one to ask: `settled` gives its job only the kept sentences that match the settings.
 
 A script reason says what changed, since the script recorded is the one the model wrote, not the one the setting asked
 (gui.pair_text.chosen_variant): the setting (the user switched to Traditional), the model in use (it cannot write the
@@ -20,7 +21,7 @@ named.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Slot
@@ -28,6 +29,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from engine.glossary import Glossary
+from engine.options import TranslationOptions
 from engine.pipeline.glossary_match import matched_spans
 from engine.results import Translation
 from gui.pair_text import arrow, variant_name
@@ -254,6 +256,33 @@ class KeptReview(QObject):
             menu.insertAction(before, action)
         if before is not None:
             menu.insertSeparator(before)
+
+
+class SettledMemory:
+    """The window's translation memory as a document reads it (on the engine's thread): a kept sentence is given
+    only when it does not contradict `now` and `glossary` (`stale_reasons`: another direction or script, a glossary
+    term it lacks); otherwise None, and the model translates the sentence."""
+
+    def __init__(self, memory: object, now: KeptContext, glossary: Glossary | None) -> None:
+        self.memory, self.now, self.glossary = memory, now, glossary
+
+    def lookup(self, source: str) -> str | None:
+        found = self.memory.kept(source)  # type: ignore[attr-defined]
+        if found is None:
+            return None
+        text, made = found
+        kept = KeptContext(*made) if made is not None else None
+        return None if stale_reasons(source, text, kept, self.now, self.glossary) else text
+
+
+def settled(options: TranslationOptions, pair: str) -> TranslationOptions:
+    """The options a document of `pair` is translated with (gui.documents.document_queue): `options` with its memory
+    limited to what matches them (SettledMemory), since a document has no one to ask as the window does; a memory
+    that cannot say what its sentences were made under is passed as it is."""
+    memory = options.memory
+    if memory is None or not hasattr(memory, "kept"):
+        return options
+    return replace(options, memory=SettledMemory(memory, KeptContext(pair, options.variant), options.glossary))
 
 
 def attach_kept_review(window: Any) -> KeptReview:

@@ -37,7 +37,7 @@ from gui.models.models_dialog import ModelsDialog
 from gui.preferences.settings_dialog import SettingsDialog
 from gui.quick.clipboard_text import copy_as_qiao
 from gui.review.alternatives_controller import attach_alternatives
-from gui.review.review_kept import attach_kept_review
+from gui.review.review_kept import attach_kept_review, settled
 from gui.review.word_alignment import WordAligner
 from gui.settings import Key, Settings
 from gui.theme import apply_theme
@@ -197,7 +197,9 @@ class MainWindow(QMainWindow):
 
     def _build_documents(self) -> None:
         """The Documents queue and its dock (hidden until a document is added), and files dropped anywhere."""
-        self.documents = DocumentQueue(self.engine.worker, self.settings, self.requests.options, lambda: self.direction)
+        self.documents = DocumentQueue(
+            self.engine.worker, self.settings, self.requests.options, lambda: self.direction, settle=settled
+        )
         self.documents_panel = DocumentsPanel(self.documents, self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.documents_panel)
         self.documents_panel.hide()

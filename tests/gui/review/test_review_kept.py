@@ -245,6 +245,33 @@ def test_a_new_glossary_term_marks_the_kept_sentences_that_lack_it(qtbot, make_w
     assert window.last_result.sentences[1].origin != ORIGIN_MEMORY
 
 
+def test_a_document_uses_a_kept_sentence_only_where_it_matches_the_settings(qtbot, make_window, tmp_path):
+    """The window marks a kept sentence that lacks a new glossary term and asks; a document translated then has
+    no one to ask: it used the kept sentence silently (seen in the real app: a .docx and a .txt got the kept
+    version of "The weather is nice today." without the glossary's 天气). Now the model translates that sentence
+    under the glossary, and a kept sentence that matches the settings still comes back in the document."""
+    window = make_window()
+    store = GlossaryStore(tmp_path / "glossary.tsv")
+    attach_glossary(window, store)
+    store.changed.connect(window.requests.glossary_changed)
+    window.source.setPlainText(SOURCE)
+    finish(qtbot, window)
+    type_in_sentence(qtbot, window, 1, "真")
+    type_in_sentence(qtbot, window, 0, "常")
+    finish(qtbot, window, lambda: store.save(Glossary((GlossaryEntry("tea", "茶叶"),))))
+    assert window.target.toPlainText() == "非常常感谢。我真喜欢绿茶。" and list(window.target_pane.stale()) == [1]
+
+    document = tmp_path / "notes.txt"
+    document.write_text("Thank you very much.\n\nI like green tea.\n", encoding="utf-8")
+    window.add_documents([document])
+    qtbot.waitUntil(lambda: all(e.state.ended for e in window.documents.entries.values()), timeout=20_000)
+    [entry] = window.documents.entries.values()
+    assert entry.output is not None and entry.output.exists(), entry.reason
+    first, second = [line for line in entry.output.read_text(encoding="utf-8").splitlines() if line]
+    assert first == "非常常感谢。", "a kept sentence that matches the settings is the user's"
+    assert "茶叶" in second and second != "我真喜欢绿茶。", "the stale kept sentence is translated under the glossary"
+
+
 @pytest.fixture
 def both_directions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The user's models folder holds the en→zh and zh→en fixture bundles, so the window can swap."""
