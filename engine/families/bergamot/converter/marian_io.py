@@ -52,6 +52,10 @@ GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 24
 
 
+def bound_text(limit: int) -> str:
+    return f"{limit / 2**30:.0f} GiB" if limit >= 2**30 else f"{limit / 2**20:.0f} MiB"
+
+
 def gunzip(data: bytes, limit: int | None = None) -> bytes:
     """`data` gunzipped (every member, as `gzip.decompress`), unpacked in bounded steps: ContainerError for data
     that is not gzip, is damaged or cut short (zlib checks each member's CRC and length), or unpacks past `limit`
@@ -70,7 +74,7 @@ def gunzip(data: bytes, limit: int | None = None) -> bytes:
                 piece = inflate.decompress(pending, _CHUNK)
                 total += len(piece)
                 if total > limit:
-                    raise ContainerError(f"unpacks to over {limit / 2**30:.0f} GiB, more than any model file")
+                    raise ContainerError(f"unpacks to over {bound_text(limit)}, more than any model file")
                 chunks.append(piece)
                 pending = inflate.unconsumed_tail
                 if not pending and not piece:
@@ -88,7 +92,7 @@ def read_bytes(path: Path) -> bytes:
     naming the file (the caller does), for a damaged .gz or one that unpacks past MAX_FILE_BYTES."""
     path = Path(path)
     if path.stat().st_size > MAX_FILE_BYTES:
-        raise ContainerError(f"over {MAX_FILE_BYTES / 2**30:.0f} GiB, more than any model file")
+        raise ContainerError(f"over {bound_text(MAX_FILE_BYTES)}, more than any model file")
     data = path.read_bytes()
     if path.suffix == ".gz":
         return gunzip(data)
@@ -134,24 +138,43 @@ def bin_items(blob: bytes) -> list[Item]:
     return items
 
 
+_NPZ_DTYPES = {np.dtype("<f4"): FLOAT32, np.dtype("<i1"): INT8, np.dtype("|i1"): INT8}
+
+
+def _npz_headers(archive: zipfile.ZipFile) -> None:
+    """Refuse an .npz by its members' headers before any array is unpacked: a dtype Marian does not write, an array
+    larger than its member declares, or arrays that unpack past MAX_FILE_BYTES (a zip bomb)."""
+    if sum(info.file_size for info in archive.infolist()) > MAX_FILE_BYTES:
+        raise ContainerError(f"its arrays unpack to over {bound_text(MAX_FILE_BYTES)}, more than any model file")
+    for info in archive.infolist():
+        name = info.filename.removesuffix(".npy")
+        with archive.open(info) as stream:
+            major, _ = np.lib.format.read_magic(stream)
+            reader = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+            shape, _, dtype = reader(stream)
+        if dtype not in _NPZ_DTYPES:
+            raise ContainerError(f"{name!r} has dtype {dtype}; Marian's .npz models hold float32 only")
+        if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize > info.file_size:
+            raise ContainerError(f"{name!r}: shape {list(shape)} is larger than its {info.file_size} stored bytes")
+
+
 def npz_items(blob: bytes) -> list[Item]:
-    """The arrays of an .npz model as Items (float32 -> FLOAT32, int8 -> INT8; any other dtype is refused)."""
-    try:
-        archive = np.load(io.BytesIO(blob), allow_pickle=False)
-    except (ValueError, OSError, zipfile.BadZipFile) as exc:
-        raise ContainerError(f"not a valid .npz file ({exc})") from exc
+    """The arrays of an .npz model as Items (float32 -> FLOAT32, int8 -> INT8; any other dtype is refused), its
+    members' headers checked first; ContainerError for anything damaged (a bad CRC, deflate data or header)."""
     items = []
-    with archive:
-        for name in archive.files:
-            array = archive[name]
-            if array.dtype == np.float32:
-                code = FLOAT32
-            elif array.dtype == np.int8:
-                code = INT8
-            else:
-                raise ContainerError(f"{name!r} has dtype {array.dtype}; Marian's .npz models hold float32 only")
-            data = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False)
-            items.append(Item(name, code, tuple(int(d) for d in array.shape), memoryview(data.tobytes())))
+    try:
+        with zipfile.ZipFile(io.BytesIO(blob)) as archive:
+            _npz_headers(archive)
+        with np.load(io.BytesIO(blob), allow_pickle=False) as archive:
+            for name in archive.files:
+                array = archive[name]
+                data = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False)
+                code = _NPZ_DTYPES[array.dtype]
+                items.append(Item(name, code, tuple(int(d) for d in array.shape), memoryview(data.tobytes())))
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        if isinstance(exc, ContainerError):
+            raise
+        raise ContainerError(f"not a valid .npz file ({exc})") from exc
     return items
 
 

@@ -65,7 +65,9 @@ def read_model_bytes(path: str | Path) -> bytes:
     path = Path(path)
     try:
         if path.stat().st_size > marian_io.MAX_FILE_BYTES:
-            raise marian_io.ContainerError(f"over {marian_io.MAX_FILE_BYTES / 2**30:.0f} GiB, more than any vocabulary")
+            raise marian_io.ContainerError(
+                f"over {marian_io.bound_text(marian_io.MAX_FILE_BYTES)}, more than any vocabulary"
+            )
         data = path.read_bytes()
         return marian_io.gunzip(data) if data[:2] == _GZIP_MAGIC else data
     except marian_io.ContainerError as exc:

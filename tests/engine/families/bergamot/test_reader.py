@@ -265,3 +265,47 @@ def test_model_yml_subset_reads_marian_output() -> None:
     assert model_yml.loads(model_yml.dumps(config)) == config
     with pytest.raises(model_yml.YamlSubsetError):
         model_yml.loads("a:\n  b: 1\n")
+
+
+def _npz(arrays: dict[str, np.ndarray], compressed: bool = False) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    (np.savez_compressed if compressed else np.savez)(out, **arrays)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["stored", "deflated"])
+def test_a_damaged_npz_member_is_a_checkpoint_error(tmp_path: Path, compressed: bool) -> None:
+    """A flipped byte inside an array escaped as zipfile.BadZipFile (a bad CRC) or zlib.error: a traceback."""
+    import io
+    import zipfile
+
+    rng = np.random.default_rng(0)
+    blob = bytearray(_npz({"a": rng.random((64, 64), dtype=np.float32), "b": np.ones(8, np.float32)}, compressed))
+    info = zipfile.ZipFile(io.BytesIO(blob)).getinfo("a.npy")
+    blob[info.header_offset + 30 + len(info.filename) + len(info.extra) + info.compress_size // 2] ^= 0xFF
+    (tmp_path / "model.enzh.npz").write_bytes(bytes(blob))
+    with pytest.raises(CheckpointError, match=r"model\.enzh\.npz: not a valid \.npz file"):
+        reader.read_model(tmp_path / "model.enzh.npz")
+
+
+def test_an_npz_is_refused_by_its_headers_before_it_is_unpacked(monkeypatch) -> None:
+    """A deflated .npz whose arrays unpack past MAX_FILE_BYTES (a zip bomb) or hold objects is refused from the
+    member headers; np.load unpacked every array before."""
+    monkeypatch.setattr(marian_io, "MAX_FILE_BYTES", 1 << 20)
+    unpacked: list[str] = []
+    real_load = np.load
+
+    def load(*args, **kwargs):
+        unpacked.append("np.load")
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(marian_io.np, "load", load)
+    with pytest.raises(marian_io.ContainerError, match="unpack to over 1 MiB"):
+        marian_io.npz_items(_npz({"w": np.zeros((1024, 1024), np.float32)}, compressed=True))
+    with pytest.raises(marian_io.ContainerError, match="float64"):
+        marian_io.npz_items(_npz({"w": np.zeros(4)}))
+    assert unpacked == []
+    items = marian_io.npz_items(_npz({"w": np.ones((2, 3), np.float32), "m": np.arange(3, dtype=np.int8)}))
+    assert [(i.name, i.type, i.shape) for i in items] == [("w", FLOAT32, (2, 3)), ("m", INT8, (3,))]
