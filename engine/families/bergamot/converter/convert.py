@@ -97,16 +97,22 @@ def claims(folder: Path) -> bool:
     return any(pattern.fullmatch(name) for name in names for pattern in patterns)
 
 
+NESTING = 4  # folders a model folder may sit in, each the only entry of the one above (an archive of models/base/enzh)
+
+
 def model_folder_in(source: Path) -> Path | None:
-    """`source` itself when it is a model folder, else its single subfolder when that is one; failing that, the
-    first of the two whose names claim to be one (its build then says what it lacks); None otherwise."""
+    """`source` itself when it is a model folder, else the folder found by going down single subfolders (at most
+    NESTING: an archive's top folder, or models/base-memory/enzh); failing that, the first of these whose names claim
+    to be one (its build then says what it lacks); None otherwise."""
     source = Path(source)
     candidates = [source]
-    try:
-        entries = [e for e in source.iterdir() if e.name not in ("__MACOSX", ".DS_Store")]
-    except OSError:
-        return None
-    if len(entries) == 1 and entries[0].is_dir():
+    while len(candidates) <= NESTING:
+        try:
+            entries = [e for e in candidates[-1].iterdir() if e.name not in ("__MACOSX", ".DS_Store")]
+        except OSError:
+            break
+        if len(entries) != 1 or not entries[0].is_dir():
+            break
         candidates.append(entries[0])
     claimed = None
     for folder in candidates:

@@ -521,3 +521,21 @@ def test_files_and_metadata_naming_different_pairs_are_refused_unless_told(tmp_p
         languages_of(folder, mixed, None, None)
     assert languages_of(folder, mixed, "en", "zh") == ("en", "zh")
     assert languages_of(folder, {"sourceLanguage": "eng", "targetLanguage": "zho"}, None, None) == ("en", "zh")
+
+
+def test_a_model_folder_nested_in_single_folders_is_found(store, tmp_path: Path, capsys) -> None:
+    """An archive of models/base-memory/enzh (the repository's layout) was 'no Qiao model bundle in unpacked', and
+    `qiao model build --from` its top folder went to the Marian pipeline: single subfolders are now followed."""
+    folder = _copy_of(tmp_path)
+    top = tmp_path / "archive"
+    shutil.move(str(folder), str(top / "models" / "base-memory" / "enzh"))
+    assert recognises(top) and not recognises(tmp_path / "nowhere")
+    out = tmp_path / "out"
+    assert main(["model", "build", "--from", str(top), "--out", str(out), "--quiet"]) == 0
+    assert load_manifest(out).family == "bergamot"
+    archive = model_helpers.tar_bundle(tmp_path / "models.tar.gz", bundle=top / "models", top="models")
+    assert main(["model", "import", str(archive)]) == 0, capsys.readouterr().err
+    (model,) = installed_models()
+    assert model.pair_key == "en-zh" and model.problem is None
+    (top / "models" / "base").mkdir()  # two models' folders: which one is meant is not guessed
+    assert not recognises(top)
