@@ -4,10 +4,12 @@ One JSON file (`translation.json` in the state folder), replaced atomically when
 user edits it: the source's SHA-256 and length (the source itself is already in `source.txt`), the translated text
 as shown, the settings that produced it and when, and the sentences the user made their own (by their place in the
 source, with the English only where the model read it differently, e.g. wrapped lines joined), so their edits
-survive a restart and a re-translation after it; and where each sentence is in both texts, so the restored
-translation is aligned and its edits are followed as before. At start the window shows it as current only if the
-restored source and the settings still match; otherwise as out of date. A cancelled request is not saved: its
-partial text would come back looking complete.
+survive a restart and a re-translation after it; where each sentence is in both texts, so the restored
+translation is aligned and its edits are followed as before; and what the guards flagged in each sentence (kind and
+reason, glossary terms not placed), so a sentence cut at the length limit or a repetition keeps its margin mark and
+tooltip after a restart (a file written before flags were kept loads without them). At start the window shows it
+as current only if the restored source and the settings still match; otherwise as out of date. A cancelled request
+is not saved: its partial text would come back looking complete.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,12 +34,15 @@ def source_digest(source: str) -> str:
 @dataclass(frozen=True)
 class SentencePlaces:
     """Where each sentence is in both texts: flat [start0, end0, start1, end1, …] lists (a 70 000-sentence
-    translation writes and reads them in milliseconds), and the English of the sentences the model read
-    differently from the source text (index → text)."""
+    translation writes and reads them in milliseconds), the English of the sentences the model read
+    differently from the source text (index → text), and the guards' findings of the flagged sentences
+    (index → ((kind, detail), …) and index → glossary terms not placed)."""
 
     source: tuple[int, ...] = ()
     target: tuple[int, ...] = ()
     read_as: dict[int, str] = field(default_factory=dict)
+    flags: dict[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    unmet: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.source) // 2
@@ -98,11 +103,16 @@ class LastTranslation:
         if edits:
             record["edits"] = list(edits)  # tuples are written as JSON arrays
         if sentences is not None and len(sentences):
-            record["sentences"] = {
+            places: dict[str, object] = {
                 "source": list(sentences.source),
                 "target": list(sentences.target),
                 "read_as": {str(i): text for i, text in sentences.read_as.items()},
             }
+            if sentences.flags:
+                places["flags"] = {str(i): [list(pair) for pair in found] for i, found in sentences.flags.items()}
+            if sentences.unmet:
+                places["unmet"] = {str(i): list(terms) for i, terms in sentences.unmet.items()}
+            record["sentences"] = places
         write_state_file(self.path, json.dumps(record, ensure_ascii=False).encode("utf-8", "replace"))
 
     def load(self) -> SavedTranslation | None:
@@ -171,4 +181,42 @@ def _sentences(value: object) -> SentencePlaces | None:
         if not (isinstance(key, str) and key.isdigit() and isinstance(text, str)):
             return None
         places[int(key)] = text
-    return SentencePlaces(tuple(source), tuple(target), places)
+    count = len(source) // 2
+    return SentencePlaces(
+        tuple(source),
+        tuple(target),
+        places,
+        _by_sentence(value.get("flags"), count, _flag_pairs),
+        _by_sentence(value.get("unmet"), count, _terms),
+    )
+
+
+def _by_sentence(value: object, count: int, read: Callable[[object], tuple | None]) -> dict:
+    """index → what `read` makes of each entry; a damaged map is dropped as a whole (the sentences come back
+    without it). Absent (a file written before flags were kept): nothing."""
+    if not isinstance(value, dict):
+        return {}
+    out = {}
+    for key, item in value.items():
+        found = read(item)
+        if not (isinstance(key, str) and key.isdigit() and int(key) < count) or found is None:
+            return {}
+        out[int(key)] = found
+    return out
+
+
+def _flag_pairs(item: object) -> tuple[tuple[str, str], ...] | None:
+    if not isinstance(item, list):
+        return None
+    pairs = []
+    for pair in item:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
+            return None
+        pairs.append((pair[0], pair[1]))
+    return tuple(pairs)
+
+
+def _terms(item: object) -> tuple[str, ...] | None:
+    if not (isinstance(item, list) and all(isinstance(x, str) for x in item)):
+        return None
+    return tuple(item)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QObject, Qt, QTimer, Signal, SignalInstance, Slot
 from PySide6.QtGui import QTextCursor
 
-from engine.results import ORIGIN_MEMORY, ORIGIN_MODEL, SentenceResult, Translation
+from engine.results import ORIGIN_MEMORY, ORIGIN_MODEL, Flag, SentenceResult, Translation
 from gui.sentence_view import spans_fit
 from gui.settings import Key, Settings
 from gui.window.autosave import Autosave
@@ -157,8 +157,10 @@ class SessionStore(QObject):
 
     def _restore_sentences(self, saved: SavedTranslation, source: str) -> None:
         """Give the restored text its sentences back (no token scores: nothing is underlined), the user's own
-        marked as theirs, so alignment and edit tracking carry on as before the restart."""
+        marked as theirs and the flagged ones with their guards' findings (margin mark and tooltip), so alignment,
+        edit tracking and the marks carry on as before the restart."""
         owned = {(start, end) for start, end, _, _ in saved.edits}
+        places = saved.sentences or SentencePlaces()
         results = [
             SentenceResult(
                 i,
@@ -166,6 +168,8 @@ class SessionStore(QObject):
                 (a, b),
                 (c, d),
                 origin=ORIGIN_MEMORY if (a, b) in owned else ORIGIN_MODEL,
+                flags=tuple(Flag(kind, detail) for kind, detail in places.flags.get(i, ())),
+                unmet=places.unmet.get(i, ()),
             )
             for i, (a, b, c, d, key) in enumerate(saved.sentences.rows() if saved.sentences else ())
         ]
@@ -292,7 +296,18 @@ class SessionStore(QObject):
         starts, ends = flat[0::2], flat[1::2]
         same = map(and_, map(eq, map(len, sources), map(sub, ends, starts)), map(source.startswith, sources, starts))
         read_as = {i: sources[i] for i in compress(range(len(sources)), map(not_, same))}
-        places = SentencePlaces(tuple(flat), tuple(chain.from_iterable(zip(ranges.starts, ranges.ends))), read_as)
+        # The guards' findings of the flagged sentences only (few): their margin marks come back after a restart
+        found = zip(map(attrgetter("flags"), results), map(attrgetter("unmet"), results))
+        flags: dict[int, tuple[tuple[str, str], ...]] = {}
+        unmet: dict[int, tuple[str, ...]] = {}
+        for i in compress(range(len(results)), map(any, found)):
+            if results[i].flags:
+                flags[i] = tuple((flag.kind, flag.detail) for flag in results[i].flags)
+            if results[i].unmet:
+                unmet[i] = tuple(results[i].unmet)
+        places = SentencePlaces(
+            tuple(flat), tuple(chain.from_iterable(zip(ranges.starts, ranges.ends))), read_as, flags, unmet
+        )
         edits = [(*results[i].source_span, read_as.get(i), ranges.current(i)) for i in ranges.owned()]
         if not results:
             edits = list(self._carried_edits)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gui.window.last_translation import LastTranslation, source_digest
+from gui.window.last_translation import LastTranslation, SentencePlaces, source_digest
 
 OPTIONS = {"precision": "int8", "script": "hans", "beams": 0}
 
@@ -54,3 +54,42 @@ def test_missing_file_and_clear(tmp_path):
     store.clear()
     store.clear()
     assert store.load() is None
+
+
+def test_the_guards_findings_round_trip_and_an_older_file_without_them_still_loads(tmp_path):
+    """A cut or repeated sentence keeps its kind and reason (and glossary terms not placed) through the file."""
+    path = tmp_path / "translation.json"
+    store = LastTranslation(path)
+    places = SentencePlaces(
+        (0, 6, 7, 12),
+        (0, 3, 3, 6),
+        {},
+        {1: (("repetition", "The model repeated “lease”."), ("cut", "Cut at the length limit."))},
+        {0: ("weather",)},
+    )
+    store.save("Hello. World", "你好。世界", OPTIONS, sentences=places)
+    saved = store.load()
+    assert saved is not None and saved.sentences == places
+    record = json.loads(path.read_text(encoding="utf-8"))
+    del record["sentences"]["flags"], record["sentences"]["unmet"]  # as written before flags were kept
+    path.write_text(json.dumps(record), encoding="utf-8")
+    old = LastTranslation(path).load()
+    assert old is not None and old.target == "你好。世界"
+    assert old.sentences == SentencePlaces((0, 6, 7, 12), (0, 3, 3, 6)), "the places come back, with no flags"
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [[["cut"]], "cut", {"9": [["cut", "x"]]}, {"x": [["cut", "x"]]}, {"1": [["cut", 5]]}],
+)
+def test_damaged_flags_are_dropped_but_the_sentences_stay(tmp_path, flags):
+    path = tmp_path / "translation.json"
+    LastTranslation(path).save(
+        "Hello. World", "你好。世界", OPTIONS, sentences=SentencePlaces((0, 6, 7, 12), (0, 3, 3, 6))
+    )
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["sentences"]["flags"] = flags if isinstance(flags, dict) else {"1": flags}
+    path.write_text(json.dumps(record), encoding="utf-8")
+    saved = LastTranslation(path).load()
+    assert saved is not None and saved.sentences is not None
+    assert saved.sentences.source == (0, 6, 7, 12) and saved.sentences.flags == {}

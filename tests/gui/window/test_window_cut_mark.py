@@ -48,3 +48,18 @@ def test_a_cut_sentence_is_marked_in_the_margin_with_its_reason(qtbot, window, m
     assert all(CUT_DETAIL in tip for _, _, tip in marks), marks
     monkeypatch.undo()  # the measured rule again: the whole sentences, no marks
     assert _translate(qtbot, window, TEXT) == full and _cut_marks(window) == []
+
+
+def test_a_cut_sentence_keeps_its_mark_and_reason_after_a_restart(qtbot, make_window, monkeypatch):
+    """README: a sentence cut at the length limit is always marked, also when the translation comes back from the
+    last session (it was shown "Restored" with no mark at all)."""
+    first = make_window()
+    monkeypatch.setitem(length_limits.LENGTH_RULES, "en-zh", LengthRule(0.0, 2))
+    cut = _translate(qtbot, first, TEXT)
+    before = _cut_marks(first)
+    assert len(before) == 2 and all(CUT_DETAIL in tip for _, _, tip in before), before
+    first.shutdown()  # quit: the translation is written at close
+    again = make_window()
+    assert again.target.toPlainText() == cut and "Restored" in again.target_pane.info.text()
+    assert _cut_marks(again) == before, "the same marks on the same sentences, with the same reasons"
+    assert [[f.kind for f in r.flags] for r in again.target_pane.ranges.results] == [[FLAG_CUT], [FLAG_CUT]]
