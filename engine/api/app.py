@@ -41,7 +41,7 @@ from engine.api import body as bodies
 from engine.api import documents, guard
 from engine.api.errors import ApiError, TimedOut
 from engine.api.languages import AUTO, PairInfo, parse_code, resolve
-from engine.api.service import TranslationService
+from engine.api.service import TranslationService, watching
 from engine.documents import registry
 from engine.documents.model import DocumentError
 from engine.errors import InputError, QiaoError
@@ -68,6 +68,7 @@ _STATUS = {
     413: "Payload Too Large",
     415: "Unsupported Media Type",
     421: "Misdirected Request",
+    499: "Client Closed Request",
     500: "Internal Server Error",
     503: "Service Unavailable",
     504: "Gateway Timeout",
@@ -165,7 +166,8 @@ class ApiApp:
         origin = environ.get("HTTP_ORIGIN")
         environ["qiao.deadline"] = time.monotonic() + self.timeout_s
         try:
-            response = self._respond(environ, method, path, origin)
+            with watching(environ.get("waitress.client_disconnected")):
+                response = self._respond(environ, method, path, origin)
         except TimedOut:
             response = _error(self._timed_out(), 504)
         except ApiError as exc:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import socket
 import tempfile
 import time
 from collections import Counter
@@ -108,6 +109,21 @@ class FairChannel(HTTPChannel):
         if self.request is None and data:
             self.request_began = time.time()
         return super().received(data)
+
+    def check_client_disconnected(self) -> bool:
+        """waitress's `environ["waitress.client_disconnected"]`, made to work without its read-ahead: the socket is
+        peeked (nothing is consumed) for the end of the stream or a reset, so a request whose client went away is
+        stopped (engine.api.service) instead of holding the engine to its time limit. A client that half-closes
+        after sending counts as gone too (HTTP clients do not)."""
+        if not self.connected:
+            return True
+        try:
+            data = self.socket.recv(1, socket.MSG_PEEK)  # the socket is non-blocking: no data raises at once
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:  # reset, or closed under us
+            return True
+        return not data
 
     @property
     def idle(self) -> bool:

@@ -35,3 +35,10 @@ class TimedOut(ApiError):
     the same request would only time out again)."""
 
     status = 504
+
+
+class ClientGone(ApiError):
+    """The client closed its connection before its answer was ready; its request was stopped (logged as 499, nginx's
+    status for it: nobody reads the answer)."""
+
+    status = 499

@@ -18,11 +18,12 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.api import documents
-from engine.api.errors import ApiError, Busy, TimedOut
+from engine.api.errors import ApiError, Busy, ClientGone, TimedOut
 from engine.api.languages import PairInfo, detect, resolve
 from engine.config import EngineConfig
 from engine.errors import InputError, QiaoError
@@ -35,6 +36,32 @@ FORMATS = ("text", "html")
 QUEUE_SIZE = 32  # requests waiting for the engine; more → 503
 MAX_LOADED = 2  # Translators kept loaded (one per pair)
 DEFAULT_TIMEOUT_S = 120.0  # from entering the queue to the last translation, when the caller gives no timeout
+GONE_POLL_S = 0.25  # how often a waiting request looks whether its client is still there
+
+# Whether the client of the request this thread serves has gone (waitress's `waitress.client_disconnected`), set by
+# the HTTP app around each request (`watching`): a request its client gave up on is stopped, not run to its limit.
+_client_gone: ContextVar[Callable[[], bool] | None] = ContextVar("qiao_api_client_gone", default=None)
+
+
+@contextlib.contextmanager
+def watching(gone: Callable[[], bool] | None) -> Iterator[None]:
+    """Within it, this thread's service calls stop their job (ClientGone) once `gone()` says the client left."""
+    token = _client_gone.set(gone)
+    try:
+        yield
+    finally:
+        _client_gone.reset(token)
+
+
+def client_gone() -> bool:
+    """The current request's client has gone (False when nothing watches it, or the check itself fails)."""
+    gone = _client_gone.get()
+    if gone is None:
+        return False
+    try:
+        return bool(gone())
+    except Exception:  # a check that breaks says nothing about the client
+        return False
 
 
 class TranslationService(Protocol):
@@ -265,7 +292,7 @@ class EngineService:
         job = _Job(pair, run)
         self._submit(job)
         wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
-        if not job.done.wait(wait):
+        if not _wait(job, wait):
             job.cancel.set()  # not started: skipped; running: stops within a decoder step
             if job.started:
                 raise TimedOut(f"the translation did not finish within {wait:g} s; the engine was stopped")
@@ -345,6 +372,22 @@ def checked_texts(texts: object) -> list[str]:
     if not all(isinstance(t, str) for t in texts):
         raise ApiError("Invalid request: q must be a string or a list of strings")
     return list(texts)
+
+
+def _wait(job: _Job, wait: float) -> bool:
+    """Wait up to `wait` s for `job`; True when done. A client that went away meanwhile cancels it (not started:
+    skipped; running: stopped within a decoder step) and raises ClientGone."""
+    watched = _client_gone.get() is not None
+    end = time.monotonic() + wait
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return job.done.is_set()
+        if job.done.wait(min(left, GONE_POLL_S) if watched else left):
+            return True
+        if watched and client_gone():
+            job.cancel.set()
+            raise ClientGone("the client closed its connection; its request was stopped")
 
 
 def _left(end: float) -> float:
