@@ -1089,6 +1089,10 @@
         <translation>正在使用的模型已被删除。桥正在查找另一个{pair}模型。</translation>
     </message>
     <message>
+        <source>The model in use, {name}, was replaced by the one just installed; Qiao is loading the new one.</source>
+        <translation>正在使用的模型 {name} 已被刚安装的模型替换；桥正在加载新模型。</translation>
+    </message>
+    <message>
         <source>No file manager could open the model folder. Open it yourself: {path}</source>
         <translation>没有文件管理器能打开模型文件夹。请自行打开：{path}</translation>
     </message>

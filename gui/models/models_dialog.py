@@ -66,6 +66,7 @@ class ModelsDialog(QDialog):
 
     models_changed = Signal(object)
     removed = Signal(str)
+    replaced = Signal(str)  # an import or download replaced the installed model at this path (the window reloads it)
     use_requested = Signal(object)
 
     INSTALLED_COLUMNS = 12
@@ -549,6 +550,7 @@ class ModelsDialog(QDialog):
             self._fill_installed()
         elif kind == "import":
             self.message.setText(self.tr("Imported {name}.").format(name=getattr(result, "name", "")))
+            self._replaced(kind, result)
         elif kind == "remove":
             self.message.setText(self.tr("The model was removed."))
             if self._removing:
@@ -564,6 +566,15 @@ class ModelsDialog(QDialog):
             )
         elif kind == "download":
             self.message.setText(self.tr("Downloaded and checked {name}.").format(name=getattr(result, "name", "")))
+            self._replaced(kind, result)
+
+    def _replaced(self, kind: str, result: Any) -> None:
+        """An import or download the user agreed would replace an installed model: its folder is new on disk, so a
+        window that has the old one loaded must load it again (`replaced`)."""
+        last_kind, args = self._last
+        path = getattr(result, "path", None)
+        if last_kind == kind and len(args) > 1 and args[1] and path is not None:
+            self.replaced.emit(str(path))
 
     @Slot(str)
     def _cancelled(self, kind: str) -> None:

@@ -164,6 +164,7 @@ class ModelControl(QObject):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.models_changed.connect(self.models_changed)
         dialog.removed.connect(self._model_removed)
+        dialog.replaced.connect(self._model_replaced)
         dialog.use_requested.connect(self.choose_model)
         if hint:
             dialog.message.setText(hint)
@@ -333,6 +334,24 @@ class ModelControl(QObject):
                 "MainWindow", "The model in use was removed. Qiao is looking for another {pair} model."
             ).format(pair=pair_text.arrow(self.direction))
         )
+        self.load_model()
+
+    @Slot(str)
+    def _model_replaced(self, path: str) -> None:
+        """An import or download replaced an installed model's folder: the files the worker has open are gone. The
+        model in use is loaded again on the worker (the window says so); one another direction uses (the quick
+        popup may have it loaded beside) is dropped by the same reload."""
+        model = self.requests.model
+        in_use = model is not None and _same(model.bundle_dir, path)
+        if not in_use and not any(_same(used, path) for used in self.used_paths(self.models)):
+            return
+        if in_use:
+            self.notice.show_message(
+                QCoreApplication.translate(
+                    "MainWindow",
+                    "The model in use, {name}, was replaced by the one just installed; Qiao is loading the new one.",
+                ).format(name=Path(path).name)
+            )
         self.load_model()
 
     @Slot()

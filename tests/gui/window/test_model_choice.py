@@ -167,3 +167,47 @@ def test_started_with_one_model_there_is_nothing_to_choose_or_offer(qtbot, real_
     assert "--model" in window.model_control.model_button.toolTip()
     qtbot.wait(200)
     assert window.notice.messages() == []
+
+
+def test_replacing_the_model_in_use_loads_the_new_one_and_says_so(qtbot, real_window, installed, tmp_path):
+    """Importing the model in use again (Models → Import, "Replace it?" → Yes) replaces its folder on disk; the
+    window used to go on with the old model, whose files were gone, with no reload and no word."""
+    models = installed("opus-mt-en-zh")
+    incoming = model_copy(tmp_path / "incoming" / "opus-mt-en-zh", "Helsinki-NLP/opus-mt-en-zh")
+    window = real_window()
+    translate(qtbot, window)
+    before, old = window.target.toPlainText(), window.model
+    old_manifest = models["opus-mt-en-zh"] / "manifest.json"
+    inode = old_manifest.stat().st_ino
+    dialog = window.open_models()
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 1 and not dialog._job, timeout=10_000)
+    asked: list[object] = []
+    dialog.confirm_replace = lambda what: asked.append(what) or True  # "Replace it?" → Yes
+    dialog.import_from(incoming)
+    qtbot.waitUntil(lambda: "Imported" in dialog.message.text(), timeout=30_000)
+    assert asked == ["opus-mt-en-zh"] and old_manifest.stat().st_ino != inode, "the folder was replaced"
+    qtbot.waitUntil(lambda: window.model is not None and window.model is not old, timeout=10_000)
+    assert loaded(window) == models["opus-mt-en-zh"].resolve(), "the same model, loaded again from its new files"
+    assert any("was replaced" in m and "opus-mt-en-zh" in m for m in window.notice.messages()), window.notice.messages()
+    first = window.last_result
+    window.translate()
+    qtbot.waitUntil(lambda: not window.translating and window.last_result is not first, timeout=10_000)
+    assert window.target.toPlainText() == before, "the reloaded model translates"
+    dialog.reject()
+
+
+def test_replacing_a_model_no_direction_uses_loads_nothing(qtbot, real_window, installed, tmp_path):
+    models = installed("opus-mt-en-zh", "tiny-better")
+    incoming = model_copy(tmp_path / "incoming" / "opus-mt-en-zh", "Helsinki-NLP/opus-mt-en-zh")
+    window = real_window()
+    assert loaded(window) == models["tiny-better"].resolve()
+    old = window.model
+    dialog = window.open_models()
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 2 and not dialog._job, timeout=10_000)
+    dialog.confirm_replace = lambda what: True
+    dialog.import_from(incoming)
+    qtbot.waitUntil(lambda: "Imported" in dialog.message.text(), timeout=30_000)
+    qtbot.waitUntil(lambda: not dialog._job, timeout=10_000)
+    assert window.model is old and not window.model_control.loading, "the model in use was not touched"
+    assert not any("was replaced" in m for m in window.notice.messages())
+    dialog.reject()
