@@ -3,9 +3,11 @@ allowed it: binding elsewhere lets other machines on the network translate throu
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import threading
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -121,13 +123,35 @@ class BackgroundServer:
         return bound_address(self.server)
 
     def stop(self, timeout: float = 10) -> None:
-        if self.server is None:
+        """Finish the requests being handled, then close every socket (the listening one, the clients' kept-alive
+        connections, the loop's wake-up pipe) on the loop's own thread, which then ends: closing them from here
+        broke its select() (EBADF), and an open client connection kept the loop, and this call, waiting."""
+        server = self.server
+        if server is None:
             return
-        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)
-        self.server.close()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            # the loop may be running the trigger's callbacks already and run this one before the pull's own write,
+            # which then finds the pipe closed (EBADF): the callback ran, as wanted
+            with contextlib.suppress(OSError):
+                server.trigger.pull_trigger(partial(_close_all, server))
+            thread.join(timeout)
+        if thread is None or not thread.is_alive():
+            _close_all(server)  # not running, or done: closing twice is harmless
         self.server = None
+
+
+def _close_all(server) -> None:
+    """Every socket of `server`'s loop closed (on the loop's thread when it runs): the loop ends with its map empty."""
+    for dispatcher in list(server._map.values()):
+        with contextlib.suppress(OSError):
+            if dispatcher is server or dispatcher is server.trigger:
+                dispatcher.close()
+            else:
+                dispatcher.handle_close()  # a client connection: its buffers too
+    with contextlib.suppress(OSError):
+        server.close()  # no longer in the map (a second close of any of them is harmless)
 
 
 __all__ = ["ApiError", "BackgroundServer", "ServeError", "bound_address", "check_bind", "make_server"]
