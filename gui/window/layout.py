@@ -8,7 +8,8 @@ Its strings keep the "MainWindow" translation context they had when the window b
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QCoreApplication, Qt
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -28,6 +30,50 @@ from gui.settings import Key, Settings
 from gui.window.button_row import ButtonRow
 from gui.window.source_pane import SourcePane
 from gui.window.target_pane import TargetPane
+
+
+class StatusLabel(QLabel):
+    """The status bar's message: one line that never pushes the precision label and the model indicator aside nor
+    is cut off under them. A message wider than the room left is shown ending in "…", the whole of it as tooltip
+    (and accessible description); `text()` is the whole message."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        # Takes the room the status bar has left, not the room its text would like (a QLabel's minimum is its text)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def shown(self) -> str:
+        """What the label shows now (the message, or its start and "…")."""
+        return super().text()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._elide()
+
+    def _elide(self) -> None:
+        width = self.contentsRect().width() - 2 * self.margin()
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(0, width))
+        if shown != super().text():
+            super().setText(shown)
+        whole = self._full if shown != self._full else ""
+        self.setToolTip(whole)
+        self.setAccessibleDescription(whole)
 
 
 class WindowLayout:
@@ -87,7 +133,7 @@ class WindowLayout:
         layout.addWidget(self.button_row)
         window.setCentralWidget(central)
 
-        self.status_label = QLabel(window)
+        self.status_label = StatusLabel(window)
         self.status_label.setObjectName("statusLabel")
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar(window)

@@ -158,3 +158,46 @@ def test_invalid_setting_notice_is_in_the_interface_language(qtbot, make_window,
     path.write_text("[editor]\nfont_size=99\n", encoding="utf-8")
     window = make_window(FakeFactory(), settings_obj=Settings(path))
     assert "文字大小" in window.notice.label.text() and "font_size" not in window.notice.label.text()
+
+
+def _status_fits(window) -> tuple[str, str]:
+    """(what the status label draws, the whole message), checked: drawn in full inside the label, the label left of
+    the precision label and the model menu, the whole message as tooltip exactly when it is shortened."""
+    label = window.view.status_label
+    whole, shown = window.status_message(), QLabel.text(label)  # QLabel's own text(): what is drawn
+    assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width(), "cut off: " + shown
+    right = label.mapTo(window, label.rect().topRight()).x()
+    for other in (window.view.precision_label, window.model_control.model_button):
+        assert other.isVisible()
+        assert right < other.mapTo(window, other.rect().topLeft()).x(), f"{other.objectName()} covers the status"
+    if shown != whole:
+        assert shown.endswith("…") and whole.startswith(shown[:-1]) and label.toolTip() == whole
+    else:
+        assert label.toolTip() == ""
+    return shown, whole
+
+
+@pytest.mark.parametrize("width", [1000, 800])
+def test_a_long_status_is_shortened_never_cut_off_and_its_whole_is_the_tooltip(qtbot, make_window, width):
+    """The QA saw "…loaded in 858 ms. · The translation from 1" cut off under the precision label and the model
+    menu after a restart (Firefox model, 1000 px); at the first start's size and at 800 px the message now ends in
+    "…" inside its own room where it is too long, the whole message as tooltip."""
+    first = make_window()
+    first.source.setPlainText("Good morning, everyone! Thank you very much.")
+    first.translate()
+    qtbot.waitUntil(lambda: not first.translating and bool(first.target.toPlainText()), timeout=10_000)
+    first.shutdown()
+    window = make_window()
+    qtbot.waitUntil(lambda: "was restored" in window.status_message(), timeout=10_000)
+    window.resize(width, 620)
+    qtbot.waitUntil(lambda: window.width() == width, timeout=5000)
+    label = window.view.status_label
+    whole = window.status_message()
+    assert "loaded" in whole and whole.endswith("and the settings."), whole
+    qtbot.wait(50)  # the status bar's layout settles
+    shown, _ = _status_fits(window)
+    if width == 800:
+        assert shown != whole, "this message is wider than the room left at 800 px"
+    window.resize(3000, 620)
+    qtbot.waitUntil(lambda: QLabel.text(label) == whole, timeout=5000)
+    _status_fits(window)
