@@ -81,6 +81,7 @@ class Key(Enum):
     # these from the same file (engine.store.choice: section [models], the pair key), so the CLI follows the window.
     MODEL_EN_ZH = "models/en-zh"
     MODEL_ZH_EN = "models/zh-en"
+    MODEL_IMPORT_DIR = "models/import_folder"  # where the Models dialog's Import… file dialogs start
     MODELS_OFFERED = "models/offered"  # catalogue ids of the better models the window has offered once
     SCRIPT_NOTICES = "models/script_notices"  # "bundle/variant": a model that cannot write a chosen script, said once
 
@@ -134,6 +135,7 @@ SPECS: dict[Key, Spec] = {
     Key.HISTORY_LIMIT: Spec(int, 10_000, minimum=100, maximum=1_000_000),
     Key.MODEL_EN_ZH: Spec(str, "", pattern=_BUNDLE_NAME),
     Key.MODEL_ZH_EN: Spec(str, "", pattern=_BUNDLE_NAME),
+    Key.MODEL_IMPORT_DIR: Spec(str, ""),
     Key.MODELS_OFFERED: Spec(str, "", pattern=_BUNDLE_NAMES),
     Key.SCRIPT_NOTICES: Spec(str, "", pattern=_SCRIPT_NOTICES),
 }
@@ -178,6 +180,7 @@ LABELS: dict[Key, str] = {
     Key.API_KEY_FILE: QT_TRANSLATE_NOOP("Settings", "API key file"),
     Key.MODEL_EN_ZH: QT_TRANSLATE_NOOP("Settings", "English → Chinese model"),
     Key.MODEL_ZH_EN: QT_TRANSLATE_NOOP("Settings", "Chinese → English model"),
+    Key.MODEL_IMPORT_DIR: QT_TRANSLATE_NOOP("Settings", "Last folder models were imported from"),
     Key.MODELS_OFFERED: QT_TRANSLATE_NOOP("Settings", "Better models offered"),
     Key.SCRIPT_NOTICES: QT_TRANSLATE_NOOP("Settings", "Script notices shown"),
 }

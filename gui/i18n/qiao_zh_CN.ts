@@ -2159,6 +2159,10 @@
         <translation>中译英模型</translation>
     </message>
     <message>
+        <source>Last folder models were imported from</source>
+        <translation>上次导入模型的文件夹</translation>
+    </message>
+    <message>
         <source>Better models offered</source>
         <translation>已提示过的更好模型</translation>
     </message>

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from gui import pair_text
 from gui.models import column_fit, model_text
 from gui.models.model_tasks import ALREADY, OFFLINE, ModelStore, ModelTaskThread
+from gui.settings import Key, Settings
 
 ARCHIVE_SUFFIXES = ("*.zip", "*.tar", "*.tar.gz", "*.tgz", "*.tar.xz", "*.tar.bz2")
 MB = 1_000_000
@@ -91,8 +92,10 @@ class ModelsDialog(QDialog):
         parent: QWidget | None = None,
         *,
         in_use: InUse | None = None,
+        settings: Settings | None = None,
     ) -> None:
         super().__init__(parent)
+        self.settings = settings  # remembers where Import… last found a model (None: the file dialogs start anywhere)
         self.setObjectName("modelsDialog")
         self.setWindowTitle(self.tr("Models"))
         self.setMinimumSize(760, 520)
@@ -410,15 +413,21 @@ class ModelsDialog(QDialog):
     def _ask_import(self, *, folder: bool) -> None:
         path = self.ask_import_path(folder)
         if path:
+            if self.settings is not None:  # the folder holding the model folder or archive: the next one is there too
+                self.settings.set(Key.MODEL_IMPORT_DIR, str(Path(path).parent))
             self.import_from(path)
 
     def ask_import_path(self, folder: bool) -> str:
-        """The file dialog (tests replace this)."""
+        """The file dialog, opened in the folder the last import came from (tests replace this)."""
+        start = self.settings.get(Key.MODEL_IMPORT_DIR) if self.settings is not None else ""
         if folder:
-            return QFileDialog.getExistingDirectory(self, self.tr("Import a model folder"))
+            return QFileDialog.getExistingDirectory(self, self.tr("Import a model folder"), start)
         pattern = " ".join(ARCHIVE_SUFFIXES)
         path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Import a model archive"), "", self.tr("Model archives ({patterns})").format(patterns=pattern)
+            self,
+            self.tr("Import a model archive"),
+            start,
+            self.tr("Model archives ({patterns})").format(patterns=pattern),
         )
         return path
 

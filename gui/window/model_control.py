@@ -160,7 +160,9 @@ class ModelControl(QObject):
 
     @Slot()
     def open_models(self, hint: str = "") -> ModelsDialog:
-        dialog = ModelsDialog(self.model_store, self.model_dir, self.host, in_use=self.used_paths)
+        dialog = ModelsDialog(
+            self.model_store, self.model_dir, self.host, in_use=self.used_paths, settings=self.settings
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.models_changed.connect(self.models_changed)
         dialog.removed.connect(self._model_removed)

@@ -257,3 +257,43 @@ def test_the_dialog_opens_wide_enough_to_show_which_model_is_in_use(qtbot, open_
 
     monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 768))
     assert dialog.opening_size().width() <= 1024 - 40
+
+
+def test_the_import_file_dialogs_open_in_the_folder_the_last_import_came_from(
+    qtbot, make_window, settings, tmp_path, monkeypatch
+):
+    """They opened in the current folder every time; now in the last folder used, remembered in the settings (a
+    new Models dialog, and a restart, start there too). Cancelling remembers nothing."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from gui.settings import Key, Settings
+    from tests.gui.fakes import FakeFactory
+
+    downloads, models = tmp_path / "Downloads", tmp_path / "Models"
+    asked: list[tuple[str, str]] = []  # (which dialog, the folder it opened in)
+    answers = [str(downloads / "zh-en.tar.gz"), str(models / "opus-mt-zh-en"), ""]
+
+    def open_file(parent, caption="", directory="", filter=""):
+        asked.append(("archive", directory))
+        return answers.pop(0), ""
+
+    def open_folder(parent, caption="", directory=""):
+        asked.append(("folder", directory))
+        return answers.pop(0)
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(open_file))
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(open_folder))
+    window = make_window(FakeFactory(), model_store=FakeStore([EN_ZH_MODEL]))
+    dialog = window.open_models()
+    wait_idle(qtbot, dialog)
+    dialog.import_archive_action.trigger()
+    wait_idle(qtbot, dialog)
+    dialog.import_folder_action.trigger()
+    wait_idle(qtbot, dialog)
+    dialog.reject()
+    again = window.open_models()
+    wait_idle(qtbot, again)
+    again.import_archive_action.trigger()  # cancelled
+    again.reject()
+    assert asked == [("archive", ""), ("folder", str(downloads)), ("archive", str(models))]
+    assert Settings(settings.path).get(Key.MODEL_IMPORT_DIR) == str(models), "kept for the next start"
