@@ -218,6 +218,18 @@ def _shortlist(folder: ModelFolder, arch: Architecture, staging: Path) -> shortl
     return short
 
 
+def metadata_record(metadata: dict | None) -> dict[str, Any]:
+    """What the manifest keeps of metadata.json: its plain top-level facts (architecture, byteSize, hash, languages,
+    version), not modelConfig (the model's own model.yml is recorded) nor any nested or outsized value."""
+    kept: dict[str, Any] = {}
+    for key, value in (metadata or {}).items():
+        if key == "modelConfig" or len(key) > 100:
+            continue
+        if (isinstance(value, str) and len(value) <= 1000) or isinstance(value, (bool, int, float)):
+            kept[key] = value
+    return kept
+
+
 def _versions() -> dict[str, str]:
     import onnx
     import onnxruntime
@@ -358,7 +370,7 @@ def build_bundle(
             "source": {
                 "files": sources,
                 "gemm_precision": checkpoint.gemm_precision,
-                "metadata": {k: v for k, v in (metadata or {}).items() if k != "modelConfig"},
+                "metadata": metadata_record(metadata),
                 "model_yml": checkpoint.yaml_text,
             },
             "tools": _versions(),

@@ -548,14 +548,28 @@ def find_model_folder(folder: Path | str) -> ModelFolder:
     )
 
 
+METADATA_MAX_BYTES = 1 << 20  # Mozilla's are ~2 kB
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
 def read_metadata(path: Path | None) -> dict[str, Any] | None:
-    """metadata.json's content (a JSON object), or None without one."""
+    """metadata.json's content (a JSON object), or None without one. Strict JSON only: NaN and Infinity (which
+    Python's json reads) are refused, as the manifest that records it could not be written."""
     if path is None:
         return None
     try:
-        value = json.loads(marian_io.read_bytes(path).decode("utf-8"))
-    except (marian_io.ContainerError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path.name}: not valid JSON ({exc})") from exc
+        blob = marian_io.read_bytes(path)
+    except marian_io.ContainerError as exc:
+        raise CheckpointError(f"{path.name}: {exc}") from exc
+    if len(blob) > METADATA_MAX_BYTES:
+        raise CheckpointError(f"{path.name}: {len(blob):,} bytes, not a model's metadata")
+    try:
+        value = json.loads(blob.decode("utf-8"), parse_constant=_not_json)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise CheckpointError(f"{path.name}: not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise CheckpointError(f"{path.name}: not a JSON object")
     return value

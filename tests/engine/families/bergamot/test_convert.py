@@ -539,3 +539,22 @@ def test_a_model_folder_nested_in_single_folders_is_found(store, tmp_path: Path,
     assert model.pair_key == "en-zh" and model.problem is None
     (top / "models" / "base").mkdir()  # two models' folders: which one is meant is not guessed
     assert not recognises(top)
+
+
+def test_metadata_json_is_read_strictly_and_recorded_as_plain_facts(tmp_path: Path, capsys) -> None:
+    """`"score": NaN` in metadata.json (Python's json reads it) ended the build in a traceback when the manifest was
+    sealed (ValueError: Out of range float values are not JSON compliant)."""
+    folder = _copy_of(tmp_path)
+    meta = json.loads((folder / "metadata.json").read_text())
+    out = tmp_path / "out"
+    argv = ["model", "build", "--from", str(folder), "--out", str(out), "--quiet"]
+    (folder / "metadata.json").write_text(json.dumps({**meta, "score": float("nan")}))
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err == "qiao: metadata.json: not valid JSON (NaN is not a JSON value)\n" and not out.exists()
+    extra = {"modelStatistics": {"a": [1, 2]}, "note": "x" * 5000, "version": "1.0", "quantized": True}
+    (folder / "metadata.json").write_text(json.dumps({**meta, **extra}))
+    assert main(argv) == 0
+    recorded = load_manifest(out).raw["source"]["metadata"]
+    assert recorded["version"] == "1.0" and recorded["quantized"] is True and recorded["hash"] == meta["hash"]
+    assert not {"modelStatistics", "note", "modelConfig"} & set(recorded)
