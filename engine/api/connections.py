@@ -127,8 +127,17 @@ class FairChannel(HTTPChannel):
 
     @property
     def idle(self) -> bool:
-        """Not being served and nothing left to send: closing it loses no answer."""
-        return not self.requests and not self.total_outbufs_len and not self.will_close
+        """Not being served, nothing left to send and nothing sent to it still unread: closing it loses no answer
+        (in a burst of clients, the connections accepted before their requests were read are not idle: closing them
+        reset clients that had sent a whole request; the newcomer is answered 503 instead)."""
+        return not self.requests and not self.total_outbufs_len and not self.will_close and not self._unread()
+
+    def _unread(self) -> bool:
+        """Bytes have arrived that the loop has not read yet (peeked, nothing consumed)."""
+        try:
+            return bool(self.socket.recv(1, socket.MSG_PEEK))
+        except OSError:  # nothing to read (the socket is non-blocking), or closed: nothing waits
+            return False
 
 
 class FairServer(TcpWSGIServer):

@@ -239,3 +239,34 @@ def test_a_client_that_stays_gets_its_answer_when_the_engine_is_slow(monkeypatch
         timer.cancel()
         server.stop()
         service.close()
+
+
+def test_a_connection_whose_request_is_still_unread_is_not_idle(monkeypatch, tmp_path):
+    """In a burst of clients the loop accepts connections before it reads them: those that had already sent a whole
+    request were counted idle and closed for newcomers (150 clients at once on qiao serve: 24 were reset with no
+    answer). A connection with bytes waiting is not idle; one with nothing waiting, or closed by its client, is."""
+    from waitress.adjustments import Adjustments
+
+    from engine.api.connections import FairChannel
+
+    class Server:  # what a channel asks of its server
+        def __init__(self) -> None:
+            self.spool_dir = tmp_path
+            self.active_channels: dict = {}
+
+    ours, theirs = socket.socketpair()
+    try:
+        ours.setblocking(False)
+        channel = FairChannel(Server(), ours, ("127.0.0.1", 1), Adjustments(), map={})
+        assert channel.idle and not channel.check_client_disconnected()
+        theirs.sendall(b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
+        time.sleep(0.05)
+        assert not channel.idle and not channel.check_client_disconnected()  # peeking consumed nothing
+        assert ours.recv(4096).startswith(b"POST /translate")
+        assert channel.idle
+        theirs.close()
+        time.sleep(0.05)
+        assert channel.idle and channel.check_client_disconnected()
+    finally:
+        ours.close()
+        theirs.close()
