@@ -42,10 +42,13 @@ def speed_text(model: Any) -> str:
 
 
 def scripts_text(model: Any) -> str:
-    """What an installed model writes: "Simplified, Traditional", "Simplified only"; "" for a target without
-    scripts (English) or a model whose languages are unknown (a catalogue entry, a broken bundle)."""
+    """What an installed model writes: "Simplified, Traditional", "Simplified only"; the language for a target
+    without scripts ("English": a zh→en row's Writes cell was blank); "" for a model whose languages are unknown (a
+    catalogue entry, a broken bundle)."""
     pair = getattr(model, "pair", None)
-    return pair_text.scripts_text(pair) if pair is not None else ""
+    if pair is None:
+        return ""
+    return pair_text.scripts_text(pair) or pair_text.language_name(pair.target)
 
 
 def summary(model: Any) -> str:

@@ -11,7 +11,7 @@ from PySide6.QtGui import QScreen
 
 from engine.languages import default_pair
 from gui.models.models_dialog import ARCHIVE_SUFFIXES, ModelsDialog
-from tests.gui.fakes import EN_ZH, FakeEntry, FakeModel, FakeStore
+from tests.gui.fakes import EN_ZH, ZH_EN, FakeEntry, FakeModel, FakeStore
 
 EN_ZH_MODEL = FakeModel(Path("/models/en-zh"), "opus-mt-en-zh", EN_ZH)
 PROGRAM_MODEL = FakeModel(
@@ -297,3 +297,25 @@ def test_the_import_file_dialogs_open_in_the_folder_the_last_import_came_from(
     again.reject()
     assert asked == [("archive", ""), ("folder", str(downloads)), ("archive", str(models))]
     assert Settings(settings.path).get(Key.MODEL_IMPORT_DIR) == str(models), "kept for the next start"
+
+
+def test_the_writes_column_names_english_for_a_zh_en_model(open_dialog, qapp):
+    """The Writes cell of a zh→en row was blank (English has no scripts to list); it names the language, in the
+    interface language, and so do the row's tooltip and the model menu's summary."""
+    from gui.i18n import install_translators
+    from gui.models import model_text
+
+    zh_en = FakeModel(Path("/models/zh-en"), "opus-mt-zh-en", ZH_EN)
+    dialog = open_dialog(FakeStore([EN_ZH_MODEL, zh_en]))
+    rows = {dialog.installed.item(r, ModelsDialog.NAME_COLUMN).text(): r for r in range(2)}
+    writes = dialog.installed.item(rows["opus-mt-zh-en"], ModelsDialog.SCRIPTS_COLUMN)
+    assert writes.text() == "English"
+    assert "Writes: English" in writes.toolTip()
+    assert dialog.installed.item(rows["opus-mt-en-zh"], ModelsDialog.SCRIPTS_COLUMN).text() == "Simplified, Traditional"
+    assert model_text.summary(zh_en).startswith("English · ")
+    install_translators("zh_CN")
+    try:
+        dialog._fill_installed()
+        assert dialog.installed.item(rows["opus-mt-zh-en"], ModelsDialog.SCRIPTS_COLUMN).text() == "英语"
+    finally:
+        install_translators("en")
