@@ -507,7 +507,7 @@ def _visible(text: str, fmt: str) -> str:
     if fmt != "html":
         return text
     try:
-        units = documents.read(registry.get("html"), text.encode("utf-8")).units
+        units = documents.read_html(text).units
     except DocumentError:
         return text  # the translation itself says what is wrong with it
     return "\n".join(unit.source for unit in units if unit.translatable)

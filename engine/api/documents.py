@@ -9,6 +9,7 @@ engine's service and the window's both drive it, a bounded step at a time (other
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Sequence
 
 from engine.documents import registry
@@ -85,9 +86,22 @@ def translate_html(fragments: Sequence[str], translate: TranslateTexts, target: 
     fmt = registry.get("html")
     out = []
     for fragment in fragments:
-        rendered = translate_document(fmt, fragment.encode("utf-8"), translate, target)
-        out.append(rendered.decode("utf-8", errors="replace"))  # a fragment declaring another charset
+        rendered = translate_document(fmt, html_bytes(fragment), translate, target)
+        out.append(rendered.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
     return out
+
+
+def read_html(fragment: str) -> Extracted:
+    """An HTML fragment (or page) read as the html format reads a file; DocumentError when it cannot be."""
+    return read(registry.get("html"), html_bytes(fragment))
+
+
+def html_bytes(fragment: str) -> bytes:
+    """An HTML fragment given as text (a JSON or form field), as bytes the html reader takes for what they are:
+    UTF-8, marked by a byte order mark, which outranks whatever charset its <meta> or XML declaration names (the
+    client decoded the page already). Read by that declaration, a page saying gbk with Chinese in it was refused
+    ("not valid gbk text") and one saying iso-8859-1 had its non-ASCII text translated as mojibake."""
+    return codecs.BOM_UTF8 + fragment.encode("utf-8")
 
 
 def format_for(filename: str) -> DocumentFormat:

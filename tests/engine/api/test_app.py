@@ -84,6 +84,24 @@ def test_html_keeps_tags_and_entities(app):
     assert "zh:" in out
 
 
+@pytest.mark.parametrize("charset", ["gbk", "iso-8859-1", "windows-1252", "shift_jis"])
+def test_html_is_read_as_the_text_it_was_sent_as_whatever_charset_it_declares(charset):
+    """A page's <meta charset> names the encoding of its bytes; a `q` field is text the client decoded already.
+    Read by the declaration, a gbk page with Chinese in it was refused ("not valid gbk text") and an iso-8859-1 one
+    had "Café" translated as "CafÃ©"."""
+    app = make_app()[0]
+    q = f'<html><head><meta charset="{charset}"></head><body><p>Café au lait</p><pre>中文 café ©</pre></body></html>'
+    reply = call(app, "POST", "/translate", json_body={"q": q, "source": "en", "target": "zh", "format": "html"})
+    assert reply.status == 200, reply.json()
+    out = reply.json()["translatedText"]
+    assert "<p>zh:Café au lait</p>" in out and "<pre>中文 café ©</pre>" in out
+    assert out.startswith(f'<html><head><meta charset="{charset}"></head>')  # the declaration is the client's to keep
+    zh = '<meta charset="gb2312"><p>我们今天去公园散步。</p><p>今天天气很好。</p>'
+    auto = call(app, "POST", "/translate", json_body={"q": zh, "source": "auto", "target": "en", "format": "html"})
+    assert auto.json()["detectedLanguage"]["language"] == "zh-Hans"
+    assert "<p>en:我们今天去公园散步。</p>" in auto.json()["translatedText"]
+
+
 def test_auto_source_of_html_is_told_by_its_text_not_its_markup(app):
     """A Chinese page's tags, classes and links are Latin letters: read as text they outweighed its Chinese, so it
     was detected as English and either came back untranslated (to en) or went through the en→zh model (to zh)."""
