@@ -294,8 +294,8 @@ class ApiApp:
         first = pairs[0] if pairs else None
         language = (
             {
-                "source": {"code": first.source, "name": first.source_name},
-                "target": {"code": first.target, "name": first.target_name},
+                "source": {"code": _lt_code(first.source), "name": first.source_name},
+                "target": {"code": _lt_code(first.target), "name": first.target_name},
             }
             if first
             else {}

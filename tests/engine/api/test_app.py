@@ -399,6 +399,10 @@ def test_frontend_settings(app):
     assert ".docx" in data["supportedFilesFormat"]
     assert data["language"]["source"]["code"] == "en"
     assert data["charLimit"] == MAX_CHARS
+    # the default target in the code /languages lists it under (a client picks its menu entry by it); was "zh"
+    listed = {entry["code"] for entry in call(app, "GET", "/languages").json()}
+    assert data["language"]["target"] == {"code": "zh-Hans", "name": "Chinese"}
+    assert {data["language"]["source"]["code"], data["language"]["target"]["code"]} <= listed
 
 
 def test_health(app):
