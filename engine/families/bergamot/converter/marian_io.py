@@ -110,20 +110,29 @@ def bin_items(blob: bytes) -> list[Item]:
     pos = 16
     if count > (len(blob) - pos) // 32:
         raise ContainerError(f"binary model claims {count} items, more than the file can hold")
-    headers = np.frombuffer(blob, "<u8", count * 4, pos).reshape(count, 4).astype(np.int64)
+    raw_headers = np.frombuffer(blob, "<u8", count * 4, pos).reshape(count, 4)
+    if (raw_headers[:, [0, 2, 3]] > len(blob)).any():  # name, shape and data lengths: as u64, before any sum
+        raise ContainerError("malformed item header in binary model (a length past the end of the file)")
+    headers = raw_headers.astype(np.int64)
     pos += 32 * count
     names = []
     for name_len in headers[:, 0].tolist():
         raw = bytes(view[pos : pos + name_len])
         if name_len < 1 or len(raw) != name_len or raw[-1:] != b"\0":
             raise ContainerError("malformed item name in binary model")
-        names.append(raw[:-1].decode("utf-8"))
+        try:
+            names.append(raw[:-1].decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ContainerError(f"malformed item name in binary model (not UTF-8: {raw[:40]!r})") from None
         pos += name_len
     shapes = []
     for shape_len in headers[:, 2].tolist():
         if pos + 4 * shape_len > len(blob):
             raise ContainerError("binary model truncated in its shapes")
-        shapes.append(tuple(int(d) for d in np.frombuffer(blob, "<i4", shape_len, pos)))
+        shape = tuple(int(d) for d in np.frombuffer(blob, "<i4", shape_len, pos))
+        if any(d < 0 for d in shape):
+            raise ContainerError(f"malformed shape {list(shape)} in binary model")
+        shapes.append(shape)
         pos += 4 * shape_len
     if pos + 8 > len(blob):
         raise ContainerError("binary model truncated before its data")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import importlib
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,8 @@ def _normalizer(spec: Any, name: str) -> dict:
     """The normaliser as the runtime reads it: SentencePiece's precompiled character map as it is (base64),
     checked here by the runtime's own reader, and the whitespace flags."""
     blob = bytes(spec.precompiled_charsmap)
+    if not isinstance(spec.name, str):
+        raise BuildError(f"{name} is damaged: its normaliser's name is not UTF-8 text")
     try:
         CharsMap(blob)
     except ValueError as exc:
@@ -116,6 +119,15 @@ def model_json(proto: Any, name: str = "the SentencePiece model") -> dict:
     pieces = [p.piece for p in proto.pieces]
     if any(not p for p in pieces):
         raise BuildError(f"{name} has an empty piece")
+    # protobuf hands a string field that is not UTF-8 over as bytes: a damaged file, which JSON cannot carry
+    broken = [i for i, p in enumerate(pieces) if not isinstance(p, str)]
+    if broken:
+        raise BuildError(f"{name} is damaged: piece {broken[0]} is not UTF-8 text ({len(broken)} such pieces)")
+    if not isinstance(trainer.unk_surface, str):
+        raise BuildError(f"{name} is damaged: its unk_surface is not UTF-8 text")
+    scores = [float(np.float32(p.score)) for p in proto.pieces]
+    if not all(math.isfinite(x) for x in scores):
+        raise BuildError(f"{name} is damaged: a piece's score is not a finite number")
     unknown = [i for i, t in enumerate(types) if t == UNKNOWN]
     if len(unknown) != 1:
         raise BuildError(f"{name} has {len(unknown)} unknown pieces (SentencePiece needs exactly one)")
@@ -134,7 +146,7 @@ def model_json(proto: Any, name: str = "the SentencePiece model") -> dict:
         "format": FORMAT,
         "version": VERSION,
         "pieces": pieces,
-        "scores": [float(np.float32(p.score)) for p in proto.pieces],
+        "scores": scores,
         "types": types,
         "unk_id": unknown[0],
         "eos_id": int(eos),

@@ -309,3 +309,25 @@ def test_an_npz_is_refused_by_its_headers_before_it_is_unpacked(monkeypatch) -> 
     assert unpacked == []
     items = marian_io.npz_items(_npz({"w": np.ones((2, 3), np.float32), "m": np.arange(3, dtype=np.int8)}))
     assert [(i.name, i.type, i.shape) for i in items] == [("w", FLOAT32, (2, 3)), ("m", INT8, (3,))]
+
+
+def test_a_damaged_binary_header_is_a_container_error(params: dict[str, np.ndarray], tmp_path: Path) -> None:
+    """A flipped byte in an item's name escaped as UnicodeDecodeError (a traceback from `qiao model build`)."""
+    blob = _items_bin(SPEC, params)
+    count = int.from_bytes(blob[8:16], "little")
+    names_at = 16 + 32 * count
+    bad_name = bytearray(blob)
+    bad_name[names_at] = 0xFF
+    (tmp_path / "model.enzh.bin").write_bytes(bytes(bad_name))
+    with pytest.raises(CheckpointError, match=r"model\.enzh\.bin: malformed item name .*not UTF-8"):
+        reader.read_model(tmp_path / "model.enzh.bin")
+    huge = bytearray(blob)
+    huge[16 + 16 : 16 + 24] = (2**63 + 5).to_bytes(8, "little")  # the first item's shape length
+    with pytest.raises(marian_io.ContainerError, match="past the end of the file"):
+        marian_io.bin_items(bytes(huge))
+    name_lengths = [int.from_bytes(blob[16 + 32 * i : 24 + 32 * i], "little") for i in range(count)]
+    negative = bytearray(blob)
+    shapes_at = names_at + sum(name_lengths)
+    negative[shapes_at : shapes_at + 4] = (-3).to_bytes(4, "little", signed=True)
+    with pytest.raises(marian_io.ContainerError, match="malformed shape"):
+        marian_io.bin_items(bytes(negative))

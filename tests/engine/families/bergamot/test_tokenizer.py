@@ -594,6 +594,23 @@ def test_build_refuses_what_it_cannot_reproduce(models, tmp_path):
         build.build_tokenizer(tmp_path / "src.spm", tmp_path / "trg.spm", tmp_path / "out")
 
 
+def test_a_damaged_vocabulary_is_a_build_error_not_a_traceback(models, tmp_path):
+    """A byte flipped inside a piece made it invalid UTF-8: protobuf handed the piece over as bytes and the build
+    ended in `TypeError: Object of type bytes is not JSON serializable`; a NaN score went into the JSON."""
+    proto = pb.ModelProto()
+    proto.ParseFromString(models["english"][0])
+    piece = next(p.piece for p in proto.pieces if p.type == 1 and len(p.piece.encode()) > 3).encode()
+    data = models["english"][0]
+    at = data.index(b"\n" + bytes([len(piece)]) + piece) + 2  # the field's tag and length, then the text
+    damaged = data[:at] + b"\xff" + data[at + 1 :]
+    (tmp_path / "srcvocab.enzh.spm").write_bytes(damaged)
+    with pytest.raises(BuildError, match=r"is damaged: piece \d+ is not UTF-8 text"):
+        build.build_tokenizer(tmp_path / "srcvocab.enzh.spm", None, tmp_path / "out")
+    proto.pieces[5].score = float("nan")
+    with pytest.raises(BuildError, match="not a finite number"):
+        build.model_json(build.parse_model(proto.SerializeToString()))
+
+
 def test_the_runtime_refuses_a_file_that_does_not_match_the_manifest(models, tmp_path):
     from engine.bundle.load_guard import LoadFailure
 
