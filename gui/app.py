@@ -172,6 +172,7 @@ def attach_quick(window: MainWindow, desktop: Desktop, **kwargs: object) -> Quic
         window.requests.options,
         quick_settings(window),
         directions=directions,
+        script_note=window.model_control.script_note,
         parent=window,
         **kwargs,  # type: ignore[arg-type]
     )

@@ -1870,6 +1870,10 @@
         <source>This text looks {language}, and no {pair} model is installed: get opus-mt-{key} in Qiao&apos;s File → Models…</source>
         <translation>这段文字看起来是{language}，但没有安装{pair}模型：请在 Qiao 的“文件 → 模型…”中获取 opus-mt-{key}。</translation>
     </message>
+    <message>
+        <source>{model} writes {scripts}, not {wanted}.</source>
+        <translation>{model} 可写的字形：{scripts}，不能写{wanted}。</translation>
+    </message>
 </context>
 <context>
     <name>QuickShortcut</name>

@@ -27,6 +27,9 @@ from gui.quick.shortcut import DEFAULT_SHORTCUT, ShortcutBackend, ShortcutResult
 
 CHANNEL = "popup"
 Directions = Callable[[], tuple[str, tuple[str, ...]]]  # (the window's direction "en-zh", the installed pair keys)
+# The pair key a request went to (None: the window's loaded direction) → what its translation could not follow
+# ("<model> writes Simplified only, not Traditional"), "" when nothing
+ScriptNote = Callable[[str | None], str]
 _UNSUPPORTED = {"ja": QT_TRANSLATE_NOOP("QuickPopup", "Japanese"), "ko": QT_TRANSLATE_NOOP("QuickPopup", "Korean")}
 
 
@@ -67,10 +70,14 @@ class QuickTranslate(QObject):
         popup: QuickPopup | None = None,
         clock: Callable[[], float] | None = None,
         directions: Directions | None = None,
+        script_note: ScriptNote | None = None,
         parent: QObject | None = None,
     ) -> None:
-        """`directions`: where the window stands and what is installed (None: always the loaded direction)."""
+        """`directions`: where the window stands and what is installed (None: always the loaded direction);
+        `script_note`: what a finished translation could not follow, said under it in the popup."""
         super().__init__(parent)
+        self._script_note = script_note
+        self._pair: str | None = None  # the pair key the current request went to (None: the loaded direction)
         self.worker = worker
         self._options = options
         self._directions = directions
@@ -154,6 +161,7 @@ class QuickTranslate(QObject):
         self.popup.begin(text)
         self.popup.popup_at()
         extra = {"pair": pair} if pair is not None else {}
+        self._pair = pair
         self.current_id = self.worker.translate(text, self._options(), channel=CHANNEL, **extra)
 
     def _direction_for(self, text: str) -> tuple[str | None, str | None]:
@@ -191,7 +199,8 @@ class QuickTranslate(QObject):
         if getattr(translation, "cancelled", False):
             return  # replaced by a newer request; that one's reports follow
         self.current_id = None
-        self.popup.finish(translation.text)
+        note = self._script_note(self._pair) if self._script_note is not None else ""
+        self.popup.finish(translation.text, note)
 
     def _failed(self, request_id: int, message: str) -> None:
         if request_id == self.current_id:

@@ -68,6 +68,13 @@ class QuickPopup(QWidget):
         font = self.result.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)  # the translation is what the user came for
         self.result.setFont(font)
+        # What the translation could not follow, briefly (a model that writes Simplified only while Traditional is
+        # chosen); hidden when there is nothing to say
+        self.note = QLabel(frame)
+        self.note.setObjectName("quickNote")
+        self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.note.setWordWrap(True)
+        self.note.hide()
         self.status = QLabel(frame)
         self.status.setObjectName("quickStatus")
         self.status.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -95,6 +102,7 @@ class QuickPopup(QWidget):
         layout.setContentsMargins(10, 8, 10, 8)
         layout.addLayout(top)
         layout.addWidget(self.result, 1)
+        layout.addWidget(self.note)
         layout.addLayout(buttons)
         self.setFixedWidth(WIDTH)
         self._fit()
@@ -116,6 +124,7 @@ class QuickPopup(QWidget):
         self.source_label.setText(elide(source))
         self.source_label.setToolTip(source[:2000])
         self.result.clear()
+        self.set_note("")
         self._set_status()
         self._update_buttons()
         self._fit()
@@ -128,17 +137,20 @@ class QuickPopup(QWidget):
         self.result.moveCursor(self.result.textCursor().MoveOperation.End)
         self._fit(grow_only=True)
 
-    def finish(self, text: str) -> None:
-        """The whole translation (the engine's final text wins over the streamed pieces)."""
+    def finish(self, text: str, note: str = "") -> None:
+        """The whole translation (the engine's final text wins over the streamed pieces), and `note`: what it could
+        not follow, said under it ("" : nothing)."""
         self.translation, self.state = text, "done"
         self.result.setPlainText(text)
+        self.set_note(note)
         self._set_status()
         self._update_buttons()
-        self._fit(grow_only=True)
+        self._fit(grow_only=not note)  # a note needs the popup taller even when the text did not grow
 
     def fail(self, message: str) -> None:
         self.state = "failed"
         self.result.setPlainText(message)
+        self.set_note("")
         self._set_status()
         self._update_buttons()
         self._fit(grow_only=True)
@@ -148,9 +160,14 @@ class QuickPopup(QWidget):
         self.source_text, self.translation, self.state = source, "", "problem"
         self.source_label.setText(elide(source) if source else "")
         self.result.setPlainText(message)
+        self.set_note("")
         self._set_status()
         self._update_buttons()
         self._fit()
+
+    def set_note(self, note: str) -> None:
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
 
     # -- actions ---------------------------------------------------------------------------------------------------
 

@@ -226,6 +226,27 @@ class ModelControl(QObject):
                 used.add(str(chosen.path))
         return used
 
+    def script_note(self, pair_key: str | None = None) -> str:
+        """For the quick popup: "<model> writes Simplified only, not Traditional" when the model that translates
+        `pair_key` (None: the direction shown) cannot write the chosen script; "" when it can or the target has none.
+        The window says it in its notice bar (gui.window.script_notice); the popup, under the translation."""
+        key = pair_key or self.direction
+        info = self.requests.model
+        if info is not None and info.pair is not None and info.pair.key == key:
+            model = self.loaded_model()
+            pair, name = info.pair, model.name if model is not None else Path(info.bundle_dir).name
+        else:
+            model = pick(self.models, key, self._choice(key))
+            if model is None or getattr(model, "pair", None) is None:
+                return ""
+            pair, name = model.pair, model.name
+        wanted = self.settings.get(Key.VARIANT)
+        if not pair_text.script_limit(name, pair, wanted):
+            return ""
+        return QCoreApplication.translate("QuickPopup", "{model} writes {scripts}, not {wanted}.").format(
+            model=name, scripts=pair_text.scripts_text(pair), wanted=pair_text.variant_name(pair, wanted)
+        )
+
     def _choice(self, pair_key: str) -> str | None:
         key = MODEL_CHOICE.get(pair_key)
         return (self.settings.get(key) or None) if key is not None else None

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from engine.options import TranslationOptions
 from engine.pipeline.translator import Translator
@@ -246,3 +247,40 @@ def test_a_traditional_edit_brought_back_by_the_simplified_only_model_blames_the
         "Kept in Traditional; the model in use cannot write Traditional, so the translation around it is in Simplified."
     )
     assert "switched" not in pane.stale()[1]
+
+
+@pytest.mark.parametrize(
+    ("variant", "model", "said"), [("hant", FIREFOX, True), ("hans", FIREFOX, False), ("hant", OPUS, False)]
+)
+def test_the_quick_popup_says_briefly_that_the_model_writes_simplified_only(
+    qtbot, install, open_window, variant, model, said
+):
+    """The window says it in its notice bar; the popup (shortcut, copy twice, `qiao popup`) showed the Simplified
+    translation without a word. Now a line under it names the model and what it writes, only where it applies."""
+    from gui.app import attach_desktop, attach_quick
+    from gui.desktop.single_instance import InstanceRequest
+    from tests.gui.quick.fakes import FakeBackend
+
+    install(FIREFOX, OPUS)
+    window = open_window(variant, model)
+    assert loaded_name(window) == model
+    desktop = attach_desktop(window, use_tray=False)
+    quick = attach_quick(window, desktop, backend=FakeBackend())
+    qtbot.addWidget(quick.popup)
+    popup = quick.popup
+    try:
+        desktop.handle(InstanceRequest("popup", TEXT))
+        qtbot.waitUntil(lambda: popup.state == "done" and bool(popup.translation), timeout=20_000)
+        assert popup.isVisible()
+        shown = [label.text() for label in popup.findChildren(QLabel) if label.isVisible()]
+        if said:
+            assert f"{FIREFOX} writes Simplified only, not Traditional." in shown, shown
+            note = popup.note
+            bottom = note.mapTo(popup, note.rect().bottomLeft()).y()
+            assert bottom <= popup.status.mapTo(popup, popup.status.rect().topLeft()).y() <= popup.height()
+            desktop.handle(InstanceRequest("popup", "Good morning."))  # the next request starts without it
+            assert not note.isVisible()
+        else:
+            assert not any("Simplified" in text for text in shown), shown
+    finally:
+        quick.shutdown()
