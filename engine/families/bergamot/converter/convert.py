@@ -32,6 +32,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -149,6 +150,25 @@ class Check:
         }
 
 
+# The build's steps besides validation, counted in check sentences' time (~0.5 s each on a full-shape model), so
+# that build_bundle's progress moves as the time does (reading the model ~1 s, each of the four graphs ~0.5 s).
+STEP_WEIGHTS = {"read": 2, "vocabularies": 1, "graph": 1, "manifest": 1, "install": 1}
+STEPS = sum(STEP_WEIGHTS.values()) + (2 * len(graphs.PRECISIONS) - 1) * STEP_WEIGHTS["graph"]  # 2 graphs a precision
+
+
+def _stepper(progress: Callable[[int, int], None] | None, total: int) -> Callable[[int], None]:
+    """step(n): n more of the build's `total` steps done, told to `progress`."""
+    done = 0
+
+    def step(n: int) -> None:
+        nonlocal done
+        done = min(total, done + n)
+        if progress is not None:
+            progress(done, total)
+
+    return step
+
+
 def _say(quiet: bool, t0: float, message: str) -> None:
     if not quiet:
         print(f"[bergamot] {message} (+{time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
@@ -254,6 +274,20 @@ def _model_id(folder: ModelFolder, metadata: dict | None, relabelled: tuple[str,
     return f"mozilla/firefox-translations-{folder.pair}{suffix}"
 
 
+def planned_model_id(source: Path) -> str | None:
+    """The model id build_bundle(source) gives (no model_id, source_lang or target_lang), from the folder's file
+    names and metadata.json alone, nothing decoded: an importer knows the bundle's name before converting. None
+    when the folder does not say (its build then fails, saying why)."""
+    where = model_folder_in(Path(source))
+    try:
+        folder = find_model_folder(where if where is not None else Path(source))
+        metadata = read_metadata(folder.metadata)
+        languages_of(folder, metadata, None, None)
+    except (BuildError, CheckpointError, OSError):
+        return None
+    return _model_id(folder, metadata)
+
+
 def _source_files(folder: ModelFolder) -> dict[str, str]:
     names = [folder.model, folder.src_vocab, folder.trg_vocab, folder.shortlist, folder.metadata]
     return {p.name: sha256_file(p) for p in dict.fromkeys(n for n in names if n is not None)}
@@ -290,10 +324,12 @@ def build_bundle(
     target_lang: str | None = None,
     quiet: bool = False,
     overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict:
     """Convert the model folder `source` (or the single folder inside it) into a verified bundle in `out_dir`;
     returns the manifest. CheckpointError for a folder or model that is not one Qiao reads, BuildError when the
-    bundle fails its checks (nothing is written then)."""
+    bundle fails its checks (nothing is written then). `progress(done, total)` counts the build's steps (STEPS,
+    then one per check sentence); an exception it raises (a cancel) stops the build, nothing written."""
     import onnx
 
     from engine.families.bergamot.converter.tokenizer import build_tokenizer
@@ -318,9 +354,11 @@ def build_bundle(
             file=sys.stderr,
         )
     _say(quiet, t0, f"Reading {folder.model.name}")
+    step = _stepper(progress, STEPS + len(check_sentences(src_code)))
     checkpoint = read_model(folder.model)
     _check_metadata(marian_io.read_bytes(folder.model), metadata, folder.model.name)
     arch, weights = graphs.from_checkpoint(checkpoint)
+    step(STEP_WEIGHTS["read"])
 
     staging = Path(tempfile.mkdtemp(prefix="qiao-bundle-"))
     try:
@@ -332,6 +370,7 @@ def build_bundle(
                 f"the vocabularies have {tok_info.source_vocab_size} and {tok_info.vocab_size} pieces; the model's "
                 f"dim-vocabs are {arch.source_vocab} and {arch.target_vocab}"
             )
+        step(STEP_WEIGHTS["vocabularies"])
         _say(quiet, t0, "Writing the FP32 and INT8 graphs")
         graph_io: dict[str, dict[str, list[str]]] = {}
         for precision in graphs.PRECISIONS:
@@ -339,9 +378,11 @@ def build_bundle(
             encoder, enc_in, enc_out = graphs.build_encoder(arch, weights, precision)
             onnx.save(encoder, str(staging / precision / "encoder.onnx"))
             del encoder
+            step(STEP_WEIGHTS["graph"])
             decoder, dec_in, dec_out = graphs.build_decoder(arch, weights, precision, shortlisted=short is not None)
             onnx.save(decoder, str(staging / precision / "decoder.onnx"))
             del decoder
+            step(STEP_WEIGHTS["graph"])
             graph_io = {
                 "encoder": {"inputs": enc_in, "outputs": enc_out},
                 "decoder": {"inputs": dec_in, "outputs": dec_out},
@@ -412,15 +453,17 @@ def build_bundle(
         if short is not None:
             manifest["shortlist"] = {"file": SHORTLIST_FILE, "first_num": short.first_num, "best_num": short.best_num}
         write_manifest(staging, manifest)
+        step(STEP_WEIGHTS["manifest"])
 
         _say(quiet, t0, "Validating FP32 and INT8 against the numpy reference")
-        check = validate(staging, checkpoint, folder, src_code)
+        check = validate(staging, checkpoint, folder, src_code, lambda: step(1))
         (staging / "validation.json").write_text(json.dumps(check.as_dict(), indent=1), encoding="utf-8")
         manifest["validation"] = {"file": "validation.json", "eval_set": "builtin", "passed": not check.problems}
         write_manifest(staging, manifest)
         if check.problems:
             raise BuildError("validation failed: " + "; ".join(check.problems))
         install_staged(staging, out_dir)
+        step(STEP_WEIGHTS["install"])
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
@@ -466,7 +509,9 @@ def int8_imitation(checkpoint: Checkpoint) -> Checkpoint:
     return replace(checkpoint, int8=int8, alphas={})
 
 
-def validate(bundle: Path, checkpoint: Checkpoint, folder: ModelFolder, language: str) -> Check:
+def validate(
+    bundle: Path, checkpoint: Checkpoint, folder: ModelFolder, language: str, tick: Callable[[], None] | None = None
+) -> Check:
     """The staged bundle, loaded as Qiao loads it, against the numpy reference on the check sentences: FP32 token
     for token (every sentence), INT8 against the reference's int8 imitation (INT8_MIN_AGREEMENT) of the kernel ORT
     takes on this CPU (saturating without VNNI: int8_kernel), the tokenizer's ids and decoding against
@@ -479,8 +524,15 @@ def validate(bundle: Path, checkpoint: Checkpoint, folder: ModelFolder, language
 
     manifest = load_manifest(bundle)
     tokenizer = load_tokenizer(manifest)
-    sp_src = spm.SentencePieceProcessor(model_proto=read_model_bytes(folder.src_vocab))
-    sp_trg = spm.SentencePieceProcessor(model_proto=read_model_bytes(folder.trg_vocab))
+
+    def sentencepiece(path: Path) -> Any:
+        try:
+            return spm.SentencePieceProcessor(model_proto=read_model_bytes(path))
+        except RuntimeError as exc:  # its own checks, stricter than the conversion's (a damaged character map)
+            raise BuildError(f"{path.name} is damaged: SentencePiece cannot load it ({exc})") from None
+
+    sp_src = sentencepiece(folder.src_vocab)
+    sp_trg = sentencepiece(folder.trg_vocab)
     fp32 = load_model(manifest, EngineConfig(precision="fp32", threads=1))
     int8 = load_model(manifest, EngineConfig(precision="int8", threads=1))
     assert isinstance(fp32, OnnxBergamot) and isinstance(int8, OnnxBergamot)
@@ -506,6 +558,8 @@ def validate(bundle: Path, checkpoint: Checkpoint, folder: ModelFolder, language
         elif len(problems) < 5:
             problems.append(f"FP32 output differs from the reference on {line!r}: {ours[:8]} vs {reference[:8]}")
         same["int8"] += greedy(int8, ids, eos) == decode(imitation, ids, columns, int8=True, saturate=saturate).tokens
+        if tick is not None:
+            tick()
     if same["int8"] < INT8_MIN_AGREEMENT * len(lines):
         problems.append(f"INT8 agrees with the reference's int8 on only {same['int8']} of {len(lines)} sentences")
     return Check(len(lines), same["fp32"], same["int8"], same["tokenizer"], problems)

@@ -558,3 +558,38 @@ def test_metadata_json_is_read_strictly_and_recorded_as_plain_facts(tmp_path: Pa
     recorded = load_manifest(out).raw["source"]["metadata"]
     assert recorded["version"] == "1.0" and recorded["quantized"] is True and recorded["hash"] == meta["hash"]
     assert not {"modelStatistics", "note", "modelConfig"} & set(recorded)
+
+
+def test_a_vocabulary_sentencepiece_refuses_is_a_build_error(tmp_path: Path, capsys) -> None:
+    """A damaged character map that the conversion's reader accepts but SentencePiece's own check refuses ended the
+    build in `RuntimeError: INTERNAL: precompiled_charsmap is invalid.` (validation loads SentencePiece)."""
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    from engine.families.bergamot.vocabulary import CharsMap
+
+    folder = _copy_of(tmp_path)
+    (path,) = folder.glob("srcvocab.*")
+    proto = pb.ModelProto()
+    proto.ParseFromString(path.read_bytes())
+    blob = bytes(proto.normalizer_spec.precompiled_charsmap)
+
+    def refused_by_sentencepiece_only(at: int) -> bytes | None:
+        damaged = bytearray(blob)
+        damaged[at] = 132
+        try:
+            CharsMap(bytes(damaged))
+        except ValueError:
+            return None
+        proto.normalizer_spec.precompiled_charsmap = bytes(damaged)
+        try:
+            spm.SentencePieceProcessor(model_proto=proto.SerializeToString())
+        except RuntimeError:
+            return proto.SerializeToString()
+        return None
+
+    damaged = next(d for at in range(4, len(blob), 997) if (d := refused_by_sentencepiece_only(at)) is not None)
+    path.write_bytes(damaged)
+    out = tmp_path / "out"
+    assert main(["model", "build", "--from", str(folder), "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("qiao: srcvocab.enzh.spm is damaged: SentencePiece cannot load it") and not out.exists()
