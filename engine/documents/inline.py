@@ -33,6 +33,7 @@ _MAX_NODES = 320
 _MAX_PROBE = 200
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"\w+")
+_LAYOUT = frozenset("\n\t")  # a fixed run of only these (a line break, a tab) is still found in the translation
 # English words too common for one of them alone to show where a run's meaning is.
 _COMMON_WORDS = (
     "the and for you your are was were not but with this that from have has had its our their they them his her "
@@ -99,11 +100,13 @@ def distribute(unit: Unit, translation: str, run_translations: Sequence[str | No
 
 def _fixed_anchors(unit: Unit, translation: str) -> list[tuple[int, tuple[int, int]]]:
     """(run index, (start, end) in `translation`) of each fixed run found verbatim, in order, non-overlapping.
-    Markup is not looked for: the translator never saw it."""
+    Markup is not looked for: the translator never saw it; nor spaces, which any gap between words would match.
+    A line break or tab is: the translation keeps the source's lines, and a Word <w:br/> whose "\n" was left in
+    the share before it came back twice (a newline inside the text as well as the break)."""
     found = []
     pos = 0
     for i, run in enumerate(unit.runs):
-        if not run.fixed or run.markup or not run.text.strip():
+        if not run.fixed or run.markup or not (run.text.strip() or _LAYOUT.intersection(run.text)):
             continue
         at = translation.find(run.text, pos)
         if at >= 0:

@@ -327,3 +327,25 @@ def test_a_part_in_a_legacy_encoding_gets_character_references(original):
     out = extracted.render(translations, target="zh")
     assert b"&#26089;" in members(out)["word/document.xml"] and b"caf\xe9" in members(out)["word/document.xml"]
     assert docx_lib.Document(io.BytesIO(out)).paragraphs[0].text == "早上好 café"
+
+
+@pytest.mark.parametrize("model", ["bundle_dir", "bergamot_bundle_dir"])
+def test_a_line_break_comes_back_once_with_a_real_model(original, model, request):
+    """make_docx's "Thank you very much.<w:tab/>See you tomorrow.<w:br/>Can you help me?" through a real model (the
+    tiny opus-mt and the tiny Firefox one): the translation keeps the line, and its "\\n" was left in the text
+    before the <w:br/>, so Word showed a newline inside the run as well as the break."""
+    from engine.api.documents import translate_document
+    from engine.pipeline.translator import Translator
+
+    translator = Translator(request.getfixturevalue(model))
+
+    def translate(texts: list[str]) -> list[str]:
+        return [t.text for t in translator.translate_segments(texts)]
+
+    out = translate_document(docx.FORMAT, original, translate, "zh")
+    texts = _w_texts(members(out)["word/document.xml"])
+    assert texts != _w_texts(members(original)["word/document.xml"])  # translated
+    assert [t for t in texts if "\n" in t] == []
+    assert len(_w_texts(members(out)["word/document.xml"], "br")) == len(
+        _w_texts(members(original)["word/document.xml"], "br")
+    )

@@ -30,13 +30,25 @@ def assert_guarantees(u: Unit, translation: str, shares: list[str]) -> None:
     rest = translation
     pos = 0
     for run in u.runs:
-        if run.fixed and run.text.strip():
+        if run.fixed and not run.markup and (run.text.strip() or "\n" in run.text or "\t" in run.text):
             at = rest.find(run.text, pos)
             if at >= 0:
                 rest = rest[:at] + rest[at + len(run.text) :]
                 pos = at
     if any(not run.fixed for run in u.runs):  # with no translatable run, there is nowhere to put the rest
         assert translatable_text(u, shares) == rest
+
+
+def test_a_line_break_run_is_taken_out_of_the_share_before_it():
+    """A Word paragraph "Thank you very much.<tab/>See you tomorrow.<br/>Can you help me?" is one text with a tab and
+    a line break as fixed runs. The translation keeps the line ("…明天见。\n你能帮我吗？") and drops the tab; the
+    "\n" stayed in the share before the break, so the document got a newline inside the text and the <w:br/>."""
+    u = unit("Thank you very much.", ("\t", True), "See you tomorrow.", ("\n", True), "Can you help me?")
+    translation = "非常感谢。明天见。\n你能帮我吗？"
+    for hints in (None, ["非常感谢。", None, "明天见。", None, "你能帮我吗？"]):
+        shares = distribute(u, translation, hints)
+        assert shares == ["非常感谢。", "\t", "明天见。", "\n", "你能帮我吗？"], hints
+        assert_guarantees(u, translation, shares)
 
 
 # -- align: by meaning ------------------------------------------------------------------------------------------
