@@ -403,11 +403,35 @@ def _reported(body: Callable[[], int]) -> int:
         searched = getattr(exc, "searched", None)
         if searched:
             say("searched:\n  " + "\n  ".join(searched))
+            to_convert = _model_to_convert(searched)
+            if to_convert is not None:
+                say(to_convert)
+                return 1
             hint = build_hint(getattr(exc, "pair", None))
             say(f"get one with: qiao model download (or qiao model import PATH); build one with: {hint}")
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _model_to_convert(searched: list[str]) -> str | None:
+    """When the one folder searched for a bundle is a model as its makers publish it (a Firefox Translations
+    folder, given to --model or `model verify`), how to convert it; else None."""
+    if len(searched) != 1:
+        return None
+    folder = Path(searched[0])
+    try:
+        from engine import families
+
+        family = families.converter_for(folder) if folder.is_dir() else None
+    except OSError:
+        return None
+    if family is None:
+        return None
+    return (
+        f"{folder} is a model folder as its makers publish it (family {family.name}), not a Qiao bundle: "
+        f"`qiao model import {folder}` converts and installs it (or `qiao model build --from {folder} --out DIR`)"
+    )
 
 
 def _bench(argv: list[str]) -> int:

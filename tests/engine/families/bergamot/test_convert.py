@@ -593,3 +593,15 @@ def test_a_vocabulary_sentencepiece_refuses_is_a_build_error(tmp_path: Path, cap
     assert main(["model", "build", "--from", str(folder), "--out", str(out), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("qiao: srcvocab.enzh.spm is damaged: SentencePiece cannot load it") and not out.exists()
+
+
+def test_a_firefox_folder_given_as_a_bundle_says_how_to_convert_it(store, tmp_path: Path, capsys) -> None:
+    """`qiao translate --model ~/Downloads/enzh` (the folder as Mozilla publishes it) suggested building
+    Helsinki-NLP/opus-mt-en-zh; it now names the import that converts that very folder."""
+    folder = _copy_of(tmp_path)
+    for argv in (["translate", "--model", str(folder), "Hello"], ["model", "verify", str(folder)]):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert f"`qiao model import {folder}` converts and installs it" in err and "Helsinki-NLP" not in err
+    assert main(["translate", "--model", str(tmp_path / "missing"), "Hello"]) == 1
+    assert "Helsinki-NLP" in capsys.readouterr().err  # no folder to convert: the usual ways to get a model
