@@ -86,12 +86,14 @@ def extract(
     progress: Progress | None = None,
     check: Callable[[], None] | None = None,
     before: Callable[[int], None] | None = None,
+    listed: Callable[[list[str], int], None] | None = None,
 ) -> int:
     """Unpack `path` into the existing empty folder `dest`; returns the bytes written.
 
     `before(total)` sees the declared total once every member passed its checks, before anything is written (a
-    space check may raise there). `progress(done, total)` gets bytes written; `check()` is called between chunks
-    and may raise to stop (cancel). ArchiveError for anything unreadable or unsafe, naming the member.
+    space check may raise there); `listed(names, total)` then sees the members' paths too (what the archive holds
+    decides how its import's progress is shared). `progress(done, total)` gets bytes written; `check()` is called
+    between chunks and may raise to stop (cancel). ArchiveError for anything unreadable or unsafe, naming the member.
     """
     done = 0
     root = dest.resolve()
@@ -99,6 +101,8 @@ def extract(
         total = members.total
         if before is not None:
             before(total)
+        if listed is not None:
+            listed([m.name for m in members], total)
         for member in members:
             if check is not None:
                 check()

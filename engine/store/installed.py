@@ -563,9 +563,66 @@ def _has_bundle(folder: Path) -> bool:
     return True
 
 
-def _converted(folder: Path, what: str, out: Path, check: Callable[[], None] | None) -> Path:
+class _Bar:
+    """One progress bar over an import's phases (unpacking, converting, hashing): each phase's own (done, total) is
+    mapped onto its share of one fixed total, so the bar only moves forward, however the phases count."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.at = progress, max(1, total), 0
+
+    def upto(self, share: float) -> Progress:
+        """A phase's callback: its (done, total) moves the bar from where it is now to `share` of the whole."""
+        low, high = self.at, max(self.at, round(share * self.total))
+
+        def report(done: int, total: int) -> None:
+            value = low + (high - low) * min(done, total) // total if total > 0 else low
+            if value > self.at:
+                self.at = value
+            if self.progress is not None:
+                self.progress(self.at, self.total)
+
+        return report
+
+
+CONVERTED = 0.9  # of an import that converts a model: the bar's share up to the end of the conversion
+UNPACKED = 0.05  # of an archive holding such a model: the share of unpacking it (a second, against minutes)
+
+
+def _source_bytes(folder: Path) -> int:
+    """The size of the files under `folder` (a model folder to convert): the progress bar's total."""
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file() and not path.is_symlink():
+                total += path.stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+def _planned_target(folder: Path, root: Path) -> Path | None:
+    """Where the bundle converted from the model folder `folder` will be installed, from its family's `model_id`
+    (file names and metadata alone, nothing converted); None when no family converts it or it cannot tell."""
+    from engine import families
+
+    family = families.converter_for(folder)
+    if family is None:
+        return None
+    try:
+        planned = getattr(family.build(), "model_id", None)
+    except ImportError:
+        return None
+    model_id = planned(folder) if planned is not None else None
+    return root / bundle_name(model_id) if model_id else None
+
+
+def _converted(
+    folder: Path, what: str, out: Path, check: Callable[[], None] | None, progress: Progress | None = None
+) -> Path:
     """The bundle a family's converter builds into `out` from the model folder `folder` (engine.families
-    .converter_for: a Firefox Translations folder); ModelStoreError when no family reads it or it fails."""
+    .converter_for: a Firefox Translations folder); ModelStoreError when no family reads it or it fails.
+    `progress(done, total)` follows the converter's steps, and the cancel is checked at each (the converter then
+    stops, leaving nothing)."""
     from engine import families
     from engine.errors import BuildError, CheckpointError
 
@@ -575,8 +632,15 @@ def _converted(folder: Path, what: str, out: Path, check: Callable[[], None] | N
     assert family is not None
     if check is not None:
         check()
+
+    def step(done: int, total: int) -> None:
+        if progress is not None:
+            progress(done, total)
+        if check is not None:
+            check()
+
     try:
-        family.build().build_bundle(folder, out, quiet=True)
+        family.build().build_bundle(folder, out, quiet=True, progress=step)
     except ImportError as exc:
         raise ModelStoreError(
             f"{what} is a {family.name} model to convert, which needs Qiao's build tools ({exc.name}): "
@@ -604,9 +668,13 @@ def import_bundle(
 
     Unpacked (or copied: only the listed files) into a work folder inside models_dir(), verified in full (every
     precision, every sha256), then renamed into place: on any refusal, failure or cancel the models folder is as it
-    was. An installed bundle of the same name is a refusal unless `replace`. `progress(done, total)` counts bytes
-    unpacked then hashed (total is refined once the manifest is read); `expect_pair` ("en-zh", for a download)
-    refuses a bundle of another pair. ModelStoreError (ModelStoreCancelled on cancel) says why.
+    was. An installed bundle of the same name is a refusal unless `replace`, made before anything long: a model to
+    convert is refused by the name its family says it will get (engine.families: `model_id`), before converting.
+    `progress(done, total)` counts bytes copied or unpacked then hashed (total is refined once the manifest is
+    read); an import that converts reports on one fixed total, shared between unpacking (UNPACKED), the converter's
+    steps (up to CONVERTED) and the bytes hashed, so it only rises. `expect_pair` ("en-zh", for a download)
+    refuses a bundle of another pair. ModelStoreError (ModelStoreCancelled on cancel) says why; a cancel during the
+    conversion stops it at its next step.
     """
     source = Path(source).expanduser()
     check = _canceller(cancel, "import")
@@ -637,31 +705,52 @@ def import_bundle(
             bundle = work / "bundle"
             _copy_listed(found, manifest, bundle, _check(check, progress, 0, 2 * total))
             start = total
+            hashing = progress
         elif is_dir:  # a model as its makers publish it (a Firefox Translations folder): converted first
-            bundle = _converted(source, source.name, work / "bundle", check)
-            start = 0
+            _refuse_installed(_planned_target(source, root), replace)
+            bar = _Bar(progress, _source_bytes(source))
+            bundle = _converted(source, source.name, work / "bundle", check, bar.upto(CONVERTED))
+            start, hashing = 0, bar.upto(1.0)
         else:
             unpacked = work / "unpacked"
             unpacked.mkdir()
             assert kind is not None  # not a folder, so an archive kind (checked above)
+            bars: list[tuple[_Bar, Progress]] = []  # a model to convert: its bar, once the members are known
+
+            def listed(names: list[str], total: int) -> None:
+                if not any(name.rsplit("/", 1)[-1] == MANIFEST for name in names):
+                    bar = _Bar(progress, total)
+                    bars.append((bar, bar.upto(UNPACKED)))
+
+            def unpacking(done: int, total: int) -> None:
+                if bars:
+                    bars[0][1](done, total)
+                elif progress is not None:
+                    progress(done, 2 * total)  # a bundle: unpacked, then as many bytes hashed
+
             try:
                 start = extract(
                     source,
                     kind,
                     unpacked,
                     before=lambda total: _space_check(root, total),
+                    listed=listed,
                     check=check,
-                    progress=(lambda d, t: progress(d, 2 * t)) if progress else None,
+                    progress=unpacking,
                 )
             except ArchiveError as exc:
                 raise ModelStoreError(str(exc)) from None
+            hashing = progress
             if _has_bundle(unpacked):
                 bundle = bundle_root(unpacked)
             else:
-                bundle = _converted(unpacked, source.name, work / "bundle", check)
+                _refuse_installed(_planned_target(unpacked, root), replace)
+                bar = bars[0][0] if bars else _Bar(progress, start)
+                bundle = _converted(unpacked, source.name, work / "bundle", check, bar.upto(CONVERTED))
+                start, hashing = 0, bar.upto(1.0)
         manifest = _load(bundle, source.name)
         _early_refusal(root, manifest, replace, expect_pair)
-        problems, digests = _full_check(manifest, progress, check, start)
+        problems, digests = _full_check(manifest, hashing, check, start)
         if problems:
             raise ModelStoreError(f"{source.name} failed verification: nothing was changed", problems)
         if check is not None:
@@ -683,8 +772,12 @@ def _early_refusal(root: Path, manifest: Manifest, replace: bool, expect_pair: s
         raise ModelStoreError(
             f"the bundle translates {manifest.pair.key}, but {expect_pair} was expected: nothing was changed"
         )
-    target = root / bundle_name(manifest.model_id)
-    if not replace and os.path.lexists(target):
+    _refuse_installed(root / bundle_name(manifest.model_id), replace)
+
+
+def _refuse_installed(target: Path | None, replace: bool) -> None:
+    """AlreadyInstalled when a bundle is installed at `target` (None: not known yet) and it is not to be replaced."""
+    if target is not None and not replace and os.path.lexists(target):
         raise already_installed(target)
 
 

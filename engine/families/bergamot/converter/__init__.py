@@ -3,8 +3,9 @@ checked parameter set, the graphs, and the converter behind `qiao model build` /
 Never imported by the app at run time (the frozen app excludes every family's converter/ package).
 
 The registry hands this package out (engine.families.Family.build): `recognises(folder)` says whether a folder is a
-Firefox Translations model folder, `build_bundle(folder, out_dir, ...)` converts it. Both import the converter on
-first use, so importing this package stays cheap.
+Firefox Translations model folder, `model_id(folder)` the id its bundle will have (its name, before converting),
+`build_bundle(folder, out_dir, ...)` converts it. All import the converter on first use, so importing this package
+stays cheap.
 """
 
 from __future__ import annotations
@@ -17,6 +18,13 @@ def recognises(source: Path) -> bool:
     from engine.families.bergamot.converter.convert import recognises as check
 
     return check(source)
+
+
+def model_id(source: Path) -> str | None:
+    """engine.families.bergamot.converter.convert.planned_model_id: the id build_bundle gives the folder's bundle."""
+    from engine.families.bergamot.converter.convert import planned_model_id
+
+    return planned_model_id(source)
 
 
 def build_bundle(source: str | Path, out_dir: Path, **options: object) -> dict:
