@@ -456,6 +456,8 @@ def _model_build(args) -> int:
             f"{source} is empty: --from takes a Firefox Translations model folder, a Marian checkpoint folder or "
             "a Hugging Face model id"
         )
+    if source.is_file():
+        _refuse_a_file(source)
     family = families.converter_for(source) if source.is_dir() else None
     if family is not None:  # a model folder as its makers publish it (Firefox Translations): its family converts it
         return _family_build(family, args)
@@ -486,6 +488,20 @@ def _model_build(args) -> int:
     if scores:
         print("  " + ", ".join(f"{k} BLEU {v['bleu']} chrF {v['chrf']}" for k, v in scores.items()))
     return 0
+
+
+def _refuse_a_file(source: Path) -> None:
+    """`model build --from FILE`: an archive is for `model import`; a file of a model folder means its folder."""
+    from engine import families
+    from engine.store.archive import TAR_SUFFIXES
+
+    if source.name.lower().endswith((".zip", *TAR_SUFFIXES)):
+        raise InputError(
+            f"{source} is an archive: `qiao model import {source}` unpacks it (and converts a model in it), or unpack "
+            "it and give its folder to --from"
+        )
+    if families.converter_for(source.parent) is not None:
+        raise InputError(f"{source} is one file of a model folder: give the folder, --from {source.parent}")
 
 
 def _family_build(family, args) -> int:

@@ -605,3 +605,17 @@ def test_a_firefox_folder_given_as_a_bundle_says_how_to_convert_it(store, tmp_pa
         assert f"`qiao model import {folder}` converts and installs it" in err and "Helsinki-NLP" not in err
     assert main(["translate", "--model", str(tmp_path / "missing"), "Hello"]) == 1
     assert "Helsinki-NLP" in capsys.readouterr().err  # no folder to convert: the usual ways to get a model
+
+
+def test_qiao_model_build_of_a_file_names_what_to_give_instead(tmp_path: Path, capsys) -> None:
+    """`--from enzh.tar.gz` or `--from enzh/model.enzh.npz` went to the Marian pipeline: 'is a file; pass the
+    checkpoint directory'."""
+    folder = _copy_of(tmp_path)
+    archive = model_helpers.tar_bundle(tmp_path / "enzh.tar.gz", bundle=folder, top="enzh")
+    (model,) = folder.glob("model.*")
+    out = tmp_path / "out"
+    assert main(["model", "build", "--from", str(archive), "--out", str(out)]) == 1
+    assert f"is an archive: `qiao model import {archive}`" in capsys.readouterr().err
+    assert main(["model", "build", "--from", str(model), "--out", str(out)]) == 1
+    assert f"is one file of a model folder: give the folder, --from {folder}" in capsys.readouterr().err
+    assert not out.exists()
