@@ -12,6 +12,7 @@ import or removal cleans them (restoring an `.old-` bundle whose place is empty)
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import shutil
@@ -588,10 +589,11 @@ CONVERTED = 0.9  # of an import that converts a model: the bar's share up to the
 UNPACKED = 0.05  # of an archive holding such a model: the share of unpacking it (a second, against minutes)
 
 
-def _source_bytes(folder: Path) -> int:
-    """The size of the files under `folder` (a model folder to convert): the progress bar's total."""
+def _source_bytes(folder: Path, most: int = 1000) -> int:
+    """The size of the files under `folder` (a model folder to convert; the first `most` entries: a scale, not a
+    count that must be exact): the progress bar's total."""
     total = 0
-    for path in folder.rglob("*"):
+    for path in itertools.islice(folder.rglob("*"), most):
         try:
             if path.is_file() and not path.is_symlink():
                 total += path.stat().st_size
