@@ -355,8 +355,7 @@ def build_bundle(
         )
     _say(quiet, t0, f"Reading {folder.model.name}")
     step = _stepper(progress, STEPS + len(check_sentences(src_code)))
-    checkpoint = read_model(folder.model)
-    _check_metadata(marian_io.read_bytes(folder.model), metadata, folder.model.name)
+    checkpoint = read_model(folder.model, lambda blob: _check_metadata(blob, metadata, folder.model.name))
     arch, weights = graphs.from_checkpoint(checkpoint)
     step(STEP_WEIGHTS["read"])
 

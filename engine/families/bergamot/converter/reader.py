@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -459,12 +460,15 @@ def read_items(items: list[Item], source: str = "model") -> Checkpoint:
     return Checkpoint(config, arch, params, int8, alphas, precision, yaml_text)
 
 
-def read_model(path: Path | str) -> Checkpoint:
-    """Read a model file (.npz, .bin, either optionally .gz)."""
+def read_model(path: Path | str, check: Callable[[bytes], None] | None = None) -> Checkpoint:
+    """Read a model file (.npz, .bin, either optionally .gz); `check` sees its (unpacked) bytes before they are
+    parsed (the build compares them with metadata.json's size and sha256), and the file is read once."""
     path = Path(path)
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     try:
         blob = marian_io.read_bytes(path)
+        if check is not None:
+            check(blob)
         items = marian_io.npz_items(blob) if name.endswith(".npz") else marian_io.bin_items(blob)
     except marian_io.ContainerError as exc:
         raise CheckpointError(f"{path.name}: {exc}") from exc

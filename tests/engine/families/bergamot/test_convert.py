@@ -619,3 +619,17 @@ def test_qiao_model_build_of_a_file_names_what_to_give_instead(tmp_path: Path, c
     assert main(["model", "build", "--from", str(model), "--out", str(out)]) == 1
     assert f"is one file of a model folder: give the folder, --from {folder}" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_model_damaged_under_its_published_size_is_named_damaged_first(tmp_path: Path, capsys) -> None:
+    """A byte flipped in the model's header was reported as whatever the parser tripped on ('malformed item
+    header ...'), metadata.json's sha256 only compared afterwards (on a second read of the file)."""
+    folder = make.cached_folder(make.TINY, "intgemm-alphas", shortlist=True)
+    copy = tmp_path / "enzh"
+    shutil.copytree(folder.model.parent, copy, ignore=shutil.ignore_patterns(".complete"))
+    model = copy / folder.model.name
+    blob = bytearray(model.read_bytes())
+    blob[20] ^= 0x40  # the first item's name length
+    model.write_bytes(bytes(blob))
+    assert main(["model", "build", "--from", str(copy), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    assert "differs from metadata.json's" in capsys.readouterr().err
