@@ -8,10 +8,13 @@ the engine never imports the GUI. `python -m engine.cli.main` runs the commands 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from engine import __version__
@@ -362,11 +365,12 @@ def run_command(args: argparse.Namespace) -> int:
 
         return run_self_test(args.model)
     if args.command == "model":
-        if args.model_command == "build":
-            return _model_build(args)
-        if args.model_command == "verify":
-            return _model_verify(args)
-        return run_model_action(args)
+        with _terminate_as_interrupt():
+            if args.model_command == "build":
+                return _model_build(args)
+            if args.model_command == "verify":
+                return _model_verify(args)
+            return run_model_action(args)
     if args.command == "tokenize":
         return _tokenize(args)
     if args.command == "translate":
@@ -386,6 +390,24 @@ def run_command(args: argparse.Namespace) -> int:
 
         return serve_command(args)
     return 2
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (kill, `timeout`, a service manager) handled as Ctrl+C while a model command runs: its cleanup runs
+    (a build's staging folder, an import's work folder) and it exits 130, instead of dying with them left behind."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _reported(body: Callable[[], int]) -> int:

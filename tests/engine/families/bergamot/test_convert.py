@@ -633,3 +633,31 @@ def test_a_model_damaged_under_its_published_size_is_named_damaged_first(tmp_pat
     model.write_bytes(bytes(blob))
     assert main(["model", "build", "--from", str(copy), "--out", str(tmp_path / "out"), "--quiet"]) == 1
     assert "differs from metadata.json's" in capsys.readouterr().err
+
+
+def test_sigterm_during_a_build_cleans_up_as_ctrl_c(tmp_path: Path) -> None:
+    """`timeout` or `kill` (SIGTERM) during `qiao model build` killed Python outright: the staging folder (215 MB for
+    base-memory's shape) stayed in the temporary folder. Now it is handled as Ctrl+C: cleaned up, exit 130."""
+    import subprocess
+    import sys
+
+    folder = _copy_of(tmp_path)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    script = f"""
+import os, signal, sys, tempfile
+sys.path.insert(0, {str(make.ROOT)!r})
+tempfile.tempdir = {str(scratch)!r}
+from engine.families.bergamot.converter import convert
+def validate(*args, **kwargs):  # the build is half done: its staging folder holds the graphs
+    assert os.listdir({str(scratch)!r})
+    os.kill(os.getpid(), signal.SIGTERM)
+    raise AssertionError("SIGTERM did not interrupt the build")
+convert.validate = validate
+from engine.cli.main import main
+sys.exit(main(["model", "build", "--from", {str(folder)!r}, "--out", {str(tmp_path / "out")!r}, "--quiet"]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr
+    assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
