@@ -5,10 +5,15 @@ So the window and the API share one engine and one queue: the window's typing st
 API requests are served in arrival order between its requests. The waiting happens on the HTTP server's threads,
 never on the UI thread (a call from the UI thread is refused: it would freeze the window). The window translates
 in its loaded direction only; another direction is a 400 naming the one loaded.
+
+A request whose client closed its connection (engine.api.service.client_gone, set by the HTTP app for each request)
+is cancelled on the worker while it waits or runs (ClientGone, logged 499), as `qiao serve` does: the next client is
+not made to wait for work nobody will read.
 """
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 import time
@@ -18,9 +23,9 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 
-from engine.api.errors import ApiError, Busy, TimedOut, UnsupportedLanguage
+from engine.api.errors import ApiError, Busy, ClientGone, TimedOut, UnsupportedLanguage
 from engine.api.languages import PairInfo, detect, resolve
-from engine.api.service import checked_texts, text_alternatives
+from engine.api.service import GONE_POLL_S, checked_texts, client_gone, text_alternatives
 from engine.languages import LanguagePair
 from engine.options import TranslationOptions
 from gui.worker.scheduler import CANCELLED, INTERNAL, NO_MODEL, STOPPED, TranslationWorker
@@ -117,7 +122,10 @@ class WindowTranslationService:
             return iter([text])
         waiter = _Waiter(threading.Event(), queue.Queue())
         rid = self._submit([text], options, waiter, stream=True)
-        return self._deltas(rid, waiter, timeout)
+        # the deltas are read after the app's call has returned (the server iterates the body), outside the request's
+        # watch: this request's context is kept to ask it whether the client is still there
+        gone = contextvars.copy_context().run
+        return self._deltas(rid, waiter, timeout, lambda: gone(client_gone))
 
     def close(self) -> None:
         with self._lock:
@@ -158,26 +166,36 @@ class WindowTranslationService:
         return rid
 
     def _run(self, texts: list[str], options: TranslationOptions, timeout: float | None) -> list[Any]:
-        """The worker's Translations of `texts`; TimedOut (the request cancelled on the worker) past `timeout`."""
+        """The worker's Translations of `texts`; TimedOut (the request cancelled on the worker) past `timeout`,
+        ClientGone (cancelled too) once the request's client has closed its connection."""
         waiter = _Waiter(threading.Event())
         rid = self._submit(list(texts), options, waiter, stream=False)
         wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
-        if not waiter.done.wait(wait):
-            self._abandon(rid)
-            raise TimedOut(f"the translation did not finish within {wait:g} s; it was cancelled")
+        end = time.monotonic() + wait
+        while not waiter.done.wait(min(GONE_POLL_S, max(0.0, end - time.monotonic()))):
+            if client_gone():
+                self._abandon(rid)  # waiting: dropped at once; running: stops within a decoder step
+                raise ClientGone("the client closed its connection; its request was cancelled")
+            if time.monotonic() >= end:
+                self._abandon(rid)
+                raise TimedOut(f"the translation did not finish within {wait:g} s; it was cancelled")
         self._raise(waiter)
         return list(waiter.result)
 
-    def _deltas(self, rid: int, waiter: _Waiter, timeout: float | None) -> Iterator[str]:
+    def _deltas(self, rid: int, waiter: _Waiter, timeout: float | None, gone: Callable[[], bool]) -> Iterator[str]:
         wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
         end = time.monotonic() + wait  # the whole stream, not each delta
         assert waiter.deltas is not None
         try:
             while True:
                 try:
-                    kind, value = waiter.deltas.get(timeout=max(0.0, end - time.monotonic()))
+                    kind, value = waiter.deltas.get(timeout=min(GONE_POLL_S, max(0.0, end - time.monotonic())))
                 except queue.Empty:
-                    raise TimedOut(f"the translation did not finish within {wait:g} s") from None
+                    if gone():
+                        raise ClientGone("the client closed its connection; its request was cancelled") from None
+                    if time.monotonic() >= end:
+                        raise TimedOut(f"the translation did not finish within {wait:g} s") from None
+                    continue
                 if kind == "end":
                     break
                 yield value

@@ -173,9 +173,8 @@ def _get(port: int, path: str) -> tuple[int, bytes]:
         conn.close()
 
 
-def test_the_in_app_api_serves_text_and_files_from_the_windows_engine(qtbot, window, monkeypatch):
-    from docx import Document
-
+def _serve_in_app_api(window, monkeypatch):
+    """Settings → Local translation API switched on, on a free port (127.0.0.1 only); the desktop hooks and the port."""
     refused = socket.getaddrinfo  # the GUI tests' own guard: 127.0.0.1 only, anything else still fails the test
 
     def lookup(host, *args, **kwargs):
@@ -186,9 +185,99 @@ def test_the_in_app_api_serves_text_and_files_from_the_windows_engine(qtbot, win
     desktop = attach_desktop(window, use_tray=False)
     port = _free_port()
     window.settings.set(Key.API_PORT, port)
-    window.settings.set(Key.API_ENABLED, True)  # Settings → Local translation API
+    window.settings.set(Key.API_ENABLED, True)
+    assert desktop.api.address == ("127.0.0.1", port), desktop.api.problem
+    return desktop, port
+
+
+def _api_answers(worker) -> list[tuple[str, int, object]]:
+    """The worker's answers to API requests, in the order it gives them: (finished, id, items) or (failed, id, why)."""
+    ended: list[tuple[str, int, object]] = []
+    direct = Qt.ConnectionType.DirectConnection  # on the worker thread, as the service's own
+    worker.ordered_finished.connect(lambda rid, results: ended.append(("finished", rid, len(results))), direct)
+    worker.ordered_failed.connect(lambda rid, message: ended.append(("failed", rid, message)), direct)
+    return ended
+
+
+def _send_raw(port: int, path: str, fields: dict) -> socket.socket:
+    """A client that sends its request and reads nothing (yet): its socket, for the test to close."""
+    body = json.dumps(fields).encode()
+    head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+    client = socket.create_connection(("127.0.0.1", port), timeout=10)
+    client.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    return client
+
+
+LONG_REQUEST = [f"Thank you very much for the {n} letters you sent to us last week." for n in range(1000)]
+
+
+def test_an_in_app_api_request_whose_client_closed_is_cancelled_not_served_to_its_end(qtbot, window, monkeypatch):
+    """A client that sends a long request and closes its connection: the window's worker drops that request (it ran
+    to its end before, nobody reading it, and the next client waited behind it all that time)."""
+    from gui.worker.messages import CANCELLED
+
+    worker = window.engine.worker
+    ended = _api_answers(worker)
+    desktop, port = _serve_in_app_api(window, monkeypatch)
     try:
-        assert desktop.api.address == ("127.0.0.1", port), desktop.api.problem
+        abandoned = _send_raw(port, "/translate", {"q": LONG_REQUEST, "source": "en", "target": "zh"})
+        try:
+            qtbot.waitUntil(lambda: worker.ordered_pending() == 1, timeout=10_000)  # on the worker
+        finally:
+            abandoned.close()  # the client gives up on it
+        pool = ThreadPoolExecutor(max_workers=1)
+        one = json.dumps({"q": "Thank you very much.", "source": "en", "target": "zh"}).encode()
+        future = pool.submit(_post, port, "/translate", one, "application/json")
+        qtbot.waitUntil(future.done, timeout=120_000)
+        pool.shutdown()
+        status, reply = future.result()
+        assert status == 200, reply
+        assert json.loads(reply)["translatedText"] == "非常感谢。"
+        qtbot.waitUntil(lambda: len(ended) == 2, timeout=5000)
+        (first_kind, first_id, first_note), (second_kind, second_id, _) = ended
+        assert (first_kind, first_note) == ("failed", CANCELLED), ended  # not run through its 1000 items
+        assert second_kind == "finished" and second_id > first_id, ended
+        assert worker.ordered_pending() == 0
+    finally:
+        desktop.shutdown()
+    assert desktop.api.address is None
+
+
+def test_an_in_app_api_stream_whose_client_closed_while_it_waited_is_dropped_at_once(qtbot, window, monkeypatch):
+    """A /qiao/stream request waiting behind another client's long request, whose client closes: it is dropped
+    from the worker's queue then, not kept until its turn (nothing is written to a waiting stream, so nothing else
+    could notice the client gone before the engine had started on it)."""
+    from gui.worker.messages import CANCELLED
+
+    worker = window.engine.worker
+    ended = _api_answers(worker)
+    desktop, port = _serve_in_app_api(window, monkeypatch)
+    try:
+        long = _send_raw(port, "/translate", {"q": LONG_REQUEST, "source": "en", "target": "zh"})
+        try:
+            qtbot.waitUntil(lambda: worker.ordered_pending() == 1, timeout=10_000)
+            stream = _send_raw(port, "/qiao/stream", {"q": "Thank you very much.", "source": "en", "target": "zh"})
+            try:
+                qtbot.waitUntil(lambda: worker.ordered_pending() == 2, timeout=10_000)
+            finally:
+                stream.close()
+            qtbot.waitUntil(lambda: len(ended) == 1, timeout=120_000)
+        finally:
+            long.close()  # its client goes too: the test does not wait for its 1000 items
+        qtbot.waitUntil(lambda: len(ended) == 2 and worker.ordered_pending() == 0, timeout=120_000)
+        long_id, stream_id = sorted(rid for _, rid, _ in ended)
+        assert ended[0] == ("failed", stream_id, CANCELLED), ended  # while the long one still ran
+        assert ended[1][1] == long_id, ended
+    finally:
+        desktop.shutdown()
+    assert desktop.api.address is None
+
+
+def test_the_in_app_api_serves_text_and_files_from_the_windows_engine(qtbot, window, monkeypatch):
+    from docx import Document
+
+    desktop, port = _serve_in_app_api(window, monkeypatch)
+    try:
         pool = ThreadPoolExecutor(max_workers=1)  # a client outside the UI thread, which serves the engine
         body = json.dumps({"q": ["Thank you very much.", URL], "source": "en", "target": "zh"}).encode()
         future = pool.submit(_post, port, "/translate", body, "application/json")
