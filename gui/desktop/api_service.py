@@ -100,7 +100,8 @@ class WindowTranslationService:
                     raise TimedOut("the request ran out of time between two steps")
                 return [r.text for r in self._run(batch, options, left)]
 
-            return documents.translate_html(texts, step, pair.target if pair else target)
+            # the target's code, as a page's <html lang> is set to (qiao serve passes the same)
+            return documents.translate_html(texts, step, pair.target.code if pair else target)
         if fmt != "text":
             raise ApiError(f"{fmt} format is not supported")
         return [r.text for r in self._run(texts, options, timeout)]

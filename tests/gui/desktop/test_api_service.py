@@ -153,6 +153,15 @@ def test_closing_the_window_answers_waiting_requests(qtbot, engine):
         off_ui(qtbot, service.translate, ["hello"], "en", "zh")
 
 
+def test_an_html_page_that_names_its_language_is_translated_and_says_the_target(qtbot, engine):
+    """format=html with <html lang="en">: the page's lang is set to the target's code (the window's service gave the
+    loaded pair's Language object instead, and the page failed: "cannot write the translated document")."""
+    _wt, service, _f = engine()
+    page = '<html lang="en"><body><p>hello world</p></body></html>'
+    [out] = off_ui(qtbot, service.translate, [page], "en", "zh", fmt="html")
+    assert out == page.replace('lang="en"', 'lang="zh"').replace("hello world", fake_translate_text("hello world"))
+
+
 def test_nbest_comes_back_as_text_and_alternatives(qtbot, engine):
     _wt, service, _f = engine()
     done = off_ui(qtbot, service.translate_nbest, ["hello", "world"], "en", "zh", 2)
