@@ -251,17 +251,23 @@ def _translate_text(translator, text: str, options, stream: bool, out: Output) -
 
     cancel = threading.Event()
     result = None
+    streamed = ""  # the end of what --stream wrote
     try:
         for item in translator.stream(text, options, cancel=cancel):
             if isinstance(item, Translation):
                 result = item
             elif stream:
                 out.write(item.delta, flush=True)
+                streamed = (streamed + item.delta)[-1:]
     except KeyboardInterrupt:
         cancel.set()
         raise
     assert result is not None
-    out.write(("" if stream else result.text) + "\n", flush=True)
+    written = streamed if stream else result.text
+    if not stream:
+        out.write(result.text, flush=True)
+    # one line end, not a second one after a text that kept its own (a file or stdin ending in "\n")
+    out.write("" if written.endswith("\n") else "\n", flush=True)
     _notes(result.sentences)
     s = result.stats
     if s is not None and s.sentences:

@@ -227,3 +227,19 @@ def test_input_at_the_limit_still_reaches_the_engine(monkeypatch, capsys, bundle
     big.write_bytes(b"a" * (MAX_CHARS * 4 + 1))
     code, out, err = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--file", str(big)])
     assert code == 1 and "over 4,000,000 bytes" in err
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_a_text_ending_in_a_line_end_gets_no_second_one(monkeypatch, capsys, bundle_dir, tmp_path, stream):
+    """`qiao translate --file notes.txt > out.txt` wrote the translation, which keeps the file's final "\\n", then a
+    second "\\n": a blank last line, one more each round trip."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Good morning.\nThank you very much.\n", encoding="utf-8")
+    extra = ["--stream"] if stream else []
+    code, out, _ = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), "--file", str(notes), *extra])
+    assert code == 0 and out.endswith("\n") and not out.endswith("\n\n") and len(out.splitlines()) == 2
+    stdin = "Good morning.\n"
+    code, out, _ = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), *extra], stdin=stdin)
+    assert code == 0 and out.count("\n") == 1 and out.endswith("\n") and out.strip()
+    code, out, _ = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), *extra, "Good morning."])
+    assert code == 0 and out.count("\n") == 1 and out.endswith("\n")  # a text without one still ends its line
