@@ -661,3 +661,12 @@ sys.exit(main(["model", "build", "--from", {str(folder)!r}, "--out", {str(tmp_pa
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr
     assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
+
+
+def test_qiao_model_build_of_a_bundle_says_it_is_one(built, tmp_path: Path, capsys) -> None:
+    """--from a bundle went to the Marian pipeline: 'not a complete Marian checkpoint: missing config.json, …'."""
+    _, bundle = built(CASES[0])
+    assert main(["model", "build", "--from", str(bundle), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "is a Qiao bundle already" in err and f"`qiao model import {bundle}`" in err and "Marian" not in err
+    assert not (tmp_path / "out").exists()
