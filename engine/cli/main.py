@@ -481,7 +481,9 @@ def _model_build(args) -> int:
     if source.is_file():
         _refuse_a_file(source)
     if (source / "manifest.json").is_file():
-        raise InputError(f"{source} is a Qiao bundle already: nothing to build; `qiao model import {source}` installs it")
+        raise InputError(
+            f"{source} is a Qiao bundle already: nothing to build; `qiao model import {source}` installs it"
+        )
     family = families.converter_for(source) if source.is_dir() else None
     if family is not None:  # a model folder as its makers publish it (Firefox Translations): its family converts it
         return _family_build(family, args)
