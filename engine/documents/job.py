@@ -33,12 +33,12 @@ from engine.documents.inline import distribute, runs_alone
 from engine.documents.model import DocumentError, DocumentFormat, Extracted, Unit
 from engine.errors import QiaoError
 from engine.options import TranslationOptions
-from engine.results import Translation
+from engine.results import SentenceResult, Translation
 
 STEP_UNITS = 64
 STEP_SENTENCES = 256
 MAX_BYTES = 512 * 2**20  # larger inputs are refused before they are read
-MAX_WARNINGS = 20  # unit failures named one by one; the rest are counted
+MAX_WARNINGS = 20  # unit failures (and units kept in the source language) named one by one; the rest are counted
 MAX_TEMPLATE_CHARS = 200  # a result name template; the name it makes must fit MAX_NAME_BYTES
 MAX_NAME_BYTES = 255  # a file name's limit on Linux, macOS and Windows file systems (NAME_MAX)
 PARTIAL_MARK = ".partial"  # inserted before the extension of a result with units left untranslated
@@ -82,11 +82,15 @@ class DocumentProgress:
 class DocumentResult:
     """How a job ended. `output` is None unless a result file was written (never the progress file).
 
-    `units` counts the translatable units (those `units_total` counts); `failed_units` of them the engine refused
-    (each named in `warnings`, which also says when a progress file was not used). A job with failed units is not
-    finished: `partial` is True and `output` is the partial result (`partial_name`: report.zh.partial.docx, the
-    failed units left as they were), never the result's own name; when no unit could be translated at all nothing is
-    written and `error` says why. The progress file stays, so running the job again retries only the failed units.
+    `units` counts the translatable units (those `units_total` counts); `failed_units` of them were left
+    untranslated, wholly or in part, each named in `warnings` (which also says when a progress file was not used):
+    the ones the engine refused, and the `kept_units` whose translation the model gave empty (the whole unit, or some
+    of its sentences), which keep their source text in place (`keep_empty`), so no text is ever lost. A job with
+    refused units is not finished: `partial` is True and `output` is the partial result (`partial_name`:
+    report.zh.partial.docx, the refused units left as they were), never the result's own name; when no unit could be
+    translated at all nothing is written and `error` says why. The progress file stays, so running the job again
+    retries only the refused units. Kept units do not make a result partial: the same model gives the same nothing
+    again.
     """
 
     source: Path
@@ -101,6 +105,36 @@ class DocumentResult:
     failed_units: int = 0
     warnings: tuple[str, ...] = ()
     partial: bool = False  # `output` is an incomplete result (see above)
+    kept_units: int = 0  # of `failed_units`: units (or some of their sentences) kept as they were (see above)
+
+
+def keep_empty(source: str, translation: Translation) -> tuple[str, list[str]]:
+    """`translation.text` with nothing of `source` lost, and the source texts kept: where the model's translation of
+    a sentence with words in it came back empty, that sentence is put back, as it was, where its translation would
+    be (its place in the text: `SentenceResult.target_span`); when the whole translation is empty although `source`
+    is not, the text is "" and the kept text is all of `source` (the caller keeps the unit as it was).
+
+    A small or damaged model gives "" for some inputs (the tiny zh→en Firefox-family model translates "非常感谢。"
+    as nothing); a document then showed an empty paragraph where the text was, and no one was told."""
+    text = translation.text
+    if not source.strip():
+        return text, []
+    if not text.strip():
+        return "", [source.strip()]
+    rows: dict[tuple[int, int], list[SentenceResult]] = {}  # the parts of a very long sentence share its span
+    for row in translation.sentences:
+        rows.setdefault(row.source_span, []).append(row)
+    inserts: list[tuple[int, str]] = []
+    for (start, end), parts in rows.items():
+        piece = source[start:end].strip()
+        if not piece or not any(ch.isalnum() for ch in piece):
+            continue  # punctuation alone: nothing to lose
+        if any(text[a:b].strip() for a, b in (part.target_span for part in parts)):
+            continue
+        inserts.append((min(part.target_span[0] for part in parts), piece))
+    for at, piece in sorted(inserts, key=lambda item: item[0], reverse=True):
+        text = text[:at] + piece + text[at:]
+    return text, [piece for _, piece in sorted(inserts, key=lambda item: item[0])]
 
 
 def model_key(translator: object) -> str:
@@ -287,6 +321,7 @@ class _Run:
         self.resumed = 0
         self.translated = 0
         self.failed: list[int] = []
+        self.kept: dict[int, str] = {}  # units kept in the source language, wholly ("unit") or in part ("sentences")
         self.first_failure = ""
         self.warnings: list[str] = []
         self.writer: progress_file.Writer | None = None
@@ -341,14 +376,20 @@ class _Run:
             "qiao": __version__,
             "units": len(self.units),
         }
-        done = self._resume(fingerprint)
+        kept: dict[int, str] = {}
+        done = self._resume(fingerprint, kept)
         for index, runs in done.items():
             if self.units[index].translatable:
-                self.translations[index] = runs
+                if kept.get(index) == "unit":  # left as it was: rendered from the original (formatting intact)
+                    self._keep(index, "unit", [])
+                else:
+                    self.translations[index] = runs
+                    if index in kept:
+                        self._keep(index, "sentences", [])
                 self.done_units += 1
                 self.done_chars += len(self.units[index].source)
         self.resumed = self.done_units
-        self.todo = [i for i in translatable if self.translations[i] is None]
+        self.todo = [i for i in translatable if self.translations[i] is None and i not in self.kept]
         try:
             output.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -358,7 +399,7 @@ class _Run:
         self.writer = progress_file.Writer(job.progress_path, fingerprint, fresh=not done)
         return extracted
 
-    def _resume(self, fingerprint: dict) -> dict[int, list[str]]:
+    def _resume(self, fingerprint: dict, kept: dict[int, str]) -> dict[int, list[str]]:
         path = self.job.progress_path
         if not path.exists():
             return {}
@@ -367,7 +408,7 @@ class _Run:
             progress_file.remove(path)
             return {}
         try:
-            done = progress_file.load(path, fingerprint, self.units)
+            done = progress_file.load(path, fingerprint, self.units, kept)
         except OSError as exc:
             done = None
             self.warnings.append(f"{path.name}: cannot read it ({exc.strerror or exc}); starting over")
@@ -405,19 +446,29 @@ class _Run:
             if error is not None:
                 self._failure(index, error)
                 continue
-            whole = mine[0]
+            text, kept = keep_empty(unit.source, mine[0])
+            if kept and not text:  # the model gave nothing: the unit stays as it was, never an empty paragraph
+                self._keep(index, "unit", kept)
+                finished.append((index, [run.text for run in unit.runs]))
+                continue
             run_texts: list[str | None] = [None] * len(unit.runs)
             for r, answer in zip(alone, mine[1:], strict=False):
                 run_texts[r] = answer.text if answer.error is None else None
-            runs = distribute(unit, whole.text, run_texts if alone else None)
+            runs = distribute(unit, text, run_texts if alone else None)
             self.translations[index] = runs
             self.translated += 1
+            if kept:
+                self._keep(index, "sentences", kept)
             finished.append((index, runs))
         return chars, finished
 
     def _record(self, finished: list[tuple[int, list[str]]]) -> None:
         try:
-            self.writer.append(finished)  # type: ignore[union-attr]
+            kept = {index: self.kept[index] for index, _ in finished if index in self.kept}
+            if kept:
+                self.writer.append(finished, kept)  # type: ignore[union-attr]
+            else:
+                self.writer.append(finished)  # type: ignore[union-attr]
         except OSError as exc:
             raise DocumentError(
                 f"cannot write in {self.job.output.parent}: {exc.strerror or exc} (the result and the progress "
@@ -429,21 +480,38 @@ class _Run:
             self.first_failure = reason
         self.failed.append(index)
         if len(self.failed) <= MAX_WARNINGS:
-            text = " ".join(self.units[index].source.split())
-            excerpt = text if len(text) <= 40 else text[:39] + "…"
+            excerpt = _excerpt(self.units[index].source)
             self.warnings.append(f"unit {index + 1} (“{excerpt}”) was left untranslated: {reason}")
+
+    def _keep(self, index: int, kind: str, texts: list[str]) -> None:
+        """Unit `index` (wholly: "unit", or some of its sentences: "sentences") was kept in the source language
+        because the model gave nothing for it; named in the warnings (`texts`: what was kept, [] when resumed)."""
+        self.kept[index] = kind
+        if len(self.kept) > MAX_WARNINGS or not texts:
+            return
+        excerpts = ", ".join(f"“{_excerpt(text)}”" for text in texts[:3]) + (" …" if len(texts) > 3 else "")
+        if kind == "unit":
+            self.warnings.append(
+                f"unit {index + 1} ({excerpts}) was kept as it was: the model's translation of it was empty"
+            )
+        else:
+            self.warnings.append(
+                f"unit {index + 1}: the model's translation of {excerpts} was empty, so that text was kept as it was "
+                "in the translation"
+            )
 
     def _write(self, extracted: Extracted) -> None:
         job = self.job
         if len(self.failed) > MAX_WARNINGS:
             self.warnings.append(f"… and {len(self.failed) - MAX_WARNINGS} more units were left untranslated")
-        if self.failed and not self.translated and not self.resumed:
+        if len(self.kept) > MAX_WARNINGS:
+            self.warnings.append(f"… and {len(self.kept) - MAX_WARNINGS} more units were kept as they were in part")
+        if (self.failed or self.kept) and not self.translated and not self.resumed:
             # Writing would give a copy of the input under a translation's name (a 5 MB one-paragraph .txt did).
             if self.writer is not None:
                 self.writer.remove()
-            raise DocumentError(
-                f"nothing in {job.source.name} could be translated ({self.first_failure}), so nothing was written"
-            )
+            reason = self.first_failure or "the model's translation of every part of it was empty"
+            raise DocumentError(f"nothing in {job.source.name} could be translated ({reason}), so nothing was written")
         target = job.output.with_name(partial_name(job.output.name)) if self.failed else job.output
         try:
             data = extracted.render(self.translations, target=job.target_lang)
@@ -505,11 +573,18 @@ class _Run:
                 seconds=time.perf_counter() - self.start,
                 cancelled=cancelled,
                 error=error,
-                failed_units=len(self.failed),
+                failed_units=len(self.failed) + len(self.kept),
                 warnings=tuple(self.warnings),
                 partial=partial,
+                kept_units=len(self.kept),
             )
         )
+
+
+def _excerpt(text: str) -> str:
+    """`text` on one line, cut to 40 characters, for a warning."""
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _sentences(text: str) -> int:

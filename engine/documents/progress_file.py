@@ -2,9 +2,11 @@
 
 JSON Lines, UTF-8: a header naming what the work was (the fingerprint: the input's sha256, the format, the
 translation options, the target language, the model, Qiao's version), then one line per finished unit (its index
-and the new text of each of its runs). Lines are appended and fsynced once per step, so after a kill -9 at most the
-last line is torn: reading stops at the first line that is not a complete JSON record, and the file is cut back to
-the last good line before anything is appended. Any other doubt (another input, other settings, a damaged header)
+and the new text of each of its runs, and `kept` where the model gave nothing for some of its text, which was kept
+in the source language: "unit" for the whole unit, left as it was, "sentences" for some of its sentences). Lines
+are appended and fsynced once per step, so after a kill -9 at most the last line is torn: reading stops at the
+first line that is not a complete JSON record, and the file is cut back to the last good line before anything is
+appended. Any other doubt (another input, other settings, a damaged header)
 means starting over, never mixing two translations into one document.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from engine.documents.model import Unit
@@ -26,9 +28,15 @@ def path_for(output: Path) -> Path:
     return output.with_name(f".{output.name}{SUFFIX}")
 
 
-def load(path: Path, fingerprint: dict, units: Sequence[Unit]) -> dict[int, list[str]] | None:
+KEPT_KINDS = ("unit", "sentences")  # what a record's `kept` may say (see the module docstring)
+
+
+def load(
+    path: Path, fingerprint: dict, units: Sequence[Unit], kept: dict[int, str] | None = None
+) -> dict[int, list[str]] | None:
     """The finished units recorded in `path` for this exact work, by index; None when the file is missing or is
-    not for `fingerprint` (then the caller starts over). A torn or damaged tail is dropped and cut off the file."""
+    not for `fingerprint` (then the caller starts over). A torn or damaged tail is dropped and cut off the file.
+    `kept`, when given, receives each finished unit's `kept` kind (KEPT_KINDS) by index."""
     if not path.is_file():
         return None
     with open(path, "rb") as stream:
@@ -43,6 +51,8 @@ def load(path: Path, fingerprint: dict, units: Sequence[Unit]) -> dict[int, list
             if entry is None:
                 break
             done[entry[0]] = entry[1]
+            if kept is not None and record.get("kept") in KEPT_KINDS:
+                kept[entry[0]] = record["kept"]
             good_end = end
     if good_end < path.stat().st_size:
         with open(path, "r+b") as stream:
@@ -87,11 +97,17 @@ class Writer:
         self.path = path
         self._header = {"qiao_partial": VERSION, "fingerprint": fingerprint} if fresh else None
 
-    def append(self, finished: Sequence[tuple[int, Sequence[str]]]) -> None:
+    def append(self, finished: Sequence[tuple[int, Sequence[str]]], kept: Mapping[int, str] | None = None) -> None:
+        """`kept`: the `kept` kind of the units in `finished` that have one (see the module docstring)."""
         if not finished:
             return
+        kept = kept or {}
         lines = [] if self._header is None else [_line(self._header)]
-        lines += [_line({"i": index, "runs": list(runs)}) for index, runs in finished]
+        for index, runs in finished:
+            record: dict[str, object] = {"i": index, "runs": list(runs)}
+            if index in kept:
+                record["kept"] = kept[index]
+            lines.append(_line(record))
         mode = "wb" if self._header is not None else "ab"
         with open(self.path, mode) as stream:
             stream.write("".join(lines).encode("utf-8"))

@@ -36,6 +36,20 @@ def test_round_trip(tmp_path):
     assert path.read_bytes().isascii()  # no character of a text can be taken for a line break
 
 
+def test_units_kept_in_the_source_language_say_so_and_an_unknown_kind_is_ignored(tmp_path):
+    path = progress_file.path_for(tmp_path / "doc.zh.lines")
+    writer = progress_file.Writer(path, FINGERPRINT, fresh=True)
+    writer.append([(0, ["Hello ", "world"]), (1, ["用 ", "`code`", " 这里。"])], {0: "unit"})
+    writer.append([(2, ["再见。 Bye."])], {2: "sentences"})
+    with open(path, "a", encoding="utf-8") as stream:  # a kind this version does not know: the unit, without it
+        stream.write(json.dumps({"i": 1, "runs": ["a", "`code`", "b"], "kept": "other"}) + "\n")
+    kept: dict[int, str] = {}
+    done = progress_file.load(path, FINGERPRINT, UNITS, kept)
+    assert done == {0: ["Hello ", "world"], 1: ["a", "`code`", "b"], 2: ["再见。 Bye."]}
+    assert kept == {0: "unit", 2: "sentences"}
+    assert progress_file.load(path, FINGERPRINT, UNITS) == done  # without `kept`, as before
+
+
 def test_nothing_is_written_until_a_unit_is_finished(tmp_path):
     path = written(tmp_path, [])
     assert not path.exists()
