@@ -3,14 +3,16 @@
     POST /translate          q (string or list), source ("auto" allowed), target, format text|html, alternatives,
                              api_key → {"translatedText": …} (a list for a list), "detectedLanguage" for "auto",
                              "alternatives" when asked for: the beam's n-best, whole texts (none for html, as
-                             LibreTranslate)
+                             LibreTranslate); Qiao adds "warnings" (sentences) when the model's translation of an
+                             item (or, for html, of a paragraph) was empty: that text is returned as it was
     GET  /languages          [{"code", "name", "targets"}]; Chinese as LibreTranslate lists it today, "zh-Hans" and
                              "zh-Hant" ("zh", "zh-CN", "zh-TW" … stay accepted in requests)
     POST /detect             q → [{"language", "confidence"}] (Chinese is "zh-Hans", as LibreTranslate says it)
     GET  /frontend/settings  what LibreTranslate's clients read first (limits, key required, file formats)
     POST /translate_file     multipart `file` + source, target → {"translatedFileUrl"}, fetched once from
     GET  /download_file/NAME (kept in memory for DOWNLOAD_TTL_S; a name in any script, percent-encoded); Qiao adds
-                             "warnings" (sentences) when the reader kept text verbatim that it could not place
+                             "warnings" (sentences) when the reader kept text verbatim that it could not place, or
+                             a paragraph was kept as it was because the model's translation of it was empty
     POST /suggest            403 "Suggestions are disabled on this server." (LibreTranslate's answer with them off)
     GET  /health             {"status": "ok"} (LibreTranslate's)
     POST /qiao/stream        q, source, target → server-sent events: `data: {"delta": …}` per chunk, then
@@ -30,7 +32,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, overload
@@ -57,6 +59,7 @@ SUGGESTIONS_OFF = "Suggestions are disabled on this server."  # LibreTranslate's
 # Chinese as LibreTranslate lists and detects it today (its language.py aliases: zh → zh-Hans, zt → zh-Hant)
 CHINESE = {"hans": ("zh-Hans", "Chinese"), "hant": ("zh-Hant", "Chinese (Traditional)")}
 MAX_DOWNLOADS = 16
+MAX_WARNINGS = 20  # items kept as they were named one by one in an answer's warnings; the rest are counted
 _KEYED = {"/translate", "/detect", "/translate_file", "/qiao/stream"}
 _STATUS = {
     200: "OK",
@@ -245,20 +248,31 @@ class ApiApp:
             out["detectedLanguage"] = detected if batch else detected[0]
         else:
             langs = [source] * len(texts)
-        out_texts, alts = self._by_language(environ, texts, langs, target, alternatives, fmt)
+        with documents.noting():
+            out_texts, alts, kept = self._by_language(environ, texts, langs, target, alternatives, fmt)
+        for number, text in enumerate(out_texts):  # nothing came back for text with words: it is given back as it was
+            if texts[number].strip() and not text.strip():
+                out_texts[number] = texts[number]
+                kept.append((number, None))
         out["translatedText"] = out_texts if batch else out_texts[0]
         if alternatives:
             out["alternatives"] = alts if batch else alts[0]
+        if kept:  # Qiao's own field, as /translate_file's: LibreTranslate's clients read translatedText only
+            out["warnings"] = _kept_warnings(kept, texts, batch)
         response = _json(out)
         response.chars = chars
         return response
 
     def _by_language(
         self, environ: dict, texts: list[str], langs: list[str], target: Any, alternatives: int, fmt: str
-    ) -> tuple[list[str], list[list[str]]]:
-        """Each text translated from its language (the items of one language together), and its alternatives."""
+    ) -> tuple[list[str], list[list[str]], list[tuple[int, str | None]]]:
+        """Each text translated from its language (the items of one language together), its alternatives, and the
+        (item, paragraph) of each html paragraph kept as it was (engine.api.documents.noting, which the caller
+        holds open): the notes of each call say which of its items, turned here into the request's."""
         results: list[str] = [""] * len(texts)
         alts: list[list[str]] = [[] for _ in texts]
+        kept: list[tuple[int, str | None]] = []
+        notes = documents.current_notes()
         nbest = getattr(self.service, "translate_nbest", None)
         for lang in dict.fromkeys(langs):
             idx = [i for i, code in enumerate(langs) if code == lang]
@@ -266,13 +280,18 @@ class ApiApp:
             if alternatives and fmt == "text" and nbest is not None:
                 done = nbest(items, lang, target, alternatives, timeout=self._left(environ))
             else:  # html: none, as LibreTranslate ("not supported for html yet")
+                before = len(notes)
                 outs = self.service.translate(
                     items, lang, target, alternatives=alternatives, fmt=fmt, timeout=self._left(environ)
                 )
                 done = [(text, []) for text in outs]
+                for note in notes[before:]:
+                    if note.fragment is not None and 0 <= note.fragment < len(idx):
+                        kept.append((idx[note.fragment], note.text))
+                del notes[before:]
             for i, (text, others) in zip(idx, done, strict=True):
                 results[i], alts[i] = text, others
-        return results, alts
+        return results, alts, kept
 
     def _languages(self, environ: dict, body: bodies.Body) -> Response:
         return _json(lt_languages(self.service.languages()))
@@ -335,13 +354,16 @@ class ApiApp:
             def step(texts: list[str]) -> list[str]:
                 return self.service.translate(texts, src, target, timeout=self._left(environ))
 
-            data = documents.render(extracted, units, step, lang)
+            with documents.noting() as notes:
+                data = documents.render(extracted, units, step, lang)
         stem, suffix = PurePath(name).stem, PurePath(name).suffix
         token_name = self._downloads.put(f"{stem}.{lang}{suffix}", data)
         scheme = environ.get("wsgi.url_scheme", "http")
         url = f"{scheme}://{environ['HTTP_HOST']}/download_file/{quote(token_name)}"
         answer: dict[str, object] = {"translatedFileUrl": url}
         kept = documents.warnings(extracted)
+        if direction.pair is not None:
+            kept += _kept_warnings([(None, note.text) for note in notes], [], False)
         if kept:
             answer["warnings"] = kept  # Qiao's own: LibreTranslate's clients read translatedFileUrl only
         response = _json(answer)
@@ -377,7 +399,7 @@ class ApiApp:
             ("Cache-Control", "no-cache"),
             ("X-Accel-Buffering", "no"),
         ]
-        response = Response(200, _Events(deltas), headers)
+        response = Response(200, _Events(deltas, q), headers)
         response.chars = chars
         return response
 
@@ -421,10 +443,13 @@ class ApiApp:
 
 
 class _Events:
-    """The SSE body: each delta as it comes, then `done` (or `error`); closing it (a client gone) cancels."""
+    """The SSE body: each delta as it comes, then `done` (or `error`); closing it (a client gone) cancels. When the
+    model's translation of `source` (text with words) is empty, `source` itself comes as the one delta, and `done`
+    has `warnings`, as /translate answers."""
 
-    def __init__(self, deltas: Iterator[str]) -> None:
+    def __init__(self, deltas: Iterator[str], source: str = "") -> None:
         self._deltas = deltas
+        self._source = source
 
     def __iter__(self) -> Iterator[bytes]:
         parts: list[str] = []
@@ -432,7 +457,12 @@ class _Events:
             for delta in self._deltas:
                 parts.append(delta)
                 yield _event(None, {"delta": delta})
-            yield _event("done", {"translatedText": "".join(parts)})
+            done: dict[str, object] = {}
+            if self._source.strip() and not "".join(parts).strip():  # nothing came back: the text, as it was
+                parts.append(self._source)
+                yield _event(None, {"delta": self._source})
+                done["warnings"] = _kept_warnings([(0, None)], [self._source], False)
+            yield _event("done", {"translatedText": "".join(parts), **done})
         except ApiError as exc:
             yield _event("error", {"error": str(exc)})
         except QiaoError as exc:
@@ -511,6 +541,27 @@ def _visible(text: str, fmt: str) -> str:
     except DocumentError:
         return text  # the translation itself says what is wrong with it
     return "\n".join(unit.source for unit in units if unit.translatable)
+
+
+def _kept_warnings(kept: Sequence[tuple[int | None, str | None]], texts: list[str], batch: bool) -> list[str]:
+    """The answer's warnings for what was kept as it was because the model's translation of it was empty: (the q
+    item, None for a document; the paragraph, None for the whole item), in order, MAX_WARNINGS named."""
+    out = []
+    for item, paragraph in sorted(kept, key=lambda k: -1 if k[0] is None else k[0])[:MAX_WARNINGS]:
+        where = f"q[{item}]: " if batch and item is not None else ""
+        if paragraph is None:
+            excerpt = _excerpt(texts[item] if item is not None else "")
+            out.append(f"{where}the model's translation of “{excerpt}” was empty, so the text is returned as it was")
+        else:
+            out.append(f"{where}the model's translation of “{_excerpt(paragraph)}” was empty, so it was kept as it was")
+    if len(kept) > MAX_WARNINGS:
+        out.append(f"… and {len(kept) - MAX_WARNINGS} more texts were kept as they were")
+    return out
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _required(fields: dict, name: str) -> str:

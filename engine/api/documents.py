@@ -5,12 +5,19 @@ text (and, for a unit with inline markup, each of its lettered runs alone, so th
 is translated, engine.documents.inline shares the translation back among the runs, and the format renders the
 document with only those texts changed. `translate` is any "texts → translations, in order" callable, so the
 engine's service and the window's both drive it, a bounded step at a time (other requests run in between).
+
+A unit whose translation came back empty (a small model gives "" for some inputs) is kept as it was, never written
+as an empty paragraph, and said: within `noting()`, each such unit adds a `Kept` note the HTTP app reports in its
+answer's `warnings` (the same rule the document job follows: engine.documents.job.keep_empty).
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 
 from engine.documents import registry
 from engine.documents.inline import distribute, runs_alone
@@ -18,6 +25,30 @@ from engine.documents.model import DocumentError, DocumentFormat, Extracted, Uni
 
 TranslateTexts = Callable[[list[str]], list[str]]
 STEP_TEXTS = 64  # texts per call of `translate`: a document never holds the queue for long
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A unit kept as it was because the model's translation of it was empty: its text, and for `translate_html`
+    the fragment it is in (its index in the `fragments` given; None for a document)."""
+
+    text: str
+    fragment: int | None = None
+
+
+_notes: ContextVar[list[Kept] | None] = ContextVar("qiao_api_kept_units", default=None)
+_fragment: ContextVar[int | None] = ContextVar("qiao_api_fragment", default=None)
+
+
+@contextlib.contextmanager
+def noting() -> Iterator[list[Kept]]:
+    """Within it, this thread's `translate_units` calls add a Kept note to the list it gives for each unit kept."""
+    notes: list[Kept] = []
+    token = _notes.set(notes)
+    try:
+        yield notes
+    finally:
+        _notes.reset(token)
 
 
 def read(fmt: DocumentFormat, data: bytes) -> Extracted:
@@ -53,8 +84,15 @@ def translate_document(fmt: DocumentFormat, data: bytes, translate: TranslateTex
     return render(extracted, list(extracted.units), translate, target)
 
 
+def current_notes() -> list[Kept]:
+    """The list the innermost `noting()` of this thread fills (a list no one reads when there is none)."""
+    notes = _notes.get()
+    return [] if notes is None else notes
+
+
 def translate_units(units: Sequence[Unit], translate: TranslateTexts) -> list[list[str] | None]:
-    """Run texts for each unit (None for a unit with nothing to translate), STEP_TEXTS texts per call."""
+    """Run texts for each unit (None for a unit with nothing to translate, or whose translation came back empty:
+    see the module docstring), STEP_TEXTS texts per call."""
     plan: list[tuple[int, list[int]]] = []  # (unit index, its runs translated alone)
     texts: list[str] = []
     for index, unit in enumerate(units):
@@ -73,6 +111,11 @@ def translate_units(units: Sequence[Unit], translate: TranslateTexts) -> list[li
         unit = units[index]
         whole, parts = answers[at], answers[at + 1 : at + 1 + len(alone)]
         at += 1 + len(alone)
+        if not whole.strip():  # nothing came back for text with words: kept as it was, formatting and all
+            notes = _notes.get()
+            if notes is not None:
+                notes.append(Kept(unit.source.strip(), _fragment.get()))
+            continue
         hints: list[str | None] = [None] * len(unit.runs)
         for r, text in zip(alone, parts, strict=True):
             hints[r] = text
@@ -85,8 +128,12 @@ def translate_html(fragments: Sequence[str], translate: TranslateTexts, target: 
     read by engine.documents.formats.html (the same reader as `qiao translate-file page.html`)."""
     fmt = registry.get("html")
     out = []
-    for fragment in fragments:
-        rendered = translate_document(fmt, html_bytes(fragment), translate, target)
+    for number, fragment in enumerate(fragments):
+        token = _fragment.set(number)
+        try:
+            rendered = translate_document(fmt, html_bytes(fragment), translate, target)
+        finally:
+            _fragment.reset(token)
         out.append(rendered.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
     return out
 
