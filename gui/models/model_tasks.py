@@ -3,7 +3,8 @@
 `ModelTasks` lives on its own QThread (never the translation worker's, and it never touches the Translator). The
 dialog starts one job at a time with `start(kind, *args)`; the job reports `progress(kind, done, total)` at most
 about ten times a second, then `finished(kind, result)`, `cancelled(kind)` or `failed(kind, message)`. `cancel()`
-sets the running job's `threading.Event` directly, so a download stops within one chunk. After a job that changes
+sets the running job's `threading.Event` directly, so a download stops within one chunk; a job that returned
+anyway (the cancel came after its last check) is reported finished, as it was done. After a job that changes
 what is installed, the fresh list follows as `listed`.
 
 `ModelStore` is the engine's model store seen from here; tests pass a fake with the same methods.
@@ -200,10 +201,10 @@ class ModelTasks(QObject):
                 self._relist()
             return
         self._done()
-        if cancel.is_set() and kind != "list":
-            self.cancelled.emit(kind)
-        else:
-            self.finished.emit(kind, result)
+        # A job that returned did its work: a cancel that came after its last check (the user's click as the bundle
+        # moved in) changes nothing, and saying "cancelled" would hide an import or download that replaced a model
+        # (the window is told to reload it on `finished`). The store's jobs raise when a cancel stops them.
+        self.finished.emit(kind, result)
         if kind == "list":
             self.listed.emit(result)
         elif kind in MUTATING:

@@ -3,14 +3,20 @@ local 127.0.0.1 server, and the failures a user meets — offline, a damaged arc
 
 from __future__ import annotations
 
+import shutil
 import socket
+import threading
 import zipfile
+from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QObject, Qt, QTimer, Slot
 
+from engine.families.bergamot.converter import convert
 from gui.models.models_dialog import ModelsDialog
 from tests.engine import model_helpers
 from tests.engine.model_helpers import FIXTURE_NAME, catalogue_entry, closed_port_url, write_catalogue, zip_bundle
+from tests.fixtures.bergamot import make
 
 store = model_helpers.store
 _GETADDRINFO = socket.getaddrinfo  # before any test patches it
@@ -145,3 +151,161 @@ def test_importing_an_installed_bundle_asks_before_replacing_it(qtbot, dialog, s
         assert d.message.text() == "The model is installed already; nothing was changed."
         assert installed.stat().st_ino == before
     assert d.installed.rowCount() == 1 and [p for p in store.listing() if p.startswith(".")] == []
+
+
+@pytest.fixture
+def firefox(tmp_path) -> Path:
+    """A copy of the tiny Firefox Translations en→zh folder (int8 with alphas, separate vocabularies, a shortlist), as
+    a user downloads it: importing it converts it to a bundle first (engine.families.bergamot.converter)."""
+    folder = make.cached_folder(make.TINY, "intgemm-alphas", shortlist=True)
+    dest = tmp_path / "enzh"
+    shutil.copytree(folder.model.parent, dest, ignore=shutil.ignore_patterns(".complete"))
+    return dest
+
+
+class ProgressSeen(QObject):
+    """The progress bar's fill (value / maximum) each time its value changes, one list per job the dialog started
+    (told on the UI thread in order with the job's reports: both come queued from the task thread)."""
+
+    def __init__(self, d: ModelsDialog) -> None:
+        super().__init__()
+        self.bar = d.progress
+        self.jobs: list[list[float]] = []
+        d.engine.tasks.started.connect(self._started)
+        self.bar.valueChanged.connect(self._value)
+
+    @Slot(str)
+    def _started(self, kind: str) -> None:
+        if kind != "list":
+            self.jobs.append([])
+
+    def _value(self, value: int) -> None:
+        low, high = self.bar.minimum(), self.bar.maximum()
+        if low <= value and low < high:
+            self.jobs[-1].append((value - low) / (high - low))
+
+
+def test_a_firefox_translations_folder_is_converted_once_and_again_only_when_replaced(
+    qtbot, dialog, store, firefox, monkeypatch
+):
+    """Import → From a folder… on a Firefox Translations model: converted on the dialog's task thread (the dialog goes
+    on answering meanwhile), listed as a Bergamot model; importing it again asks once, and "Yes" converts it once."""
+    conversions: list[int] = []  # the thread each conversion ran on
+    converting, release = threading.Event(), threading.Event()
+    real = convert.build_bundle
+
+    def counted(source, out_dir, **options):
+        conversions.append(threading.get_ident())
+        converting.set()
+        release.wait(30)  # held until the test, on the UI thread, has used the dialog during the conversion
+        return real(source, out_dir, **options)
+
+    monkeypatch.setattr(convert, "build_bundle", counted)
+    d = dialog()
+    seen = ProgressSeen(d)
+    replaced: list[str] = []
+    d.replaced.connect(replaced.append)
+    try:
+        d.import_from(firefox)  # what Import → From a folder… does with the folder chosen
+        qtbot.waitUntil(converting.is_set, timeout=30_000)
+        assert conversions[0] != threading.get_ident(), "the conversion runs off the UI thread"
+        # While the conversion runs the dialog says what runs and offers Cancel, and its event loop goes on: a timer
+        # fires (it could not, were the UI thread waiting for the conversion).
+        assert d.progress.isVisible() and d.cancel_button.isEnabled() and not d.import_button.isEnabled()
+        assert d.message.text() == f"Importing {firefox}…"
+        ticks: list[int] = []
+        QTimer.singleShot(0, lambda: ticks.append(threading.get_ident()))
+        qtbot.waitUntil(lambda: bool(ticks), timeout=5000)
+        assert ticks == [threading.get_ident()] and len(conversions) == 1 and not release.is_set()
+    finally:
+        release.set()
+    idle(qtbot, d)
+    qtbot.waitUntil(lambda: d.installed.rowCount() == 1, timeout=10_000)
+    assert len(conversions) == 1
+    [model] = d.models
+    assert model.family == "bergamot" and model.problem is None
+    assert d.installed.item(0, 3).text() == "Bergamot (Firefox)"
+    assert d.installed.item(0, 0).text() == "English → Chinese"
+    assert d.message.text() == f"Imported {model.name}."
+    installed = store.models / model.name / "manifest.json"
+    before = installed.stat().st_ino
+
+    asked: list[object] = []
+    d.confirm_replace = lambda what: asked.append(what) or True  # "Yes" to "Replace it?"
+    d.import_from(firefox)
+    qtbot.waitUntil(lambda: bool(asked), timeout=30_000)
+    idle(qtbot, d)
+    assert asked == [model.name], "asked once, naming the installed model"
+    assert len(conversions) == 2, "the refusal converted nothing; the replacement converted once"
+    assert d.message.text() == f"Imported {model.name}."
+    assert installed.stat().st_ino != before, "a fresh conversion moved in"
+    assert d.installed.rowCount() == 1 and d.models[0].family == "bergamot"
+    assert [p.name for p in store.models.iterdir()] == [model.name], "nothing else was left behind"
+    assert set(conversions) == {conversions[0]}, "both on the dialog's task thread"
+    assert threading.get_ident() not in d.engine.tasks.threads_seen, "no job of the dialog ran on the UI thread"
+    assert replaced == [str(model.path)], "a window with the old one loaded is told to load it again"
+
+    assert len(seen.jobs) == 3, seen.jobs  # the import, the refused one (nothing to report), the replacement
+    assert seen.jobs[1] == []
+    for job in (seen.jobs[0], seen.jobs[2]):
+        assert len(job) > 2 and job == sorted(job), "the bar rises and never goes back"
+        assert job[-1] == 1.0
+
+
+def test_cancel_during_a_firefox_conversion_leaves_nothing(qtbot, dialog, store, firefox, monkeypatch):
+    """The dialog's Cancel while a Firefox Translations folder is being converted: the conversion stops, the dialog
+    says nothing was changed, and no bundle, work folder or partial copy is left in the models folder."""
+    converting, release = threading.Event(), threading.Event()
+    real = convert.build_bundle
+
+    def held(source, out_dir, **options):
+        converting.set()
+        release.wait(30)
+        return real(source, out_dir, **options)
+
+    monkeypatch.setattr(convert, "build_bundle", held)
+    d = dialog()
+    try:
+        d.import_from(firefox)
+        qtbot.waitUntil(converting.is_set, timeout=30_000)
+        qtbot.mouseClick(d.cancel_button, Qt.MouseButton.LeftButton)
+    finally:
+        release.set()
+    idle(qtbot, d)
+    assert d.message.text() == "Cancelled; nothing was changed."
+    assert d.installed.rowCount() == 0 and not d.progress.isVisible() and d.import_button.isEnabled()
+    assert store.listing() == []
+
+
+def test_a_cancel_that_comes_after_the_replacement_moved_in_reports_the_import(
+    qtbot, dialog, store, firefox, monkeypatch
+):
+    """Cancel clicked as a replacing import ends, after its bundle has moved in (the old one is gone): the dialog
+    said "Cancelled; nothing was changed." and did not tell the window, which kept the replaced model loaded. The
+    import happened: it is reported as done, and the window is told to load the new bundle."""
+    from engine.store import installed as engine_installed
+
+    d = dialog()
+    replaced: list[str] = []
+    d.replaced.connect(replaced.append)
+    d.import_from(firefox)
+    idle(qtbot, d)
+    qtbot.waitUntil(lambda: d.installed.rowCount() == 1, timeout=10_000)
+    [model] = d.models
+    manifest = store.models / model.name / "manifest.json"
+    before = manifest.stat().st_ino
+    real = engine_installed._place
+
+    def placed_then_cancelled(bundle, target, replace):
+        real(bundle, target, replace)
+        d.engine.tasks.cancel()  # the user's click lands now: past the import's last check
+
+    monkeypatch.setattr(engine_installed, "_place", placed_then_cancelled)
+    d.confirm_replace = lambda what: True
+    d.import_from(firefox)
+    qtbot.waitUntil(lambda: d.message.text() not in (f"Importing {firefox}…", "Replacing the installed model…"))
+    idle(qtbot, d)
+    assert manifest.stat().st_ino != before, "the new bundle replaced the old one"
+    assert d.message.text() == f"Imported {model.name}."
+    assert replaced == [str(model.path)]
+    assert d.installed.rowCount() == 1 and d.models[0].family == "bergamot"
