@@ -7,9 +7,12 @@ build never leaves a half-written bundle behind.
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from engine.bundle.manifest import MANIFEST, dumps, seal, sha256_file
@@ -46,6 +49,43 @@ def check_out_dir(out_dir: Path, overwrite: bool, source: Path | str | None = No
                 f"{out_dir} is not a model bundle (no {MANIFEST}): --force replaces a bundle, never a folder of other "
                 "files; give a new or empty folder"
             )
+
+
+STALE_AFTER_S = 24 * 3600  # where a process cannot be asked whether it runs (Windows), a day-old staging folder
+
+
+def staging_dir(out_dir: Path) -> Path:
+    """A private folder to build `out_dir` in, beside it (`.NAME.build-PID-xxxx`): the move into place is then a
+    rename, a folder that cannot be written fails before the work rather than after it, and what a build killed
+    outright (kill -9, a power cut) leaves is removed by the next build into `out_dir` once its process is gone,
+    instead of staying in the temporary folder for good."""
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    prefix = f".{out_dir.name}.build-"
+    for entry in out_dir.parent.glob(glob.escape(prefix) + "*"):
+        pid = entry.name[len(prefix) :].split("-", 1)[0]
+        if pid.isdigit() and _gone(int(pid), entry):
+            shutil.rmtree(entry, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=out_dir.parent))
+
+
+def _gone(pid: int, entry: Path) -> bool:
+    """Whether the build that made `entry` has ended (by its process id; by age where that cannot be asked safely:
+    Windows' os.kill(pid, 0) would end the process)."""
+    if pid == os.getpid():
+        return False
+    if sys.platform == "win32":
+        try:
+            return time.time() - entry.stat().st_mtime > STALE_AFTER_S
+        except OSError:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's process: it runs
+        return False
+    return False
 
 
 def install_staged(staging: Path, out_dir: Path) -> None:

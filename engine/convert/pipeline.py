@@ -6,7 +6,6 @@ import json
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 from engine import __version__, families
 from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, sha256_file
 from engine.bundle.schema import DERIVED_METHODS, SEAL
-from engine.bundle.writing import check_out_dir, install_staged, write_manifest
+from engine.bundle.writing import check_out_dir, install_staged, staging_dir, write_manifest
 from engine.errors import BuildError, CheckpointError
 from engine.families.marian.converter.checkpoint import load_marian, resolve_checkpoint
 from engine.languages import default_pair
@@ -174,7 +173,7 @@ def build_bundle(
         raise BuildError("the checkpoint's position table differs from Marian's sinusoidal formula")
     generation = _generation_defaults(model)
 
-    staging = Path(tempfile.mkdtemp(prefix="qiao-bundle-"))
+    staging = staging_dir(out_dir)
     staged_seal = None
     try:
         progress.step("Building the encoder and decoder-step ONNX graphs")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.bundle import writing
-from engine.bundle.writing import check_out_dir, install_staged
+from engine.bundle.writing import check_out_dir, install_staged, staging_dir
 from engine.errors import BuildError
 
 
@@ -108,3 +108,31 @@ def test_qiao_model_build_force_refuses_a_folder_of_other_files(tmp_path: Path, 
     assert main(["model", "build", "--from", str(folder), "--out", str(out), "--quiet"]) == 0
     assert main(["model", "build", "--from", str(folder), "--out", str(out), "--force", "--quiet"]) == 0
     assert (out / "manifest.json").is_file() and _hidden(tmp_path) == []
+
+
+def test_a_build_stages_beside_its_bundle_and_removes_what_a_killed_build_left(tmp_path: Path) -> None:
+    """The staging folder was made in the temporary folder: a build killed outright left 215 MB (base-memory's
+    shape) there for good, and a read-only --out failed only after the whole build."""
+    import os
+
+    out = tmp_path / "models" / "bundle"
+    killed = tmp_path / "models" / f".bundle.build-{2**22 + 1}-abc"  # beyond any pid: that build is gone
+    running = tmp_path / "models" / f".bundle.build-{os.getpid()}-def"
+    other = tmp_path / "models" / ".other.build-1-x"
+    for folder in (killed, running, other):
+        (folder / "int8").mkdir(parents=True)
+    staging = staging_dir(out)
+    assert staging.parent == out.parent and staging.name.startswith(f".bundle.build-{os.getpid()}-")
+    assert not killed.exists() and running.exists() and other.exists()
+    (staging / "manifest.json").write_text("{}")
+    install_staged(staging, out)
+    assert (out / "manifest.json").is_file() and not staging.exists()
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if not os.access(locked, os.W_OK):  # root writes anywhere
+            with pytest.raises(PermissionError):
+                staging_dir(locked / "bundle")
+    finally:
+        locked.chmod(0o700)

@@ -30,7 +30,6 @@ import json
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -42,7 +41,7 @@ import numpy as np
 
 from engine import __version__
 from engine.bundle.manifest import FORMAT_VERSION, MANIFEST, load_manifest, sha256_file
-from engine.bundle.writing import check_out_dir, install_staged, write_manifest
+from engine.bundle.writing import check_out_dir, install_staged, staging_dir, write_manifest
 from engine.config import EngineConfig
 from engine.errors import BuildError, CheckpointError
 from engine.families.bergamot import shortlist as shortlist_io
@@ -359,7 +358,7 @@ def build_bundle(
     arch, weights = graphs.from_checkpoint(checkpoint)
     step(STEP_WEIGHTS["read"])
 
-    staging = Path(tempfile.mkdtemp(prefix="qiao-bundle-"))
+    staging = staging_dir(out_dir)
     try:
         short = _shortlist(folder, arch, staging)
         _say(quiet, t0, "Converting the vocabularies")

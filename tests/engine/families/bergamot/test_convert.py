@@ -650,7 +650,7 @@ sys.path.insert(0, {str(make.ROOT)!r})
 tempfile.tempdir = {str(scratch)!r}
 from engine.families.bergamot.converter import convert
 def validate(*args, **kwargs):  # the build is half done: its staging folder holds the graphs
-    assert os.listdir({str(scratch)!r})
+    assert [n for n in os.listdir({str(tmp_path)!r}) if n.startswith(".out.build-")]
     os.kill(os.getpid(), signal.SIGTERM)
     raise AssertionError("SIGTERM did not interrupt the build")
 convert.validate = validate
@@ -661,6 +661,7 @@ sys.exit(main(["model", "build", "--from", {str(folder)!r}, "--out", {str(tmp_pa
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr
     assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
 
 
 def test_qiao_model_build_of_a_bundle_says_it_is_one(built, tmp_path: Path, capsys) -> None:
