@@ -29,10 +29,12 @@ from gui.worker.jobs import Job, Report
 class TranslatorLike(Protocol):
     """The part of `engine.pipeline.translator.Translator` the GUI uses (tests pass a fake with the same API)."""
 
-    precision: str
-    available_precisions: tuple[str, ...]
     manifest: Any
 
+    @property
+    def precision(self) -> str: ...  # read-only: set_precision changes it
+    @property
+    def available_precisions(self) -> tuple[str, ...]: ...
     def set_precision(self, precision: str) -> None: ...
     def set_threads(self, threads: int | None) -> None: ...
     def stream(
