@@ -36,7 +36,8 @@ from engine.text.punctuation import is_cjk
 #   zh→en (the same pairs reversed) n=9,548 min 0.314 max 1.867; corpus en→zh min 0.56 max 1.82 (n=82 at ≥ 20).
 #   Band [0.25, 3.0] flags 0.21 % of the good en→zh translations and none zh→en (at ≥ 40 units: none either way);
 #   shorter sources vary too much (at ≥ 20 units 0.48 % en→zh are outside, at any length the ratio spans 0.15–3.5),
-#   so sentences under MIN_UNITS units or MIN_SOURCE_TOKENS tokens are not judged.
+#   so sentences under MIN_UNITS units or MIN_SOURCE_TOKENS tokens are not judged, except that an empty translation of
+#   a source with words (or digits) in it is flagged at any length (a small model gives "" for some short sentences).
 CJK_WEIGHT = 3
 MIN_UNITS = 30
 MIN_SOURCE_TOKENS = 6
@@ -63,6 +64,8 @@ def length_units(text: str) -> int:
 def _length_flag(source: str, target: str, source_tokens: int, target_tokens: int) -> Flag | None:
     src = length_units(source)
     if src < MIN_UNITS or source_tokens < MIN_SOURCE_TOKENS:
+        if not target.strip() and any(ch.isalnum() for ch in source):  # too short to judge, but gone all the same
+            return Flag(FLAG_LENGTH, "The translation is empty although the source has words in it.")
         return None
     tgt = length_units(target)
     ratio = tgt / src
