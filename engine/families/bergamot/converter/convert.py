@@ -363,11 +363,17 @@ def build_bundle(
         short = _shortlist(folder, arch, staging)
         _say(quiet, t0, "Converting the vocabularies")
         tok_info = build_tokenizer(folder.src_vocab, None if folder.shared_vocab else folder.trg_vocab, staging)
-        if (tok_info.source_vocab_size, tok_info.vocab_size) != (arch.source_vocab, arch.target_vocab):
-            raise BuildError(
-                f"the vocabularies have {tok_info.source_vocab_size} and {tok_info.vocab_size} pieces; the model's "
-                f"dim-vocabs are {arch.source_vocab} and {arch.target_vocab}"
-            )
+        sides = (
+            (folder.src_vocab, "source", tok_info.source_vocab_size, arch.source_vocab),
+            (folder.trg_vocab, "target", tok_info.vocab_size, arch.target_vocab),
+        )
+        wrong = [
+            f"{path.name} has {got} pieces, the model's {side} vocabulary {want}"
+            for path, side, got, want in sides
+            if got != want
+        ]
+        if wrong:  # a vocabulary of another model (dim-vocabs in its model.yml)
+            raise BuildError("; ".join(wrong) + ": a vocabulary of another model?")
         step(STEP_WEIGHTS["vocabularies"])
         _say(quiet, t0, "Writing the FP32 and INT8 graphs")
         graph_io: dict[str, dict[str, list[str]]] = {}

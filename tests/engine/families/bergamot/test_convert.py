@@ -671,3 +671,13 @@ def test_qiao_model_build_of_a_bundle_says_it_is_one(built, tmp_path: Path, caps
     err = capsys.readouterr().err
     assert "is a Qiao bundle already" in err and f"`qiao model import {bundle}`" in err and "Marian" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_vocabulary_of_the_wrong_size_is_named(tmp_path: Path, capsys) -> None:
+    """'the vocabularies have 512 and 512 pieces; the model's dim-vocabs are 512 and 1024' left the user to work out
+    which file was wrong."""
+    folder = _copy_of(tmp_path)
+    shutil.copy(folder / "srcvocab.enzh.spm", folder / "trgvocab.enzh.spm")
+    assert main(["model", "build", "--from", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "trgvocab.enzh.spm has 512 pieces, the model's target vocabulary 1024" in err and "srcvocab" not in err
