@@ -93,7 +93,7 @@ def _documents(folder, count: int = 2) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"doc{i}.txt" for i in range(count)]
     for path in paths:
-        path.write_text(f"{TEXT}\nGood night.\n", encoding="utf-8")
+        path.write_text(f"{TEXT}\nI like green tea.\n", encoding="utf-8")  # both translated (not empty) by the fixtures
     return [str(p) for p in paths]
 
 
