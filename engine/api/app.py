@@ -4,7 +4,8 @@
                              api_key → {"translatedText": …} (a list for a list), "detectedLanguage" for "auto",
                              "alternatives" when asked for: the beam's n-best, whole texts (none for html, as
                              LibreTranslate); Qiao adds "warnings" (sentences) when the model's translation of an
-                             item (or, for html, of a paragraph) was empty: that text is returned as it was
+                             item (or, for html, of a paragraph), or of one sentence of it, was empty: that text is
+                             returned as it was, a sentence in its place in the item's translation
     GET  /languages          [{"code", "name", "targets"}]; Chinese as LibreTranslate lists it today, "zh-Hans" and
                              "zh-Hant" ("zh", "zh-CN", "zh-TW" … stay accepted in requests)
     POST /detect             q → [{"language", "confidence"}] (Chinese is "zh-Hans", as LibreTranslate says it)
@@ -12,11 +13,13 @@
     POST /translate_file     multipart `file` + source, target → {"translatedFileUrl"}, fetched once from
     GET  /download_file/NAME (kept in memory for DOWNLOAD_TTL_S; a name in any script, percent-encoded); Qiao adds
                              "warnings" (sentences) when the reader kept text verbatim that it could not place, or
-                             a paragraph was kept as it was because the model's translation of it was empty
+                             a paragraph or sentence was kept as it was because the model's translation of it was
+                             empty
     POST /suggest            403 "Suggestions are disabled on this server." (LibreTranslate's answer with them off)
     GET  /health             {"status": "ok"} (LibreTranslate's)
     POST /qiao/stream        q, source, target → server-sent events: `data: {"delta": …}` per chunk, then
-                             `event: done` with {"translatedText": …} (or `event: error` with {"error": …})
+                             `event: done` with {"translatedText": …} (or `event: error` with {"error": …}), and
+                             "warnings" when text came back as it was (see _Events)
     GET  /qiao/health        {"status": "ok", "version", "pairs"}
 
 Errors are `{"error": "…"}` with LibreTranslate's statuses (400 bad request, 403 key or origin, 404, 405, 413,
@@ -267,8 +270,9 @@ class ApiApp:
         self, environ: dict, texts: list[str], langs: list[str], target: Any, alternatives: int, fmt: str
     ) -> tuple[list[str], list[list[str]], list[tuple[int, str | None]]]:
         """Each text translated from its language (the items of one language together), its alternatives, and the
-        (item, paragraph) of each html paragraph kept as it was (engine.api.documents.noting, which the caller
-        holds open): the notes of each call say which of its items, turned here into the request's."""
+        (item, text) of each sentence a text holds as it was (documents.kept_sentences) and each html paragraph or
+        sentence kept as it was (engine.api.documents.noting, which the caller holds open): the notes of each call
+        say which of its items, turned here into the request's."""
         results: list[str] = [""] * len(texts)
         alts: list[list[str]] = [[] for _ in texts]
         kept: list[tuple[int, str | None]] = []
@@ -291,6 +295,7 @@ class ApiApp:
                 del notes[before:]
             for i, (text, others) in zip(idx, done, strict=True):
                 results[i], alts[i] = text, others
+                kept.extend((i, sentence) for sentence in documents.kept_sentences(text))
         return results, alts, kept
 
     def _languages(self, environ: dict, body: bodies.Body) -> Response:
@@ -445,7 +450,9 @@ class ApiApp:
 class _Events:
     """The SSE body: each delta as it comes, then `done` (or `error`); closing it (a client gone) cancels. When the
     model's translation of `source` (text with words) is empty, `source` itself comes as the one delta, and `done`
-    has `warnings`, as /translate answers."""
+    has `warnings`, as /translate answers. A sentence of it translated as empty comes back as it was
+    (documents.stream_tail, the service's last delta): as a last delta when it ends the text, else in its place in
+    `done`'s translatedText only (the deltas cannot go back); `done` names it in `warnings`."""
 
     def __init__(self, deltas: Iterator[str], source: str = "") -> None:
         self._deltas = deltas
@@ -453,16 +460,23 @@ class _Events:
 
     def __iter__(self) -> Iterator[bytes]:
         parts: list[str] = []
+        kept: list[tuple[int | None, str | None]] = []
+        whole: str | None = None
         try:
             for delta in self._deltas:
-                parts.append(delta)
-                yield _event(None, {"delta": delta})
+                kept.extend((0, sentence) for sentence in documents.kept_sentences(delta))
+                whole = getattr(delta, "whole", None) or whole
+                if delta:
+                    parts.append(delta)
+                    yield _event(None, {"delta": delta})
             done: dict[str, object] = {}
             if self._source.strip() and not "".join(parts).strip():  # nothing came back: the text, as it was
                 parts.append(self._source)
                 yield _event(None, {"delta": self._source})
-                done["warnings"] = _kept_warnings([(0, None)], [self._source], False)
-            yield _event("done", {"translatedText": "".join(parts), **done})
+                kept = [(0, None)]
+            if kept:
+                done["warnings"] = _kept_warnings(kept, [self._source], False)
+            yield _event("done", {"translatedText": whole or "".join(parts), **done})
         except ApiError as exc:
             yield _event("error", {"error": str(exc)})
         except QiaoError as exc:

@@ -8,7 +8,9 @@ engine's service and the window's both drive it, a bounded step at a time (other
 
 A unit whose translation came back empty (a small model gives "" for some inputs) is kept as it was, never written
 as an empty paragraph, and said: within `noting()`, each such unit adds a `Kept` note the HTTP app reports in its
-answer's `warnings` (the same rule the document job follows: engine.documents.job.keep_empty).
+answer's `warnings` (the same rule the document job follows: engine.documents.job.keep_empty). A sentence of a unit
+whose translation alone came back empty is its source text, in place, in the unit's translation, and noted the same
+way: the services give `kept_texts` (a `KeptText` names the sentences it holds as they were).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from dataclasses import dataclass
 
 from engine.documents import registry
 from engine.documents.inline import distribute, runs_alone
+from engine.documents.job import keep_empty
 from engine.documents.model import DocumentError, DocumentFormat, Extracted, Unit
+from engine.results import Translation
 
 TranslateTexts = Callable[[list[str]], list[str]]
 STEP_TEXTS = 64  # texts per call of `translate`: a document never holds the queue for long
@@ -29,11 +33,60 @@ STEP_TEXTS = 64  # texts per call of `translate`: a document never holds the que
 
 @dataclass(frozen=True)
 class Kept:
-    """A unit kept as it was because the model's translation of it was empty: its text, and for `translate_html`
-    the fragment it is in (its index in the `fragments` given; None for a document)."""
+    """A unit, or a sentence of one, kept as it was because the model's translation of it was empty: its text, and
+    for `translate_html` the fragment it is in (its index in the `fragments` given; None for a document)."""
 
     text: str
     fragment: int | None = None
+
+
+class KeptText(str):
+    """A translation in which each sentence the model translated as empty is its source text, in its place: `kept`,
+    those sentences (in reading order). A plain `str` to everyone else. As a stream's last delta (`stream_tail`),
+    `whole` is the whole text when a sentence was put back before the end of the text already streamed."""
+
+    kept: tuple[str, ...] = ()
+    whole: str | None = None
+
+
+def kept_texts(sources: Sequence[str], translations: Sequence[Translation]) -> list[str]:
+    """Each translation's text with nothing of its source lost (engine.documents.job.keep_empty): a sentence with
+    words whose translation came back empty is put back as it was, where its translation would be, and the text is a
+    `KeptText` naming it. A translation empty as a whole stays as the engine gave it: the caller keeps the whole text
+    as it was and says so (the HTTP app, `translate_units`). What both API services (`qiao serve`'s and the
+    window's) turn their engine's Translations into."""
+    out: list[str] = []
+    for source, translation in zip(sources, translations, strict=True):
+        text, kept = keep_empty(source, translation)
+        if not kept or not text.strip():
+            out.append(translation.text)
+            continue
+        marked = KeptText(text)
+        marked.kept = tuple(kept)
+        out.append(marked)
+    return out
+
+
+def stream_tail(source: str, translation: Translation) -> KeptText | None:
+    """The delta that ends a stream of `translation` (its deltas streamed) with nothing of `source` lost: the
+    sentences kept_texts puts back at its end, as one delta; a sentence put back before the end cannot be streamed
+    in its place, so the delta is empty and `whole` the whole text. None when nothing is put back (or the whole
+    translation is empty: the caller gives the text as it was)."""
+    text, kept = keep_empty(source, translation)
+    if not kept or not text.strip():
+        return None
+    if text.startswith(translation.text):
+        tail = KeptText(text[len(translation.text) :])
+    else:
+        tail = KeptText("")
+        tail.whole = text
+    tail.kept = tuple(kept)
+    return tail
+
+
+def kept_sentences(text: str) -> tuple[str, ...]:
+    """The sentences `text` (a service's answer) holds as they were (`KeptText.kept`; none for any other text)."""
+    return text.kept if isinstance(text, KeptText) else ()
 
 
 _notes: ContextVar[list[Kept] | None] = ContextVar("qiao_api_kept_units", default=None)
@@ -116,6 +169,9 @@ def translate_units(units: Sequence[Unit], translate: TranslateTexts) -> list[li
             if notes is not None:
                 notes.append(Kept(unit.source.strip(), _fragment.get()))
             continue
+        notes = _notes.get()
+        if notes is not None:  # sentences put back in place (kept_texts): the answer names them
+            notes.extend(Kept(sentence, _fragment.get()) for sentence in kept_sentences(whole))
         hints: list[str | None] = [None] * len(unit.runs)
         for r, text in zip(alone, parts, strict=True):
             hints[r] = text

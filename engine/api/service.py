@@ -28,7 +28,7 @@ from engine.api.languages import PairInfo, detect, resolve
 from engine.config import EngineConfig
 from engine.errors import InputError, QiaoError
 from engine.options import TranslationOptions
-from engine.results import StreamEvent, Translation
+from engine.results import SentenceResult, StreamEvent, Translation
 
 log = logging.getLogger("qiao.api")
 
@@ -240,7 +240,8 @@ class EngineService:
             return [(t, []) for t in texts]
         options = TranslationOptions(variant=direction.variant, alternatives=count)
         done = self._call(direction.job_key, lambda tr, cancel: _translations(tr, texts, options, cancel), timeout)
-        return [(t.text, text_alternatives(t, count)) for t in done]
+        kept = documents.kept_texts(texts, done)
+        return [(text, text_alternatives(t, count)) for text, t in zip(kept, done, strict=True)]
 
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
         (text,) = checked_texts([text])
@@ -255,6 +256,10 @@ class EngineService:
                 for item in translator.stream(text, options, cancel=cancel):
                     if isinstance(item, StreamEvent) and item.delta:
                         deltas.put(("delta", item.delta))
+                    elif isinstance(item, Translation) and not item.cancelled:  # sentences translated as empty
+                        tail = documents.stream_tail(text, item)
+                        if tail is not None:
+                            deltas.put(("delta", tail))
             finally:  # a failure ends the stream at once; the reader raises the job's error
                 deltas.put(("end", None))
 
@@ -401,28 +406,37 @@ def _left(end: float) -> float:
 def text_alternatives(translation: Translation, count: int) -> list[str]:
     """Up to `count` whole-text alternatives of `translation`: the k-th puts each sentence's k-th n-best
     alternative in that sentence's place (a sentence with fewer keeps its best); distinct, the translation itself
-    and empty texts left out (LibreTranslate's filter_unique)."""
-    text = translation.text
+    and empty texts left out (LibreTranslate's filter_unique). A sentence with words whose text there is empty is
+    its source text, as the translation itself is given (documents.kept_texts)."""
     rows = sorted(translation.sentences, key=lambda s: s.target_span)
     out: list[str] = []
-    seen = {text, ""}
+    seen = {_composed(translation.text, rows, -1), ""}
     for k in range(count):
         if not any(len(s.alternatives) > k for s in rows):
             break
-        parts, at = [], 0
-        for s in rows:
-            start, end = s.target_span
-            if start < at:  # the parts of one long sentence share a span: take it once
-                continue
-            parts.append(text[at:start])
-            parts.append(s.alternatives[k].text if len(s.alternatives) > k else text[start:end])
-            at = end
-        parts.append(text[at:])
-        candidate = "".join(parts)
+        candidate = _composed(translation.text, rows, k)
         if candidate not in seen:
             seen.add(candidate)
             out.append(candidate)
     return out
+
+
+def _composed(text: str, rows: list[SentenceResult], k: int) -> str:
+    """`text` with each sentence's k-th alternative in its place (its own text for k = -1 or when it has fewer), a
+    sentence with words left empty there given as its source."""
+    parts, at = [], 0
+    for s in rows:
+        start, end = s.target_span
+        if start < at:  # the parts of one long sentence share a span: take it once
+            continue
+        parts.append(text[at:start])
+        piece = s.alternatives[k].text if 0 <= k < len(s.alternatives) else text[start:end]
+        if not piece.strip() and any(ch.isalnum() for ch in s.source):
+            piece = s.source.strip()
+        parts.append(piece)
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def _translations(
@@ -443,4 +457,5 @@ def _translations(
 
 
 def _segments(translator, texts: list[str], options: TranslationOptions, cancel: threading.Event) -> list[str]:
-    return [t.text for t in _translations(translator, texts, options, cancel)]
+    """Each text's translation, a sentence the model translated as empty kept as it was (documents.kept_texts)."""
+    return documents.kept_texts(texts, _translations(translator, texts, options, cancel))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -378,3 +379,45 @@ def test_nbest_alternatives_are_whole_texts_with_each_sentence_replaced():
     assert out == ["您好。拜拜。", "哈喽。再见。"]
     assert text_alternatives(Translation(text=text, sentences=sentences), 1) == ["您好。拜拜。"]
     assert text_alternatives(Translation(text="x"), 3) == []
+
+
+def test_nbest_alternatives_keep_a_sentence_left_empty_as_its_source():
+    """An alternative never loses a sentence: where the sentence's text there is empty, its source stands in (as
+    the translation itself comes back: documents.kept_texts); the translation with its sentence kept is not listed
+    again as an alternative."""
+    from engine.api.documents import kept_texts
+    from engine.api.service import text_alternatives
+    from engine.results import Alternative, SentenceResult
+
+    def alt(text: str) -> Alternative:
+        return Alternative(text=text, tokens=(), score=0.0)
+
+    source = "Hello. Thank you."
+    text = "你好。"  # the model gave the second sentence nothing
+    sentences = [
+        SentenceResult(0, "Hello.", (0, 6), (0, 3), alternatives=(alt("您好。"), alt("哈喽。"))),
+        SentenceResult(1, "Thank you.", (7, 17), (3, 3), alternatives=(alt(""), alt("谢谢。"))),
+    ]
+    done = Translation(text=text, sentences=sentences)
+    (kept,) = kept_texts([source], [done])
+    assert kept == "你好。Thank you."
+    assert text_alternatives(done, 3) == ["您好。Thank you.", "哈喽。谢谢。"]
+    assert "" not in text_alternatives(Translation(text="", sentences=sentences[1:2]), 3)
+    assert kept not in text_alternatives(done, 3)
+
+
+def test_kept_texts_marks_only_what_it_put_back():
+    from engine.api.documents import kept_sentences, kept_texts
+    from engine.results import SentenceResult
+
+    whole = Translation(text="你好。谢谢。", sentences=[
+        SentenceResult(0, "Hello.", (0, 6), (0, 3)), SentenceResult(1, "Thanks.", (7, 14), (3, 6)),
+    ])  # fmt: skip
+    gap = Translation(text="你好。", sentences=[
+        SentenceResult(0, "Hello.", (0, 6), (0, 3)), SentenceResult(1, "Thanks.", (7, 14), (3, 3)),
+    ])  # fmt: skip
+    nothing = Translation(text="", sentences=[SentenceResult(0, "Thanks.", (0, 7), (0, 0))])
+    out = kept_texts(["Hello. Thanks.", "Hello. Thanks.", "Thanks."], [whole, gap, nothing])
+    assert out == ["你好。谢谢。", "你好。Thanks.", ""]  # the whole-empty text is the caller's to keep
+    assert [kept_sentences(t) for t in out] == [(), ("Thanks.",), ()]
+    assert json.loads(json.dumps(out)) == out  # a plain JSON string
