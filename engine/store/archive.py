@@ -6,6 +6,14 @@ symlink, hard link, device or FIFO), not encrypted, not twice; at most MAX_MEMBE
 all (a decompression bomb stops at the declared sizes, which zipfile and tarfile enforce, and at our own count of
 what was written). Tar members also pass tarfile's own `data` filter (Python ≥ 3.10.12). Writing happens only inside
 `dest`, which the caller owns and deletes on any failure, so a bad archive changes nothing.
+
+Compression ratio (the zip-bomb defence; engine.documents.formats._zip judges documents the same way, in memory):
+model files barely compress (int8 weights ~1.1-1.6x, float weights ~1.1-4x, vocabularies and shortlists ~2-4x), so
+a member over MEMBER_RATIO_FLOOR unpacking to more than MEMBER_RATIO times its compressed size, or an archive
+unpacking past TOTAL_RATIO_FLOOR to more than TOTAL_RATIO times the archive file's size, is a bomb, not a bundle.
+Judged before anything is inflated where the archive tells (a zip's declared sizes; a tar's headers, against the
+compressed bytes left in the file), then again while writing (the bytes written against the file's size), so a bomb
+stops early and leaves nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +32,13 @@ from engine.errors import QiaoError
 
 MAX_MEMBERS = 10_000  # the real bundle has ~20 files
 MAX_TOTAL_BYTES = 32 << 30  # the real bundle is ~0.5 GB with both precisions
+MEMBER_RATIO = 100  # deflate's limit is ~1030x (a member of zeros); model files compress ~1.1-4x
+MEMBER_RATIO_FLOOR = 16 << 20  # smaller members (manifest, JSON) may compress better, and cost nothing
+TOTAL_RATIO = 20
+TOTAL_RATIO_FLOOR = 64 << 20
+# A tar's compressed position is read from the file under the decompressor, which reads ahead (gzip 128 kB, a bz2
+# block up to ~900 kB): spans measured there are this much uncertain.
+_READ_AHEAD = 2 << 20
 _CHUNK = 1 << 20
 _DRIVE = re.compile(r"^[A-Za-z]:")
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar.zst", ".tzst")
@@ -42,6 +57,7 @@ class _Member:
     is_dir: bool
     size: int
     handle: object  # ZipInfo or TarInfo
+    packed: int | None = None  # its compressed size, where known (a zip's; a tar's is measured while listing)
 
 
 def kind_of(path: Path) -> str | None:
@@ -78,6 +94,23 @@ def plain_name(name: str) -> tuple[str | None, str | None]:
     return "/".join(parts), None
 
 
+def bomb_error(archive: str, member: str | None, unpacked: int, packed: int, ratio: int) -> ArchiveError:
+    """The one message for an archive (or one of its members) that unpacks far more than model files compress."""
+    what = f"{archive}: {member}" if member else archive
+    return ArchiveError(
+        f"{what} would unpack to {_mb(unpacked)} from {_mb(packed)} compressed, over {ratio} times its size; model "
+        "files compress a few times at most, so this is refused as a decompression (zip) bomb: nothing was installed"
+    )
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB" if size < 100e6 else f"{size / 1e6:,.0f} MB"
+
+
+def _over(unpacked: int, packed: int, ratio: int, floor: int) -> bool:
+    return unpacked > floor and unpacked > ratio * max(packed, 1)
+
+
 def extract(
     path: Path,
     kind: str,
@@ -98,6 +131,7 @@ def extract(
     done = 0
     root = dest.resolve()
     with _Members(path, kind) as members:
+        budget = _Budget(path.name, members.file_size)
         total = members.total
         if before is not None:
             before(total)
@@ -113,13 +147,27 @@ def extract(
                 target.mkdir(parents=True, exist_ok=True)
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            done = _write(path, member, members.read(member), target, done, total, progress, check)
+            done = _write(path, member, members.read(member), target, done, total, progress, check, budget)
     if progress is not None:
         progress(done, total)
     return done
 
 
-def _write(path, member: _Member, source: BinaryIO, target: Path, done: int, total: int, progress, check) -> int:
+@dataclass(frozen=True)
+class _Budget:
+    """What an archive of `file_size` bytes may write in all before it is a bomb (checked as it is written)."""
+
+    archive: str
+    file_size: int
+
+    def check(self, done: int) -> None:
+        if _over(done, self.file_size, TOTAL_RATIO, TOTAL_RATIO_FLOOR):
+            raise bomb_error(self.archive, None, done, self.file_size, TOTAL_RATIO)
+
+
+def _write(
+    path, member: _Member, source: BinaryIO, target: Path, done: int, total: int, progress, check, budget: _Budget
+) -> int:
     written = 0
     try:
         with source, open(target, "xb") as out:
@@ -127,8 +175,9 @@ def _write(path, member: _Member, source: BinaryIO, target: Path, done: int, tot
                 written += len(chunk)
                 if written > member.size:
                     raise ArchiveError(f"{path.name}: {member.name} holds more than its declared size")
-                out.write(chunk)
                 done += len(chunk)
+                budget.check(done)
+                out.write(chunk)
                 if progress is not None:
                     progress(done, total)
                 if check is not None:
@@ -150,12 +199,15 @@ class _Members:
             raise ArchiveError(f"{path.name}: not a .zip or .tar archive")
         self.path, self.kind = path, kind
         self.total = 0
+        self.file_size = 0
+        self._raw: BinaryIO | None = None
         self._zip: zipfile.ZipFile | None = None
         self._tar: tarfile.TarFile | None = None
         self._members: list[_Member] = []
 
     def __enter__(self) -> _Members:
         try:
+            self.file_size = self.path.stat().st_size
             if self.kind == "zip":
                 self._zip = zipfile.ZipFile(self.path)
                 infos = self._zip.infolist()
@@ -164,6 +216,7 @@ class _Members:
             else:
                 self._tar = self._open_tar()
                 self._members = list(self._tar_members())
+            self._ratio_check()
         except ArchiveError:
             self.__exit__()
             raise
@@ -182,9 +235,18 @@ class _Members:
         return self
 
     def __exit__(self, *_: object) -> None:
-        for handle in (self._zip, self._tar):
+        for handle in (self._zip, self._tar, self._raw):
             if handle is not None:
                 handle.close()
+
+    def _ratio_check(self) -> None:
+        """Every member's compressed size against what it unpacks to, and the whole against the file's size."""
+        for member in self._members:
+            if member.packed is not None and _over(member.size, member.packed, MEMBER_RATIO, MEMBER_RATIO_FLOOR):
+                raise bomb_error(self.path.name, member.name, member.size, member.packed, MEMBER_RATIO)
+        total = sum(m.size for m in self._members)
+        if _over(total, self.file_size, TOTAL_RATIO, TOTAL_RATIO_FLOOR):
+            raise bomb_error(self.path.name, None, total, self.file_size, TOTAL_RATIO)
 
     def __iter__(self) -> Iterator[_Member]:
         return iter(self._members)
@@ -209,7 +271,7 @@ class _Members:
         if kind and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             raise self._unsafe(info.filename, "is a device, pipe or socket")
         is_dir = info.is_dir() or not name
-        return _Member(name, is_dir, 0 if is_dir else info.file_size, info)
+        return _Member(name, is_dir, 0 if is_dir else info.file_size, info, None if is_dir else info.compress_size)
 
     def _open_tar(self) -> tarfile.TarFile:
         name = self.path.name.lower().removesuffix(".part")
@@ -218,12 +280,23 @@ class _Members:
                 f"{self.path.name}: this Python cannot read .tar.zst archives; unpack it and import the folder, "
                 "or use a .zip or .tar.xz"
             )
-        return tarfile.open(self.path, "r:*")
+        self._raw = raw = open(self.path, "rb")  # noqa: SIM115 (closed in __exit__)
+        return tarfile.open(fileobj=raw, mode="r:*")
 
     def _tar_members(self) -> Iterator[_Member]:
-        assert self._tar is not None
+        """The checked members, each with the compressed bytes it spans in the file (measured under the
+        decompressor). A member whose header already says it cannot fit the ratios is refused before tarfile inflates
+        it to reach the next header: the compressed bytes left in the file bound what it can be packed into."""
+        assert self._tar is not None and self._raw is not None
+        raw, size = self._raw, self.file_size
         data_filter = getattr(tarfile, "data_filter", None)
+        pending: tuple[_Member, int] | None = None  # the last regular member, and where it began in the file
         for count, info in enumerate(self._tar, start=1):
+            at = raw.tell()
+            if pending is not None:
+                member, began = pending
+                yield _Member(member.name, False, member.size, member.handle, max(0, at - began) + _READ_AHEAD)
+                pending = None
             self._limit(count)
             name, problem = plain_name(info.name)
             if name is None:
@@ -238,7 +311,18 @@ class _Members:
                 except tarfile.FilterError as exc:
                     raise self._unsafe(info.name, f"is unsafe ({exc})") from None
             is_dir = info.isdir() or not name
-            yield _Member(name, is_dir, 0 if is_dir else info.size, info)
+            if is_dir:
+                yield _Member(name, True, 0, info)
+                continue
+            left = size - at + _READ_AHEAD
+            if _over(info.size, left, MEMBER_RATIO, MEMBER_RATIO_FLOOR):
+                raise bomb_error(self.path.name, name, info.size, left, MEMBER_RATIO)
+            if _over(info.offset_data + info.size, size, TOTAL_RATIO, TOTAL_RATIO_FLOOR):
+                raise bomb_error(self.path.name, None, info.offset_data + info.size, size, TOTAL_RATIO)
+            pending = (_Member(name, False, info.size, info), at)
+        if pending is not None:
+            member, began = pending
+            yield _Member(member.name, False, member.size, member.handle, max(0, raw.tell() - began) + _READ_AHEAD)
 
     def read(self, member: _Member) -> BinaryIO:
         if self._zip is not None:
