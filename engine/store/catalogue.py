@@ -221,7 +221,7 @@ def _entry(item: Any, index: int, base: str, local: bool, where: str) -> Catalog
         license=license_,
         precisions=tuple(precisions),
         family=family,
-        quality=quality if quality is not None else quality_of({}, model_id),
+        quality=quality if quality is not None else quality_of({}, model_id, f"{source}-{target}"),
         speed=speed,
         installed_size=installed_size,
     )

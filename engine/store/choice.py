@@ -114,7 +114,9 @@ def better_available(models: Sequence[Candidate], pair_key: str) -> Published | 
     best = best_published(pair_key)
     if not usable or best is None:
         return None
-    if any(m.model_id == best.model_id or m.name == best.catalogue_id for m in models):
+    if any(
+        (m.model_id == best.model_id and m.pair_key in (pair_key, None)) or m.name == best.catalogue_id for m in models
+    ):  # installed already (a bundle of another pair under its id, `qiao model build --model-id`, is another model)
         return None
     scores = [rank(m.quality) for m in usable]
     if -math.inf in scores:

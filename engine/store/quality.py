@@ -154,17 +154,35 @@ PUBLISHED: tuple[Published, ...] = (
 )
 
 
-def published_for(model_id: str) -> Published | None:
-    return next((p for p in PUBLISHED if p.model_id == model_id), None)
+def published_for(model_id: str, pair: str | None = None) -> Published | None:
+    """The published model of that id, and of that pair ("en-zh") when one is given."""
+    return next((p for p in PUBLISHED if p.model_id == model_id and pair in (None, p.pair)), None)
 
 
-def quality_of(raw: dict, model_id: str) -> Quality | None:
-    """A manifest's (or catalogue entry's) quality block, else the published score of its model id, else None. A
-    malformed block counts as none: a score is advice, never a reason to refuse a model."""
+def _manifest_pair(raw: dict) -> str | None:
+    """ "en-zh" from a manifest's `languages` block; None when it has none that can be read."""
+    languages = raw.get("languages")
+    if not isinstance(languages, dict):
+        return None
+    codes = [
+        side.get("code") if isinstance(side, dict) else None
+        for side in (languages.get("source"), languages.get("target"))
+    ]
+    return "-".join(codes) if all(isinstance(code, str) for code in codes) else None  # type: ignore[arg-type]
+
+
+def quality_of(raw: dict, model_id: str, pair: str | None = None) -> Quality | None:
+    """A manifest's (or catalogue entry's) quality block, else the published score of its model id when it translates
+    the published pair (`pair`, "en-zh", else the manifest's `languages`), else None: a model built as another pair
+    under a published id (`qiao model build --model-id`) is not the published model. A malformed block counts as
+    none: a score is advice, never a reason to refuse a model."""
     block = raw.get("quality")
     if block is not None and quality_problem(block) is None:
         return parse_quality(block)
-    known = published_for(model_id)
+    pair = pair or _manifest_pair(raw)
+    if pair is None:
+        return None
+    known = published_for(model_id, pair)
     return known.quality if known is not None else None
 
 

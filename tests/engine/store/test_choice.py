@@ -22,7 +22,7 @@ from engine.store.quality import (
     rank,
 )
 from tests.engine import model_helpers
-from tests.engine.store.direction_models import model_copy, quality_block
+from tests.engine.store.direction_models import model_copy, quality_block, rewrite
 
 store = model_helpers.store
 
@@ -142,8 +142,44 @@ def test_quality_and_speed_blocks_are_checked_and_a_bad_manifest_block_counts_as
     assert parse_speed({"tokens_per_s": 10, "threads": 2, "precision": "int8", "machine": "x"}).tokens_per_s == 10
     with pytest.raises(ValueError, match="tokens_per_s"):
         parse_speed({"tokens_per_s": 0, "threads": 2, "precision": "int8", "machine": "x"})
-    assert quality_of({"quality": {"score": "bad"}}, "Helsinki-NLP/opus-mt-en-zh") == best_or_opus()
-    assert quality_of({}, "someone/else") is None
+    assert quality_of({"quality": {"score": "bad"}}, "Helsinki-NLP/opus-mt-en-zh", "en-zh") == best_or_opus()
+    assert quality_of({}, "someone/else", "en-zh") is None
+
+
+def test_a_published_score_applies_only_to_the_published_pair():
+    """QA: `quality_of` matched on the model id alone, so a zh→en bundle built with `--model-id
+    mozilla/firefox-translations-enzh-base-memory` showed en→zh's published COMET 86.31."""
+    enzh = "mozilla/firefox-translations-enzh-base-memory"
+    assert quality_of({}, enzh, "en-zh") is not None and quality_of({}, enzh, "en-zh").score == 86.31
+    assert quality_of({}, enzh, "zh-en") is None
+    manifest = {"languages": {"source": {"code": "zh"}, "target": {"code": "en"}}}
+    assert quality_of(manifest, enzh) is None, "the manifest's own pair decides"
+    manifest = {"languages": {"source": {"code": "en"}, "target": {"code": "zh"}}}
+    assert quality_of(manifest, enzh) is not None
+    assert quality_of({}, enzh) is None, "no pair known: no published score"
+
+
+def test_a_bundle_of_another_pair_under_a_published_id_is_listed_without_its_score(store, config):
+    enzh = "mozilla/firefox-translations-enzh-base-memory"
+    model_copy(store.models / "as-zhen", enzh)
+    rewrite(store.models / "as-zhen", _swap_pair)
+    model_copy(store.models / "as-enzh", enzh)
+    models = {m.name: m for m in installed_models()}
+    assert models["as-zhen"].pair_key == "zh-en" and models["as-zhen"].quality is None
+    assert models["as-enzh"].quality is not None and models["as-enzh"].quality.score == 86.31
+
+
+def test_a_model_of_another_pair_under_the_best_ones_id_does_not_hide_the_offer():
+    opus_zh_en = M("opus-mt-zh-en", "Helsinki-NLP/opus-mt-zh-en", pair_key="zh-en", quality=q(84.39))
+    as_en_zh = M("mine", "mozilla/firefox-translations-zhen-base", pair_key="en-zh", quality=q(80.0))
+    offer = better_available([opus_zh_en, as_en_zh], "zh-en")
+    assert offer is not None and offer.catalogue_id == "firefox-translations-zhen-base"
+
+
+def _swap_pair(raw: dict) -> None:
+    langs = raw["languages"]
+    langs["source"], langs["target"] = langs["target"], langs["source"]
+    langs["variants"], langs["default_variant"] = [], None
 
 
 def best_or_opus() -> Quality:
