@@ -112,7 +112,7 @@ def describe(path: Path, location: str) -> InstalledModel:
         location=location,
         removable=removable,
         family=manifest.family,
-        quality=quality_of(manifest.raw, manifest.model_id),
+        quality=quality_of(manifest.raw, manifest.model_id, manifest.pair.key),
         speed=speed_of(manifest.raw),
     )
 
@@ -448,16 +448,40 @@ def bundle_name(model_id: str) -> str:
 def bundle_root(folder: Path) -> Path:
     """The bundle inside an unpacked archive or a chosen folder: manifest.json at the top or in a single top
     folder."""
-    if (folder / MANIFEST).is_file():
-        return folder
     try:
+        if (folder / MANIFEST).is_file():
+            return folder
         entries = [e for e in folder.iterdir() if e.name not in _IGNORED_TOP]
+        if len(entries) == 1 and entries[0].is_dir() and (entries[0] / MANIFEST).is_file():
+            return entries[0]
     except OSError as exc:
-        raise ModelStoreError(f"{folder} cannot be read ({exc.strerror or exc})") from None
-    if len(entries) == 1 and entries[0].is_dir() and (entries[0] / MANIFEST).is_file():
-        return entries[0]
-    raise ModelStoreError(
-        f"no Qiao model bundle in {folder.name}: expected {MANIFEST} at the top or in a single top folder"
+        raise unreadable(folder, exc) from None
+    raise no_model(folder.name)
+
+
+def unreadable(folder: Path, exc: OSError) -> ModelStoreError:
+    """The folder (or what is in it) cannot be read: said plainly, with what to do."""
+    what = folder if exc.filename in (None, str(folder)) else Path(exc.filename)
+    why = "Qiao has no permission to read it" if isinstance(exc, PermissionError) else exc.strerror or str(exc)
+    return ModelStoreError(f"cannot read {what} ({why}): check that it is readable, then import it again")
+
+
+class NoModelError(ModelStoreError):
+    """A folder or archive holds no model Qiao imports (a readable one: see `unreadable`)."""
+
+
+def no_model(what: str) -> NoModelError:
+    """`what` (a folder or an archive, by name) holds no model Qiao imports: says which kinds it accepts."""
+    from engine import families
+
+    firefox = "a Firefox Translations model folder (its model.*.bin, vocabulary .spm and lex.*.s2t.bin files)"
+    try:
+        families.get(families.BERGAMOT).build()
+    except (ImportError, KeyError):
+        firefox += ", which needs Qiao's build tools to convert (pip install 'qiao[build]')"
+    return NoModelError(
+        f"no model in {what}: expected a Qiao model bundle ({MANIFEST} at the top or in a single top folder) or "
+        f"{firefox}"
     )
 
 
@@ -559,7 +583,7 @@ def _has_bundle(folder: Path) -> bool:
     """Whether `folder` holds a Qiao bundle where bundle_root looks (else it may be a model to convert)."""
     try:
         bundle_root(folder)
-    except ModelStoreError:
+    except NoModelError:
         return False
     return True
 
@@ -630,8 +654,7 @@ def _converted(
 
     family = families.converter_for(folder)
     if family is None:
-        bundle_root(folder)  # the error a folder without a bundle gets
-    assert family is not None
+        raise no_model(what)
     if check is not None:
         check()
 
@@ -687,6 +710,12 @@ def import_bundle(
         raise ModelStoreError(f"{source} cannot be read ({exc.strerror or exc})") from None
     if not exists:
         raise ModelStoreError(f"nothing to import at {source}")
+    if is_dir:
+        try:
+            with os.scandir(source) as entries:
+                next(entries, None)
+        except OSError as exc:
+            raise unreadable(source, exc) from None
     kind = None if is_dir else kind_of(source)
     if not is_dir and kind is None:
         raise ModelStoreError(f"{source.name} is neither a model folder nor a .zip / .tar.* archive")

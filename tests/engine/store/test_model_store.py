@@ -337,7 +337,7 @@ def test_archives_that_are_not_bundles(store, tmp_path):
     with zipfile.ZipFile(two, "w") as zf:
         zf.writestr("a/readme.txt", "hi")
         zf.writestr("b/readme.txt", "hi")
-    with pytest.raises(ModelStoreError, match="no Qiao model bundle"):
+    with pytest.raises(ModelStoreError, match=r"no model in two\.zip: expected a Qiao model bundle"):
         import_bundle(two)
     text = tmp_path / "notes.txt"
     text.write_text("hello")
@@ -346,6 +346,50 @@ def test_archives_that_are_not_bundles(store, tmp_path):
     with pytest.raises(ModelStoreError, match="nothing to import"):
         import_bundle(tmp_path / "missing.zip")
     assert [p.name for p in store.models.iterdir()] == []
+
+
+def test_a_folder_or_archive_without_a_model_names_itself_and_what_is_accepted(store, tmp_path):
+    """QA: an empty folder got "no Qiao model bundle in empty: expected manifest.json…", never saying that a
+    Firefox Translations model folder is imported too; an archive without a model was named by the work folder
+    ("…in unpacked")."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = tmp_path / "nothing.zip"
+    with zipfile.ZipFile(nothing, "w") as zf:
+        zf.writestr("readme.txt", "hi")
+    for source in (empty, nothing):
+        with pytest.raises(ModelStoreError) as caught:
+            import_bundle(source)
+        message = str(caught.value)
+        assert message.startswith(f"no model in {source.name}: expected a Qiao model bundle (manifest.json")
+        assert "Firefox Translations model folder" in message and "unpacked" not in message
+    assert [p.name for p in store.models.iterdir()] == []
+
+
+def test_an_unreadable_folder_is_said_plainly(store, tmp_path, monkeypatch):
+    """QA: importing a folder Qiao may not read said "import failed, nothing was changed: …/noperm/manifest.json:
+    Permission denied". (As root, which reads everything, the refusal is what os.scandir gives an ordinary user.)"""
+    folder = shutil.copytree(BUNDLE, tmp_path / "noperm")
+    if os.geteuid() == 0:
+        real_scandir = os.scandir
+
+        def scandir(path="."):
+            if not isinstance(path, int) and Path(os.fsdecode(path)) == folder:
+                raise PermissionError(13, "Permission denied", os.fsdecode(path))
+            return real_scandir(path)
+
+        monkeypatch.setattr(os, "scandir", scandir)
+    else:
+        folder.chmod(0)
+    try:
+        with pytest.raises(ModelStoreError) as caught:
+            import_bundle(folder)
+    finally:
+        folder.chmod(0o755)
+    assert str(caught.value) == (
+        f"cannot read {folder} (Qiao has no permission to read it): check that it is readable, then import it again"
+    )
+    assert store.listing() == []
 
 
 def test_too_many_members_and_a_size_bomb_are_refused(store, tmp_path, monkeypatch):
