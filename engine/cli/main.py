@@ -32,7 +32,7 @@ from engine.cli.io import (
 )
 from engine.cli.models import add_model_actions, run_model_action
 from engine.config import DEFAULT_PRECISION, MAX_BEAMS, MIN_BEAMS, PRECISIONS
-from engine.errors import InputError, QiaoError
+from engine.errors import BundleError, InputError, QiaoError
 
 
 def build_hint(pair: str | None = None) -> str:
@@ -422,6 +422,9 @@ def _reported(body: Callable[[], int]) -> int:
         return 1
     except QiaoError as exc:
         say(f"qiao: {exc}")
+        if isinstance(exc, BundleError):
+            say(repair_hint(exc.bundle_dir))
+            return 1
         searched = getattr(exc, "searched", None)
         if searched:
             say("searched:\n  " + "\n  ".join(searched))
@@ -434,6 +437,18 @@ def _reported(body: Callable[[], int]) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def repair_hint(bundle_dir: str, verified: bool = False) -> str:
+    """What to do about a bundle whose files fail their check: the commands that check it, repair it or avoid it
+    (the message alone named the damaged files and left the user there)."""
+    name = Path(bundle_dir).name
+    check = "" if verified else f"check every file with: qiao model verify {name}\n"
+    return (
+        f"{check}repair it by importing it again (qiao model import PATH --force) or downloading it again "
+        "(qiao model download ID --force), or use another installed model (qiao model list; "
+        "qiao translate --model NAME)"
+    )
 
 
 def _model_to_convert(searched: list[str]) -> str | None:
@@ -557,7 +572,6 @@ def _family_build(family, args) -> int:
 def _model_verify(args) -> int:
     """Every sha256, never the verified-files cache; the manifest's seal and schema first."""
     from engine.bundle.manifest import verify_bundle
-    from engine.errors import BundleError
 
     if not args.dir.exists() and len(args.dir.parts) == 1:  # a name, not a path
         from engine.store.installed import installed_models
@@ -570,6 +584,7 @@ def _model_verify(args) -> int:
         print(f"{args.dir}: {len(exc.problems)} problem(s)", file=sys.stderr)
         for p in exc.problems:
             print(f"  - {p}", file=sys.stderr)
+        print(repair_hint(str(args.dir), verified=True), file=sys.stderr)
         return 1
     files = manifest.files_for(args.precision)
     print(f"{args.dir}: OK — {manifest.model_id} ({manifest.raw['model']['revision']}), {len(files)} files verified")

@@ -243,3 +243,14 @@ def test_a_text_ending_in_a_line_end_gets_no_second_one(monkeypatch, capsys, bun
     assert code == 0 and out.count("\n") == 1 and out.endswith("\n") and out.strip()
     code, out, _ = run(monkeypatch, capsys, ["translate", "--model", str(bundle_dir), *extra, "Good morning."])
     assert code == 0 and out.count("\n") == 1 and out.endswith("\n")  # a text without one still ends its line
+
+
+def test_a_damaged_bundle_says_how_to_check_repair_or_avoid_it(monkeypatch, capsys, bundle_dir, tmp_path):
+    broken = tmp_path / "b"
+    shutil.copytree(bundle_dir, broken)
+    (broken / "int8" / "embedding.bin").write_bytes(b"x")
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", str(broken), "Thank you very much."])
+    assert code == 1 and out == "" and "failed verification" in err and "int8/embedding.bin" in err
+    assert "qiao model verify b" in err and "qiao model import PATH --force" in err and "qiao model list" in err
+    code, _, err = run(monkeypatch, capsys, ["model", "verify", str(broken)])
+    assert code == 1 and "qiao model import PATH --force" in err and "qiao model verify" not in err
