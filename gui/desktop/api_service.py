@@ -9,6 +9,9 @@ in its loaded direction only; another direction is a 400 naming the one loaded.
 A request whose client closed its connection (engine.api.service.client_gone, set by the HTTP app for each request)
 is cancelled on the worker while it waits or runs (ClientGone, logged 499), as `qiao serve` does: the next client is
 not made to wait for work nobody will read.
+
+A sentence the model translates as empty comes back as its source text in its place (engine.api.documents
+`kept_texts`; a stream ends with `stream_tail`), named for the answer's `warnings`, as `qiao serve` answers.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 
+from engine.api import documents
 from engine.api.errors import ApiError, Busy, ClientGone, TimedOut, UnsupportedLanguage
 from engine.api.languages import PairInfo, detect, resolve
 from engine.api.service import GONE_POLL_S, checked_texts, client_gone, text_alternatives
@@ -87,10 +91,6 @@ class WindowTranslationService:
         if options is None or not texts:
             return list(texts)
         if fmt == "html":
-            try:
-                from engine.api import documents
-            except ImportError:
-                raise ApiError("html format is not supported") from None
             pair = self._pair()
             end = time.monotonic() + (DEFAULT_TIMEOUT_S if timeout is None else timeout)  # one deadline, all steps
 
@@ -98,13 +98,14 @@ class WindowTranslationService:
                 left = end - time.monotonic()
                 if left <= 0:
                     raise TimedOut("the request ran out of time between two steps")
-                return [r.text for r in self._run(batch, options, left)]
+                return documents.kept_texts(batch, self._run(batch, options, left))
 
             # the target's code, as a page's <html lang> is set to (qiao serve passes the same)
             return documents.translate_html(texts, step, pair.target.code if pair else target)
         if fmt != "text":
             raise ApiError(f"{fmt} format is not supported")
-        return [r.text for r in self._run(texts, options, timeout)]
+        # a sentence the model translated as empty is put back as it was, and named for the answer's warnings
+        return documents.kept_texts(texts, self._run(texts, options, timeout))
 
     def translate_nbest(
         self, texts: Sequence[str], source: str, target: str, count: int, *, timeout: float | None = None
@@ -114,7 +115,8 @@ class WindowTranslationService:
         if options is None or not texts:
             return [(t, []) for t in texts]
         done = self._run(texts, options.replace(alternatives=count), timeout)
-        return [(r.text, text_alternatives(r, count)) for r in done]
+        kept = documents.kept_texts(texts, done)
+        return [(text, text_alternatives(r, count)) for text, r in zip(kept, done, strict=True)]
 
     def stream(self, text: str, source: str, target: str, *, timeout: float | None = None) -> Iterator[str]:
         (text,) = checked_texts([text])
@@ -126,7 +128,7 @@ class WindowTranslationService:
         # the deltas are read after the app's call has returned (the server iterates the body), outside the request's
         # watch: this request's context is kept to ask it whether the client is still there
         gone = contextvars.copy_context().run
-        return self._deltas(rid, waiter, timeout, lambda: gone(client_gone))
+        return self._deltas(rid, text, waiter, timeout, lambda: gone(client_gone))
 
     def close(self) -> None:
         with self._lock:
@@ -183,7 +185,11 @@ class WindowTranslationService:
         self._raise(waiter)
         return list(waiter.result)
 
-    def _deltas(self, rid: int, waiter: _Waiter, timeout: float | None, gone: Callable[[], bool]) -> Iterator[str]:
+    def _deltas(
+        self, rid: int, text: str, waiter: _Waiter, timeout: float | None, gone: Callable[[], bool]
+    ) -> Iterator[str]:
+        """The stream's deltas, then the sentences the model translated as empty put back (documents.stream_tail:
+        at the end as a last delta, before it as the `whole` text the app's `done` gives)."""
         wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
         end = time.monotonic() + wait  # the whole stream, not each delta
         assert waiter.deltas is not None
@@ -201,6 +207,10 @@ class WindowTranslationService:
                     break
                 yield value
             self._raise(waiter)
+            (translation,) = waiter.result  # the worker's Translation of the one text
+            tail = documents.stream_tail(text, translation)
+            if tail is not None:
+                yield tail
         finally:
             if not waiter.done.is_set():
                 self._abandon(rid)  # the client went away: the decoding stops
