@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,12 +29,9 @@ from gui.settings import Key
 from gui.window.alignment import SOURCE, TARGET
 from gui.window.main_window import MainWindow
 from gui.worker.engine import local_engine
-from tests.engine.api.serving import allow_loopback
 from tests.gui.real_windows import real_windows
 from tests.gui.review.test_review_alignment import move_mouse, point_of
-from tests.gui.test_real_window_panels import _free_port, _post
-
-_GETADDRINFO = socket.getaddrinfo  # before any test patches it
+from tests.gui.test_real_window_panels import _post, _serve_in_app_api
 
 EN_TEXT = "Thank you very much. See you tomorrow."
 
@@ -219,20 +215,9 @@ def test_a_chinese_document_goes_to_the_zh_en_bergamot_model(qtbot, window, berg
 
 
 def test_the_in_app_api_answers_a_libretranslate_request(qtbot, window, bergamot_profile, monkeypatch):
-    refused = socket.getaddrinfo
-
-    def lookup(host, *args, **kwargs):
-        return _GETADDRINFO(host, *args, **kwargs) if host == "127.0.0.1" else refused(host, *args)
-
-    monkeypatch.setattr(socket, "getaddrinfo", lookup)
-    allow_loopback(monkeypatch)
-    desktop = attach_desktop(window, use_tray=False)
-    port = _free_port()
-    window.settings.set(Key.API_PORT, port)
-    window.settings.set(Key.API_ENABLED, True)
+    desktop, port = _serve_in_app_api(window, monkeypatch)
     texts = ["Thank you very much.", "I like green tea."]
     try:
-        assert desktop.api.address == ("127.0.0.1", port), desktop.api.problem
         with ThreadPoolExecutor(max_workers=1) as pool:
             body = json.dumps({"q": texts, "source": "en", "target": "zh"}).encode()
             future = pool.submit(_post, port, "/translate", body, "application/json")

@@ -7,22 +7,17 @@ the sentence was gone (in a batch, an html paragraph, with alternatives and in /
 from __future__ import annotations
 
 import json
-import socket
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from engine.options import TranslationOptions
 from engine.pipeline.translator import Translator
-from gui.app import attach_desktop
-from gui.settings import Key
-from tests.engine.api.serving import allow_loopback
 from tests.gui.test_real_window_bergamot import bergamot_profile, install, open_window
-from tests.gui.test_real_window_panels import _free_port, _post
+from tests.gui.test_real_window_panels import _post, _serve_in_app_api
 
 __all__ = ["bergamot_profile", "install", "open_window"]  # fixtures used here
 
-_GETADDRINFO = socket.getaddrinfo  # before any test patches it
 TEA = "我喜欢绿茶。非常感谢。"  # the reported item
 FIRST, LOST = "我喜欢绿茶。", "非常感谢。"
 
@@ -61,19 +56,7 @@ def expected(oracle) -> str:
 @pytest.fixture
 def api(qtbot, open_window, monkeypatch):
     """POST to the zh→en window's local API (Settings → Local translation API on, 127.0.0.1 only): (status, data)."""
-    window = open_window("zh-en")
-    refused = socket.getaddrinfo
-
-    def lookup(host, *args, **kwargs):
-        return _GETADDRINFO(host, *args, **kwargs) if host == "127.0.0.1" else refused(host, *args)
-
-    monkeypatch.setattr(socket, "getaddrinfo", lookup)
-    allow_loopback(monkeypatch)
-    desktop = attach_desktop(window, use_tray=False)
-    port = _free_port()
-    window.settings.set(Key.API_PORT, port)
-    window.settings.set(Key.API_ENABLED, True)
-    assert desktop.api.address == ("127.0.0.1", port), desktop.api.problem
+    desktop, port = _serve_in_app_api(open_window("zh-en"), monkeypatch)
     pool = ThreadPoolExecutor(max_workers=1)  # a client outside the UI thread, which serves the engine
 
     def post(path: str, fields: dict) -> tuple[int, bytes]:
