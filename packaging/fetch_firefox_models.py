@@ -7,7 +7,8 @@ The release workflow's Firefox job. For each model of `MODELS` (enâ†’zh and zhâ†
 1. download every published file from the repository where Mozilla published them, pinned to one commit:
    mozilla/firefox-translations-models at `COMMIT` (git-LFS objects through media.githubusercontent.com, the plain
    metadata.json through raw.githubusercontent.com). `--base-url` names a mirror with the same layout
-   (`<url>/models/<architecture>/<pair>/<file>`; tests use file:// URLs);
+   (`<url>/models/<architecture>/<pair>/<file>`: https://, or file:// or http://127.0.0.1 for a local mirror); a
+   server that sends nothing, or only a trickle, for 60 s is given up on with a message, never waited on for ever;
 2. refuse any file whose size or sha256 differs from the published one (the LFS pointer's oid and size, the git
    blob's sha256 for metadata.json), before anything is unpacked;
 3. un-gzip into a model folder as Firefox has it (bounded: no file may unpack past MAX_UNPACKED bytes) and compare
@@ -29,12 +30,15 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import http.client
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
@@ -201,27 +205,51 @@ def _matches(path: Path, expected: PublishedFile) -> bool:
     return digest.hexdigest() == expected.sha256
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+MIN_PROGRESS = 64 << 10  # bytes that must arrive in every `timeout` seconds: a trickle is a stall, not a download
+
+
+def _fetchable(url: str) -> bool:
+    """https://, file:// (a local mirror), or plain http:// to this machine (a local mirror server), as the app's
+    downloader allows."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme in ("https", "file") or (scheme == "http" and (parts.hostname or "").lower() in LOOPBACK)
+
+
 def download(url: str, dest: Path, expected: PublishedFile, timeout: float = 60) -> None:
     """Download `url` to `dest`, refusing it (nothing left at `dest`) unless its size and sha256 are the published
-    ones; a file already there that is the published one is kept (the workflow caches downloads). Only https:// and
-    file:// URLs are fetched."""
+    ones; a file already there that is the published one is kept (the workflow caches downloads). Only https://,
+    file:// and http:// to this machine are fetched. A server that sends nothing for `timeout` seconds, or less than
+    MIN_PROGRESS bytes in any `timeout` seconds (a trickle), is given up on with a message saying so: never a hang."""
     if _matches(dest, expected):
         return
     dest.unlink(missing_ok=True)
-    scheme = urllib.parse.urlsplit(url).scheme.lower()
-    if scheme not in ("https", "file"):
-        raise FetchError(f"{url}: only https:// (or file:// for a local mirror) is fetched")
+    if not _fetchable(url):
+        raise FetchError(f"{url}: only https:// (or file:// or http://127.0.0.1 for a local mirror) is fetched")
     dest.parent.mkdir(parents=True, exist_ok=True)
     digest, size = hashlib.sha256(), 0
     tmp = dest.with_name(dest.name + ".part")
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response, open(tmp, "wb") as out:
-            while chunk := response.read(_CHUNK):
+            read = getattr(response, "read1", response.read)  # what has arrived, so the clock is checked often
+            window_start, window_bytes = time.monotonic(), 0
+            while chunk := read(_CHUNK):
                 size += len(chunk)
                 if size > expected.size:
                     raise FetchError(f"{expected.name}: larger than the published {expected.size:,} bytes ({url})")
                 digest.update(chunk)
                 out.write(chunk)
+                window_bytes += len(chunk)
+                now = time.monotonic()
+                if now - window_start >= timeout:
+                    if window_bytes < MIN_PROGRESS and size < expected.size:
+                        waited = now - window_start
+                        raise FetchError(
+                            f"{expected.name}: the server stalled: {window_bytes:,} bytes in {waited:.0f} s "
+                            f"({size:,} of {expected.size:,} so far) from {url}; given up, nothing kept"
+                        )
+                    window_start, window_bytes = now, 0
         if size != expected.size:
             raise FetchError(f"{expected.name}: {size:,} bytes, but {expected.size:,} were published ({url})")
         got = digest.hexdigest()
@@ -230,7 +258,14 @@ def download(url: str, dest: Path, expected: PublishedFile, timeout: float = 60)
                 f"{expected.name}: sha256 {got} differs from the published {expected.sha256} ({url}); refused"
             )
         os.replace(tmp, dest)
-    except OSError as exc:
+    except (TimeoutError, urllib.error.URLError) as exc:
+        if not isinstance(getattr(exc, "reason", exc), TimeoutError):
+            raise FetchError(f"{expected.name}: cannot download {url}: {exc}") from None
+        raise FetchError(
+            f"{expected.name}: the server sent nothing for {timeout:g} s ({size:,} of {expected.size:,} bytes) "
+            f"from {url}; given up, nothing kept"
+        ) from None
+    except (OSError, http.client.HTTPException) as exc:
         raise FetchError(f"{expected.name}: cannot download {url}: {exc}") from None
     finally:
         tmp.unlink(missing_ok=True)
@@ -249,13 +284,16 @@ def fetch(model: FirefoxModel, downloads: Path, base_url: str | None = None, say
 # -- 3: unpack ------------------------------------------------------------------------------------------------------
 
 
-def unpack(downloaded: Path, dest: Path, limit: int = MAX_UNPACKED) -> Path:
-    """The model folder as Firefox has it: every .gz un-gzipped (at most `limit` bytes each), the rest copied."""
+def unpack(downloaded: Path, dest: Path, limit: int = MAX_UNPACKED, names: Sequence[str] | None = None) -> Path:
+    """The model folder as Firefox has it: every .gz un-gzipped (at most `limit` bytes each), the rest copied. With
+    `names` (the published files), only those: anything else lying in the download folder (a file a previous pin
+    or a mirror left there) never reaches the converter."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
+    wanted = None if names is None else set(names)
     for path in sorted(downloaded.iterdir()):
-        if path.name.endswith(".part"):
+        if path.name.endswith(".part") or (wanted is not None and path.name not in wanted):
             continue
         if not path.name.endswith(".gz"):
             shutil.copyfile(path, dest / path.name)
@@ -352,7 +390,11 @@ def make_bundle(
 ) -> Path:
     """Steps 1-5 for one model; the checked bundle at out/<id>."""
     downloaded = fetch(model, work / "downloads", base_url, say)
-    folder = unpack(downloaded, work / "folders" / f"{model.pair}-{model.architecture}" / model.pair)
+    folder = unpack(
+        downloaded,
+        work / "folders" / f"{model.pair}-{model.architecture}" / model.pair,
+        names=[f.name for f in model.files],
+    )
     say(f"{model.id}: {metadata_note(folder)}")
     bundle = out / model.id
     convert(folder, bundle, model.model_id)

@@ -10,6 +10,9 @@ import gzip
 import hashlib
 import json
 import shutil
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import fetch_firefox_models as fetcher
@@ -18,6 +21,7 @@ import pytest
 
 from engine.bundle.manifest import verify_bundle
 from engine.store.catalogue import load_catalogue
+from tests.engine.api.serving import allow_loopback
 
 URL = "https://github.com/example/qiao/releases/download/v1.0.0"
 
@@ -122,6 +126,119 @@ def test_only_https_or_a_local_mirror_is_fetched(tmp_path):
     assert not (tmp_path / "x.gz").exists()
 
 
+# -- a local HTTP server shaped like the published source: files by path, and the ways a real server fails ----------
+
+
+class _Server:
+    """Serves `root` over http://127.0.0.1; `behaviour[name]` makes the file named `name` misbehave: "truncate"
+    (the full Content-Length promised, a tenth sent, connection closed), "stall" (headers, then silence), "trickle"
+    (a few bytes a second). Every misbehaviour ends by itself within seconds, so a client that waits never hangs
+    the test run."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.behaviour, self.requests = root, {}, []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                server.requests.append(self.path)
+                path = server.root / self.path.lstrip("/")
+                if not path.is_file():
+                    self.send_error(404)
+                    return
+                data = path.read_bytes()
+                how = server.behaviour.get(path.name)
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                try:
+                    if how == "truncate":
+                        self.wfile.write(data[: len(data) // 10])
+                    elif how == "stall":
+                        self.wfile.flush()
+                        time.sleep(4)
+                    elif how == "trickle":
+                        for i in range(20):
+                            self.wfile.write(data[i : i + 1])
+                            self.wfile.flush()
+                            time.sleep(0.2)
+                    else:
+                        self.wfile.write(data)
+                except OSError:
+                    pass  # the client gave up
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    allow_loopback(monkeypatch)  # the suite forbids the network; this server is on 127.0.0.1 only
+    served = _Server(tmp_path / "served")
+    (tmp_path / "served").mkdir()
+    yield served
+    served.close()
+
+
+def _blob(server: _Server, name: str, size: int = 200_000) -> fetcher.PublishedFile:
+    data = bytes(range(256)) * (size // 256)
+    (server.root / name).write_bytes(data)
+    return fetcher.PublishedFile(name, len(data), hashlib.sha256(data).hexdigest())
+
+
+def test_a_local_http_mirror_serves_the_published_files(mirror, tmp_path, server):
+    _, model, place = mirror
+    shutil.copytree(place.parents[2], server.root, dirs_exist_ok=True)  # the mirror's models/… tree, over HTTP
+    folder = fetcher.fetch(model, tmp_path / "downloads", server.url, say=lambda _: None)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f.name for f in model.files)
+    assert all(r.startswith("/models/base-memory/enzh/") for r in server.requests)
+
+
+def test_a_missing_file_on_the_server_names_the_file_and_the_answer(mirror, tmp_path, server):
+    _, model, place = mirror
+    shutil.copytree(place.parents[2], server.root, dirs_exist_ok=True)
+    missing = model.files[-1]
+    (server.root / model.folder / missing.name).unlink()
+    with pytest.raises(fetcher.FetchError, match=f"{missing.name}: cannot download .*404") as caught:
+        fetcher.fetch(model, tmp_path / "downloads", server.url, say=lambda _: None)
+    assert server.url in str(caught.value)
+    assert not (tmp_path / "downloads" / "enzh-base-memory" / missing.name).exists()
+
+
+def test_a_truncated_download_is_refused_and_nothing_is_kept(tmp_path, server):
+    file = _blob(server, "model.enzh.intgemm.alphas.bin.gz")
+    server.behaviour[file.name] = "truncate"
+    dest = tmp_path / "d" / file.name
+    sent = f"{file.size // 10:,} bytes, but {file.size:,} were published"
+    with pytest.raises(fetcher.FetchError, match=f"{file.name}: {sent}"):
+        fetcher.download(f"{server.url}/{file.name}", dest, file, timeout=5)
+    assert not dest.exists() and not dest.with_name(dest.name + ".part").exists()
+
+
+@pytest.mark.parametrize("how", ["stall", "trickle"])
+def test_a_server_that_stalls_or_trickles_is_given_up_on_with_a_clear_message(tmp_path, server, how):
+    """Before, only a read that got nothing for the whole timeout ended a download: a server sending a byte now and
+    then kept the release job waiting until its own time limit, and a local mirror could not be served at all."""
+    file = _blob(server, "lex.50.50.enzh.s2t.bin.gz")
+    server.behaviour[file.name] = how
+    dest = tmp_path / "d" / file.name
+    with pytest.raises(fetcher.FetchError) as caught:
+        fetcher.download(f"{server.url}/{file.name}", dest, file, timeout=1)
+    message = str(caught.value)
+    assert file.name in message and server.url in message and "given up" in message
+    assert ("sent nothing for 1 s" if how == "stall" else "the server stalled") in message
+    assert not dest.exists() and not dest.with_name(dest.name + ".part").exists()
+
+
 def test_unpacking_is_bounded_and_rejects_what_is_not_gzip(tmp_path):
     downloads = tmp_path / "d"
     downloads.mkdir()
@@ -131,6 +248,16 @@ def test_unpacking_is_bounded_and_rejects_what_is_not_gzip(tmp_path):
     (downloads / "model.enzh.bin.gz").write_bytes(b"not gzip")
     with pytest.raises(fetcher.FetchError, match="not a gzip file"):
         fetcher.unpack(downloads, tmp_path / "u")
+
+
+def test_only_the_published_files_are_unpacked(mirror, tmp_path):
+    """A file the published list does not name (left in the download folder by an older pin or a mirror: here a
+    shared vocabulary beside the model's separate ones) never reaches the converter."""
+    base, model, _ = mirror
+    downloaded = fetcher.fetch(model, tmp_path / "d", base, say=lambda _: None)
+    (downloaded / "vocab.enzh.spm.gz").write_bytes(gzip.compress(b"stray"))
+    folder = fetcher.unpack(downloaded, tmp_path / "u" / "enzh", names=[f.name for f in model.files])
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f.name.removesuffix(".gz") for f in model.files)
 
 
 def test_metadata_is_compared_with_the_model_but_not_enforced(mirror, tmp_path):
