@@ -1077,12 +1077,12 @@
         <translation>模型…</translation>
     </message>
     <message>
-        <source>A better {languages} model is available: {name} ({score}, against {current_score} for {current}). Get it in Models: Check for models, then Download.</source>
-        <translation>有更好的{languages}模型可用：{name}（{score}；{current} 为 {current_score}）。请在“模型”中获取：先点“查找可用模型”，再点“下载”。</translation>
+        <source>A better {languages} model is available: {name} ({score}, against {current_score} for {current}). Download it to use it for {languages}, or close this notice: it is not offered again.</source>
+        <translation>有更好的{languages}模型可用：{name}（{score}；{current} 为 {current_score}）。下载后即用于{languages}；关闭此提示则不再提示。</translation>
     </message>
     <message>
-        <source>Click “Check for models”, then download {id} ({languages}).</source>
-        <translation>点击“查找可用模型”，然后下载 {id}（{languages}）。</translation>
+        <source>Download {languages} model</source>
+        <translation>下载{languages}模型</translation>
     </message>
     <message>
         <source>The model in use was removed. Qiao is looking for another {pair} model.</source>
@@ -1644,6 +1644,10 @@
     <message>
         <source>Asking the model server which models are available…</source>
         <translation>正在向模型服务器查询可用模型…</translation>
+    </message>
+    <message>
+        <source>The model server does not list {id}; nothing was downloaded.</source>
+        <translation>模型服务器上没有 {id}；未下载任何内容。</translation>
     </message>
     <message>
         <source>Downloading {name}…</source>

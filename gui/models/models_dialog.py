@@ -69,6 +69,7 @@ class ModelsDialog(QDialog):
     removed = Signal(str)
     replaced = Signal(str)  # an import or download replaced the installed model at this path (the window reloads it)
     use_requested = Signal(object)
+    fetched = Signal(object)  # the model `get_model` asked for, downloaded and installed (the window switches to it)
 
     INSTALLED_COLUMNS = 12
     FIT_WIDTH = 1220  # the installed table's columns fit at this width without scrolling (column_fit's docstring)
@@ -108,6 +109,8 @@ class ModelsDialog(QDialog):
         self._removing: str | None = None
         self._speed: tuple[float, int] | None = None  # (time, bytes) of the running download's first report
         self._closed = False
+        self._wanted_download = ""  # that id while its download runs
+        self._wanted = ""  # the catalogue id `get_model` fetches the catalogue for, then downloads
         self.explicit = explicit  # with --model the window runs one bundle: nothing to choose
         self.in_use: InUse = in_use or best_in_use
         self.engine = ModelTaskThread(store, explicit)
@@ -500,6 +503,30 @@ class ModelsDialog(QDialog):
         self.message.setText(self.tr("Asking the model server which models are available…"))
         self._start("catalogue")
 
+    def get_model(self, catalogue_id: str) -> None:
+        """One click from the window's offer of a better model: read the catalogue, then download `catalogue_id`
+        (both on the task thread); `fetched` follows once it is installed. The catalogue is read only now, when the
+        user asked for the model."""
+        self._wanted = catalogue_id
+        if self._job == "list":  # the dialog lists the installed models first: the catalogue follows
+            self.message.setText(self.tr("Asking the model server which models are available…"))
+            return
+        self.check_catalogue()
+        if self._job != "catalogue":  # another job runs: the user can still check and download by hand
+            self._wanted = ""
+
+    def _download_wanted(self) -> None:
+        wanted, self._wanted = self._wanted, ""
+        row = next((r for r, e in enumerate(self.entries) if e.id == wanted), None)
+        if row is None:
+            self.message.setText(
+                self.tr("The model server does not list {id}; nothing was downloaded.").format(id=wanted)
+            )
+            return
+        self.catalogue.selectRow(row)
+        self._wanted_download = wanted
+        self.download_selected()
+
     @Slot()
     def download_selected(self) -> None:
         entry = self.selected_entry()
@@ -544,6 +571,8 @@ class ModelsDialog(QDialog):
         if kind == "list":
             if self._job == "list":
                 self._end_job()
+                if self._wanted:  # get_model asked while the list ran
+                    self.check_catalogue()
             return
         self._end_job()
         if kind == "verify":
@@ -573,9 +602,14 @@ class ModelsDialog(QDialog):
                 if self.entries
                 else self.tr("The model server lists no models.")
             )
+            if self._wanted:
+                self._download_wanted()
         elif kind == "download":
             self.message.setText(self.tr("Downloaded and checked {name}.").format(name=getattr(result, "name", "")))
             self._replaced(kind, result)
+            wanted, self._wanted_download = self._wanted_download, ""
+            if wanted and result is not None:
+                self.fetched.emit(result)
 
     def _replaced(self, kind: str, result: Any) -> None:
         """An import or download the user agreed would replace an installed model: its folder is new on disk, so a
@@ -588,6 +622,7 @@ class ModelsDialog(QDialog):
     @Slot(str)
     def _cancelled(self, kind: str) -> None:
         self._end_job()
+        self._wanted = self._wanted_download = ""
         self._removing = None
         self.message.setText(self.tr("Cancelled; nothing was changed."))
 
@@ -598,12 +633,16 @@ class ModelsDialog(QDialog):
             return
         self._end_job()
         self._removing = None
+        self._wanted = ""
+        if kind == "download" and not error.startswith(ALREADY):
+            self._wanted_download = ""
         if error.startswith(ALREADY) and kind in ("import", "download") and self._last[0] == kind:
             args = self._last[1]
             if self.confirm_replace(error[len(ALREADY) :] or args[0]):  # the installed one's name, not the file's
                 self.message.setText(self.tr("Replacing the installed model…"))
                 self._start(kind, args[0], True)
             else:
+                self._wanted_download = ""
                 self.message.setText(self.tr("The model is installed already; nothing was changed."))
             return
         if error == OFFLINE:

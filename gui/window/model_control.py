@@ -4,7 +4,8 @@ other direction exists), the Models dialog, and which installed model translates
 beside the precision label names the model in use and its menu chooses among the direction's installed models
 (quality, size, speed, licence); the choice is saved per direction (Key.MODEL_EN_ZH / MODEL_ZH_EN, read by the engine's
 store too) and loads at once on the worker. A direction whose best installed model scores below the best one Qiao
-knows of gets a one-time notice that opens the Models dialog (engine.store.choice.better_available; no server asked).
+knows of gets a one-time notice whose "Download" fetches it and switches to it (engine.store.choice.better_available;
+no server asked before the user accepts).
 A model that cannot write the chosen Chinese script is said once too (gui.window.script_notice), and the menu says
 which scripts each model writes.
 
@@ -317,7 +318,9 @@ class ModelControl(QObject):
 
     def offer_better(self) -> None:
         """Once per model: a notice that a better model than the installed ones exists for a direction, with a
-        button that opens the Models dialog (Qiao knows the published scores; no server is asked)."""
+        "Download" button that fetches it (the Models dialog reads the catalogue and downloads it on its task
+        thread) and then uses it for that direction. Qiao knows the published scores, so no server is asked before
+        the user accepts; closing the notice declines, and the model is not offered again."""
         if self.model_dir:
             return
         offered = set(self.settings.get(Key.MODELS_OFFERED).split())
@@ -330,7 +333,7 @@ class ModelControl(QObject):
             text = QCoreApplication.translate(
                 "MainWindow",
                 "A better {languages} model is available: {name} ({score}, against {current_score} for {current}). "
-                "Get it in Models: Check for models, then Download.",
+                "Download it to use it for {languages}, or close this notice: it is not offered again.",
             ).format(
                 languages=pair_text.arrow(key),
                 name=offer.name,
@@ -338,14 +341,27 @@ class ModelControl(QObject):
                 current_score=model_text.quality_text(current) if current is not None else "",
                 current=current.name if current is not None else "",
             )
-            hint = QCoreApplication.translate(
-                "MainWindow", "Click “Check for models”, then download {id} ({languages})."
-            ).format(id=offer.catalogue_id, languages=pair_text.arrow(key))
             self.notice.show_message(
-                text, (QCoreApplication.translate("MainWindow", "Models…"), lambda h=hint: self.open_models(h))
+                text,
+                (
+                    QCoreApplication.translate("MainWindow", "Download {languages} model").format(
+                        languages=pair_text.arrow(key)
+                    ),
+                    lambda t=text, i=offer.catalogue_id: self.get_better(i, t),
+                ),
             )
             offered.add(offer.catalogue_id)
             self.settings.set(Key.MODELS_OFFERED, " ".join(sorted(offered)))
+
+    def get_better(self, catalogue_id: str, text: str = "") -> ModelsDialog:
+        """The offer accepted: the Models dialog downloads `catalogue_id` (off the UI thread, with its progress and
+        Cancel), and once it is installed it is chosen for its direction and loaded."""
+        if text:
+            self.notice.withdraw(text)
+        dialog = self.open_models()
+        dialog.fetched.connect(self.choose_model)
+        dialog.get_model(catalogue_id)
+        return dialog
 
     @Slot(str)
     def _model_removed(self, path: str) -> None:

@@ -6,6 +6,7 @@ indicator and the Models dialog choose the other, which loads at once on the wor
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,11 @@ from engine.store.choice import read_choices
 from gui.models.models_dialog import ModelsDialog
 from gui.settings import Key, Settings
 from gui.worker.scheduler import default_factory, default_locator, default_pair_lister
+from tests.engine import model_helpers  # at import: it keeps the real socket functions before tests patch them
+from tests.engine.model_helpers import catalogue_entry, write_catalogue, zip_bundle
 from tests.engine.store.direction_models import model_copy
+
+_GETADDRINFO = socket.getaddrinfo  # before any test patches it
 
 
 @pytest.fixture
@@ -142,20 +147,79 @@ def test_an_opus_mt_user_is_offered_the_better_model_once(qtbot, real_window, in
     (message,) = window.notice.messages()
     assert "A better English → Chinese model is available: Firefox base-memory" in message
     assert "COMET-22 86.31" in message and "COMET-22 82.44 for opus-mt-en-zh" in message
-    assert window.notice.action_button.text() == "Models…"
-    window.notice.action_button.click()
-    (dialog,) = [d for d in window.findChildren(ModelsDialog) if d.isVisible()]
-    assert (
-        "firefox-translations-enzh-base-memory" in dialog.message.text() and "Check for models" in dialog.message.text()
-    )
-    dialog.reject()
-    window.notice.dismiss()
+    assert "not offered again" in message, "closing it declines, and the notice says so"
+    assert window.notice.action_button.text() == "Download English → Chinese model"
+    window.notice.dismiss()  # declined
     assert window.settings.get(Key.MODELS_OFFERED) == "firefox-translations-enzh-base-memory"
     window.settings.sync()
     window.shutdown()
     again = real_window(Settings(tmp_path / "config" / "qiao.ini"))
     qtbot.wait(200)
     assert again.notice.messages() == [], "offered once per model"
+    assert again.settings.get(Key.MODEL_EN_ZH) == "", "declining chose nothing"
+
+
+@pytest.fixture
+def server(no_network, monkeypatch):
+    """A 127.0.0.1 server (tests/engine/model_helpers); every other lookup and connection still fails the test."""
+    real, refused = _GETADDRINFO, socket.getaddrinfo
+
+    def lookup(host, *args, **kwargs):
+        return real(host, *args, **kwargs) if host in model_helpers.LOOPBACK else refused(host, *args)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    model_helpers.allow_loopback(monkeypatch)
+    with model_helpers.running_server() as state:
+        yield state
+
+
+def test_accepting_the_offer_downloads_the_better_model_off_the_ui_thread_and_switches_to_it(
+    qtbot, real_window, installed, server, tmp_path, monkeypatch
+):
+    """The offer's button used to open the Models dialog with a hint ("Check for models, then Download"): three more
+    steps, and the downloaded model was not used until the next start. Now one click reads the catalogue, downloads
+    the offered model on the dialog's task thread, and chooses it for its direction."""
+    models = installed("opus-mt-en-zh")
+    name = "firefox-translations-enzh-base-memory"
+    built = model_copy(tmp_path / "build" / name, f"mozilla/{name}")
+    archive = zip_bundle(tmp_path / f"{name}.zip", bundle=built, top=name)
+    url = server.add(f"/{name}.zip", archive.read_bytes())
+    entries = [
+        catalogue_entry(
+            archive, url, id=name, name="Firefox base-memory", model_id=f"mozilla/{name}", license="MPL-2.0"
+        )
+    ]
+    catalogue = write_catalogue(tmp_path / "catalogue.json", entries)
+    monkeypatch.setenv("QIAO_CATALOGUE_URL", server.add("/catalogue.json", catalogue.read_bytes()))
+    window = real_window()
+    assert loaded(window) == models["opus-mt-en-zh"].resolve()
+    qtbot.waitUntil(lambda: window.notice.isVisible(), timeout=5000)
+    window.notice.action_button.click()
+    (dialog,) = [d for d in window.findChildren(ModelsDialog) if d.isVisible()]
+    assert dialog.engine.thread is not window.thread()
+    qtbot.waitUntil(lambda: window.model is not None and loaded(window).name == name, timeout=30_000)
+    assert (Path(window.model.bundle_dir).parent / name / "manifest.json").is_file()
+    assert window.settings.get(Key.MODEL_EN_ZH) == name and read_choices() == {"en-zh": name}, "chosen and saved"
+    assert "Downloaded and checked" in dialog.message.text()
+    assert not any("A better" in m for m in window.notice.messages()), "the accepted offer is gone"
+    qtbot.waitUntil(lambda: window.model_control.model_button.text() == name, timeout=5000)
+    dialog.reject()
+
+
+def test_the_offer_names_what_went_wrong_when_the_server_does_not_list_the_model(
+    qtbot, real_window, installed, server, tmp_path, monkeypatch
+):
+    models = installed("opus-mt-en-zh")
+    catalogue = write_catalogue(tmp_path / "catalogue.json", [])
+    monkeypatch.setenv("QIAO_CATALOGUE_URL", server.add("/catalogue.json", catalogue.read_bytes()))
+    window = real_window()
+    qtbot.waitUntil(lambda: window.notice.isVisible(), timeout=5000)
+    window.notice.action_button.click()
+    (dialog,) = [d for d in window.findChildren(ModelsDialog) if d.isVisible()]
+    qtbot.waitUntil(lambda: "does not list" in dialog.message.text(), timeout=10_000)
+    assert "firefox-translations-enzh-base-memory" in dialog.message.text() and not dialog._job
+    assert loaded(window) == models["opus-mt-en-zh"].resolve() and window.settings.get(Key.MODEL_EN_ZH) == ""
+    dialog.reject()
 
 
 def test_started_with_one_model_there_is_nothing_to_choose_or_offer(qtbot, real_window, installed):
