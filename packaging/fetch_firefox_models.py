@@ -41,6 +41,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,7 @@ LFS_BASE = f"https://media.githubusercontent.com/media/{REPOSITORY}/{COMMIT}"
 RAW_BASE = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
 MAX_UNPACKED = 512 << 20  # the largest model is ~60 MB unpacked
 _CHUNK = 1 << 20
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class FetchError(QiaoError):
@@ -301,14 +303,21 @@ def unpack(downloaded: Path, dest: Path, limit: int = MAX_UNPACKED, names: Seque
         target = dest / path.name[: -len(".gz")]
         written = 0
         try:
+            with open(path, "rb") as head:
+                if head.read(2) != GZIP_MAGIC:  # gzip reads an empty file as an empty stream: not a published model
+                    raise gzip.BadGzipFile("no gzip header")
             with gzip.open(path, "rb") as src, open(target, "wb") as out:
                 while chunk := src.read(_CHUNK):
                     written += len(chunk)
                     if written > limit:
                         raise FetchError(f"{path.name}: unpacks past {limit:,} bytes, more than any model; refused")
                     out.write(chunk)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a gzip header over data that is not deflate
+            target.unlink(missing_ok=True)
             raise FetchError(f"{path.name}: not a gzip file Qiao can unpack ({exc})") from None
+        except FetchError:
+            target.unlink(missing_ok=True)
+            raise
     return dest
 
 

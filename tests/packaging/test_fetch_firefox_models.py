@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 import shutil
 import threading
 import time
@@ -248,6 +249,27 @@ def test_unpacking_is_bounded_and_rejects_what_is_not_gzip(tmp_path):
     (downloads / "model.enzh.bin.gz").write_bytes(b"not gzip")
     with pytest.raises(fetcher.FetchError, match="not a gzip file"):
         fetcher.unpack(downloads, tmp_path / "u")
+
+
+@pytest.mark.parametrize("damage", ["gzip header over garbage", "empty", "truncated", "bad crc"])
+def test_a_gz_that_is_not_a_whole_gzip_stream_is_refused_with_a_message(tmp_path, damage):
+    """Before, a gzip header followed by bytes that are not deflate escaped as a zlib.error traceback, and an empty
+    .gz unpacked into an empty model file."""
+    good = gzip.compress(b"model bytes " * 500)
+    data = {
+        "gzip header over garbage": good[:10] + b"\xff" * 200,
+        "empty": b"",
+        "truncated": good[: len(good) // 2],
+        "bad crc": good[:-8] + b"\0" * 8,
+    }[damage]
+    downloads = tmp_path / "d"
+    downloads.mkdir()
+    (downloads / "model.enzh.intgemm.alphas.bin.gz").write_bytes(data)
+    with pytest.raises(
+        fetcher.FetchError, match=re.escape("model.enzh.intgemm.alphas.bin.gz: not a gzip file Qiao can unpack")
+    ):
+        fetcher.unpack(downloads, tmp_path / "u")
+    assert not (tmp_path / "u" / "model.enzh.intgemm.alphas.bin").exists()
 
 
 def test_only_the_published_files_are_unpacked(mirror, tmp_path):
