@@ -365,6 +365,15 @@ class ModelControl(QObject):
 
     @Slot(str)
     def _model_removed(self, path: str) -> None:
+        """A removed model that a direction was chosen to use is no longer the choice (the best installed one is used
+        again, and a later import of the same name does not take the direction back silently); the model in use
+        removed, the window says so and loads the direction's next one."""
+        name = Path(path).name
+        forgot = [key for key in MODEL_CHOICE.values() if self.settings.get(key) == name]
+        for key in forgot:
+            self.settings.reset(key)
+        if forgot:
+            self.settings.sync()  # before the worker's load reads the file
         model = self.requests.model
         if model is None or Path(model.bundle_dir) != Path(path):
             return

@@ -275,3 +275,29 @@ def test_replacing_a_model_no_direction_uses_loads_nothing(qtbot, real_window, i
     assert window.model is old and not window.model_control.loading, "the model in use was not touched"
     assert not any("was replaced" in m for m in window.notice.messages())
     dialog.reject()
+
+
+def test_removing_the_chosen_model_falls_back_to_the_best_says_which_and_forgets_the_choice(
+    qtbot, real_window, installed, tmp_path
+):
+    models = installed("opus-mt-en-zh", "tiny-better")
+    window = real_window()
+    window.model_control.choose_model(next(m for m in window.model_control.models if m.name == "opus-mt-en-zh"))
+    qtbot.waitUntil(
+        lambda: window.model is not None and loaded(window) == models["opus-mt-en-zh"].resolve(), timeout=10_000
+    )
+    dialog = window.open_models()
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 2 and not dialog._job, timeout=10_000)
+    rows = {dialog.installed.item(r, 1).text(): r for r in range(2)}
+    dialog.installed.selectRow(rows["opus-mt-en-zh"])
+    dialog.confirm_remove = lambda model: True
+    dialog.remove_selected()
+    qtbot.waitUntil(
+        lambda: window.model is not None and loaded(window) == models["tiny-better"].resolve(), timeout=10_000
+    )
+    qtbot.waitUntil(lambda: window.model_control.model_button.text() == "tiny-better", timeout=5000)
+    assert any("was removed" in m for m in window.notice.messages()), window.notice.messages()
+    assert window.settings.get(Key.MODEL_EN_ZH) == "" and read_choices() == {}, (
+        "the choice named a model that is gone: forgotten, so a later import of that name does not switch silently"
+    )
+    dialog.reject()
