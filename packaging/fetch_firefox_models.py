@@ -356,9 +356,16 @@ def build_with_qiao(folder: Path, out: Path, model_id: str) -> None:
     _run(cmd, f"converting {folder.name}")
 
 
-def _run(cmd: Sequence[str], what: str) -> None:
+STEP_TIMEOUT = 20 * 60  # one conversion or self-test; the job's limit is 60 minutes for all four models
+
+
+def _run(cmd: Sequence[str], what: str, timeout: float = STEP_TIMEOUT) -> None:
+    """Run a step; one that fails, or runs past `timeout` seconds (stopped), is a FetchError naming it."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run(list(cmd), cwd=ROOT, env=env, capture_output=True, text=True)
+    try:
+        done = subprocess.run(list(cmd), cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"{what} did not finish in {timeout:g} s; stopped") from None
     if done.stdout.strip():
         print(done.stdout.rstrip(), flush=True)
     if done.returncode != 0:

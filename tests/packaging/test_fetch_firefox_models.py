@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import shutil
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -323,6 +324,13 @@ def test_download_convert_annotate_verify_self_test_and_catalogue(mirror, tmp_pa
     assert entry.license == "MPL-2.0" and entry.quality is not None and entry.quality.score == 86.31
     assert entry.speed is not None and entry.speed.tokens_per_s == manifest.raw["speed"]["tokens_per_s"] > 0
     assert (release / "qiao-model-firefox-translations-enzh-base-memory.zip").is_file()
+
+
+def test_a_step_that_hangs_is_stopped_with_a_message_naming_it():
+    """Before, the conversion and the self-test ran without a limit: a hung step held the job until its own limit."""
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    with pytest.raises(fetcher.FetchError, match=r"the self-test of x did not finish in 0\.5 s; stopped"):
+        fetcher._run(sleeper, "the self-test of x", timeout=0.5)
 
 
 def test_unknown_ids_are_refused(capsys, tmp_path):
