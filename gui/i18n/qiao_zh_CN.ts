@@ -1053,6 +1053,10 @@
         <translation>模型</translation>
     </message>
     <message>
+        <source>{name} now translates {languages}: it has the best published quality of the installed models. Choose another with the model indicator in the status bar.</source>
+        <translation>{name} 现在用于{languages}：它是已安装模型中公布质量最好的。可在状态栏的模型指示器中选择其他模型。</translation>
+    </message>
+    <message>
         <source>Started with one model (--model).</source>
         <translation>启动时指定了一个模型（--model）。</translation>
     </message>

@@ -182,9 +182,31 @@ class ModelControl(QObject):
             sorted({m.pair.key for m in models if getattr(m, "pair", None) is not None and not m.problem})
         )
         self.update_swap()
+        before = {str(m.path) for m in self.models}
         self.models_listed(models)
         if self.requests.problem is not None and not self.loading and self.direction in self.available_pairs:
             self.load_model()
+        else:
+            self.use_new_best(before)
+
+    def use_new_best(self, before: set[str]) -> None:
+        """A model just installed for the direction shown that is now its best (no choice saved: the one every
+        later start and the CLI use) is loaded at once, and the window says so; a saved choice is left alone."""
+        key = self.direction
+        info = self.requests.model
+        if self.model_dir or self.loading or info is None or self._choice(key) is not None:
+            return
+        best = pick(self.models, key)
+        if best is None or str(best.path) in before or _same(best.path, info.bundle_dir):
+            return
+        self.notice.show_message(
+            QCoreApplication.translate(
+                "MainWindow",
+                "{name} now translates {languages}: it has the best published quality of the installed models. "
+                "Choose another with the model indicator in the status bar.",
+            ).format(name=best.name, languages=pair_text.arrow(key))
+        )
+        self.load_model()
 
     # ---- several models of one direction --------------------------------------------------------------------
 

@@ -301,3 +301,34 @@ def test_removing_the_chosen_model_falls_back_to_the_best_says_which_and_forgets
         "the choice named a model that is gone: forgotten, so a later import of that name does not switch silently"
     )
     dialog.reject()
+
+
+@pytest.mark.parametrize("chosen", [False, True])
+def test_a_better_model_installed_is_used_at_once_and_said_unless_the_user_chose_one(
+    qtbot, real_window, installed, tmp_path, chosen
+):
+    """Without a choice the best installed model translates a direction, so one installed from the Models dialog took
+    over at the next start, while the dialog and the indicator still named the old one, with no word. Now it is used
+    at once, and the window says so; a user who chose opus-mt keeps it."""
+    models = installed("opus-mt-en-zh")
+    settings = Settings(tmp_path / "config" / "qiao.ini")
+    if chosen:
+        settings.set(Key.MODEL_EN_ZH, "opus-mt-en-zh")
+    window = real_window(settings)
+    assert loaded(window) == models["opus-mt-en-zh"].resolve()
+    incoming = model_copy(tmp_path / "incoming" / "tiny-better", "qiao/tiny-better", score=90.0)
+    dialog = window.open_models()
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 1 and not dialog._job, timeout=10_000)
+    dialog.import_from(incoming)
+    qtbot.waitUntil(lambda: dialog.installed.rowCount() == 2 and not dialog._job, timeout=30_000)
+    if chosen:
+        qtbot.wait(300)
+        assert loaded(window) == models["opus-mt-en-zh"].resolve(), "the user's choice is kept"
+        assert not any("tiny-better" in m for m in window.notice.messages())
+    else:
+        qtbot.waitUntil(lambda: window.model is not None and loaded(window).name == "tiny-better", timeout=10_000)
+        assert any("tiny-better" in m and "English → Chinese" in m for m in window.notice.messages()), (
+            window.notice.messages()
+        )
+        assert window.settings.get(Key.MODEL_EN_ZH) == "", "still no choice: the best is used"
+    dialog.reject()
