@@ -361,6 +361,18 @@ class ModelsDialog(QDialog):
         self.fit_columns()
         self._update_buttons()
 
+    def _select_recommended(self) -> None:
+        """After "Check for models", with nothing selected: the best-quality entry of a direction that has no usable
+        model installed is selected, so a new install gets the recommended model with one click on Download."""
+        from engine.store.catalogue import recommended
+
+        if self.selected_entry() is not None or not self.entries:
+            return
+        served = {m.pair.key for m in self.models if getattr(m, "pair", None) is not None and not m.problem}
+        wanted = next((e for e in recommended(self.entries) if e.pair_key not in served), None)
+        if wanted is not None:
+            self.catalogue.selectRow(next(r for r, e in enumerate(self.entries) if e is wanted))
+
     def selected_model(self) -> Any | None:
         rows = self.installed.selectionModel().selectedRows()
         return self.models[rows[0].row()] if rows and rows[0].row() < len(self.models) else None
@@ -604,6 +616,8 @@ class ModelsDialog(QDialog):
             )
             if self._wanted:
                 self._download_wanted()
+            else:
+                self._select_recommended()
         elif kind == "download":
             self.message.setText(self.tr("Downloaded and checked {name}.").format(name=getattr(result, "name", "")))
             self._replaced(kind, result)

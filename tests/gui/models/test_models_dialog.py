@@ -319,3 +319,32 @@ def test_the_writes_column_names_english_for_a_zh_en_model(open_dialog, qapp):
         assert dialog.installed.item(rows["opus-mt-zh-en"], ModelsDialog.SCRIPTS_COLUMN).text() == "英语"
     finally:
         install_translators("en")
+
+
+def test_check_for_models_selects_the_recommended_model_of_a_direction_not_yet_installed(qtbot, open_dialog):
+    """A new install (or one direction missing): the best-quality entry is selected, so Download gets it in one click;
+    before, nothing was selected and Download stayed disabled until a row was picked."""
+    from engine.store.quality import published_for
+
+    opus = FakeEntry(
+        "opus-mt-zh-en", "opus-mt-zh-en", "zh", "en", quality=published_for("Helsinki-NLP/opus-mt-zh-en").quality
+    )
+    firefox_id = "mozilla/firefox-translations-zhen-base"
+    firefox = FakeEntry(
+        "firefox-translations-zhen-base",
+        "Firefox base",
+        "zh",
+        "en",
+        model_id=firefox_id,
+        quality=published_for(firefox_id).quality,
+    )
+    en_zh = FakeEntry("opus-mt-en-zh", "opus-mt-en-zh", "en", "zh", model_id="Helsinki-NLP/opus-mt-en-zh")
+    dialog = open_dialog(FakeStore([EN_ZH_MODEL], [en_zh, opus, firefox]))
+    qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.catalogue.rowCount() == 3 and not dialog._job, timeout=5000)
+    assert dialog.selected_entry() is firefox, "zh→en has no model: its best one, not the first listed"
+    assert dialog.catalogue.item(2, 6).text() == "Recommended" and dialog.download_button.isEnabled()
+    served = open_dialog(FakeStore([EN_ZH_MODEL, FakeModel(Path("/models/zh-en"), "opus-mt-zh-en", ZH_EN)], [opus]))
+    qtbot.mouseClick(served.check_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: served.catalogue.rowCount() == 1 and not served._job, timeout=5000)
+    assert served.selected_entry() is None, "every direction has a model: nothing is picked for the user"
