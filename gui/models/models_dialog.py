@@ -74,7 +74,9 @@ class ModelsDialog(QDialog):
     INSTALLED_COLUMNS = 12
     FIT_WIDTH = 1220  # the installed table's columns fit at this width without scrolling (column_fit's docstring)
     OPEN_HEIGHT = 620
-    CATALOGUE_COLUMNS = 7
+    CATALOGUE_COLUMNS = 8
+    CATALOGUE_SPEED_COLUMN = 4
+    CATALOGUE_STATE_COLUMN = 7
     NAME_COLUMN = 1
     SCRIPTS_COLUMN = 2
     QUALITY_COLUMN = 4
@@ -182,6 +184,7 @@ class ModelsDialog(QDialog):
                 self.tr("Name"),
                 self.tr("Family"),
                 self.tr("Quality"),
+                self.tr("Speed"),
                 self.tr("Size"),
                 self.tr("Licence"),
                 self.tr("Installed"),
@@ -350,6 +353,7 @@ class ModelsDialog(QDialog):
                 e.name,
                 model_text.family_text(e),
                 model_text.quality_text(e),
+                model_text.speed_text(e),
                 megabytes(e.size),
                 e.license,
                 state,

@@ -74,7 +74,7 @@ def test_the_catalogue_is_fetched_only_when_the_user_asks(qtbot, open_dialog):
     qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.catalogue.rowCount() == 1, timeout=5000)
     assert store.calls.count("load_catalogue") == 1
-    assert dialog.catalogue.item(0, 0).text() == "Chinese → English" and dialog.catalogue.item(0, 4).text() == "4.0 MB"
+    assert dialog.catalogue.item(0, 0).text() == "Chinese → English" and dialog.catalogue.item(0, 5).text() == "4.0 MB"
 
 
 def test_import_success_adds_the_bundle_and_reports_the_new_list(qtbot, open_dialog):
@@ -173,7 +173,7 @@ def test_download_progress_names_the_megabytes_and_ends_with_the_new_bundle(qtbo
     wait_idle(qtbot, dialog)
     assert any("4.0 of 4.0 MB" in f for f in formats), formats
     assert "Downloaded and checked opus-mt-zh-en" in dialog.message.text()
-    assert dialog.catalogue.item(0, 6).text() == "Installed"
+    assert dialog.catalogue.item(0, ModelsDialog.CATALOGUE_STATE_COLUMN).text() == "Installed"
 
 
 def test_offline_the_dialog_says_so_and_nothing_else_changes(qtbot, open_dialog):
@@ -324,7 +324,7 @@ def test_the_writes_column_names_english_for_a_zh_en_model(open_dialog, qapp):
 def test_check_for_models_selects_the_recommended_model_of_a_direction_not_yet_installed(qtbot, open_dialog):
     """A new install (or one direction missing): the best-quality entry is selected, so Download gets it in one click;
     before, nothing was selected and Download stayed disabled until a row was picked."""
-    from engine.store.quality import published_for
+    from engine.store.quality import Speed, published_for
 
     opus = FakeEntry(
         "opus-mt-zh-en", "opus-mt-zh-en", "zh", "en", quality=published_for("Helsinki-NLP/opus-mt-zh-en").quality
@@ -337,13 +337,21 @@ def test_check_for_models_selects_the_recommended_model_of_a_direction_not_yet_i
         "en",
         model_id=firefox_id,
         quality=published_for(firefox_id).quality,
+        speed=Speed(512.0, 2, "int8", "test CPU"),
     )
     en_zh = FakeEntry("opus-mt-en-zh", "opus-mt-en-zh", "en", "zh", model_id="Helsinki-NLP/opus-mt-en-zh")
     dialog = open_dialog(FakeStore([EN_ZH_MODEL], [en_zh, opus, firefox]))
     qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.catalogue.rowCount() == 3 and not dialog._job, timeout=5000)
     assert dialog.selected_entry() is firefox, "zh→en has no model: its best one, not the first listed"
-    assert dialog.catalogue.item(2, 6).text() == "Recommended" and dialog.download_button.isEnabled()
+    speed = ModelsDialog.CATALOGUE_SPEED_COLUMN
+    assert [dialog.catalogue.item(r, speed).text() for r in range(3)] == ["Not measured"] * 2 + ["512 tokens/s"], (
+        "the download list shows speed beside quality, size and licence, as the installed list does"
+    )
+    assert (
+        dialog.catalogue.item(2, ModelsDialog.CATALOGUE_STATE_COLUMN).text() == "Recommended"
+        and dialog.download_button.isEnabled()
+    )
     served = open_dialog(FakeStore([EN_ZH_MODEL, FakeModel(Path("/models/zh-en"), "opus-mt-zh-en", ZH_EN)], [opus]))
     qtbot.mouseClick(served.check_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: served.catalogue.rowCount() == 1 and not served._job, timeout=5000)

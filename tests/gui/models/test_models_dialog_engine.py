@@ -83,7 +83,7 @@ def test_download_from_the_catalogue_installs_a_verified_bundle(qtbot, dialog, s
     assert (store.models / FIXTURE_NAME / "manifest.json").is_file()
     assert d.installed.item(0, 0).text() == "English → Chinese"
     assert d.installed.item(0, ModelsDialog.LOCATION_COLUMN).text() == "Your models folder"
-    assert d.catalogue.item(0, 6).text() == "Installed"
+    assert d.catalogue.item(0, ModelsDialog.CATALOGUE_STATE_COLUMN).text() == "Installed"
 
 
 def test_offline_says_so_and_changes_nothing(qtbot, dialog, store, server, monkeypatch):
