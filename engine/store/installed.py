@@ -233,8 +233,13 @@ def find_for_pair(pair_key: str, explicit: str | None = None) -> Path:
     used = chosen_model(models, key)
     if used is not None:
         return used.path
-    for model in models:  # none usable: one of this direction that fails its checks, so loading it says why
-        if model.problem is not None and _stated_pair_key(model.path) == key:
+    broken = [m for m in models if m.problem is not None]
+    stated = {m.path: _stated_pair_key(m.path) for m in broken}
+    for model in broken:  # none usable: one of this direction that fails its checks, so loading it says why
+        if stated[model.path] == key:
+            return model.path
+    for model in broken:  # one whose manifest is too damaged to state a direction may be this one: loading it
+        if stated[model.path] is None:  # names the damaged manifest, not "no model installed"
             return model.path
     others = sorted({m.pair_key for m in models if m.pair_key})
     have = f" (installed: {', '.join(others)})" if others else ""

@@ -125,8 +125,21 @@ def test_only_broken_bundles_are_still_opened_so_loading_says_why(store):
     broken.mkdir(parents=True)
     (broken / "manifest.json").write_text("{", encoding="utf-8")
     assert find_bundle() == broken
-    with pytest.raises(ModelNotFoundError):
+    assert find_for_pair("en-zh") == broken  # its direction cannot be read: it may be this one, and loading says why
+    _copy_as(store.models / "opus-mt-zh-en", pair=("zh", "en"))
+    assert find_for_pair("en-zh") == broken and find_for_pair("zh-en") == store.models / "opus-mt-zh-en"
+
+
+def test_a_bundle_stating_another_direction_is_not_opened_for_this_one(store):
+    broken = _copy_as(store.models / "opus-mt-zh-en", pair=("zh", "en"))
+    (broken / "validation.json").write_text("{}", encoding="utf-8")  # a file check fails; the manifest is intact
+    raw = json.loads((broken / "manifest.json").read_text(encoding="utf-8"))
+    raw["format_version"] = 3  # unusable, but the direction it states can still be read
+    (broken / "manifest.json").write_text(json.dumps(raw), encoding="utf-8")
+    assert installed_models()[0].problem is not None
+    with pytest.raises(ModelNotFoundError, match="no en-zh model installed"):
         find_for_pair("en-zh")
+    assert find_for_pair("zh-en") == broken
 
 
 def test_work_folders_and_hidden_entries_are_never_bundles(store):
