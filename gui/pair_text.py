@@ -75,6 +75,12 @@ def script_choices(pair: LanguagePair) -> tuple[str, ...]:
     return offered_variants(pair)
 
 
+def listing(items: list[str] | tuple[str, ...]) -> str:
+    """Items of a list in a sentence, with the interface language's separator: "Simplified, Traditional" in
+    English, "简体、繁体" in Chinese (the enumeration comma; an ASCII ", " between Chinese words is a typo there)."""
+    return _tr(QT_TRANSLATE_NOOP("PairText", ", ")).join(items)
+
+
 def scripts_text(pair: LanguagePair) -> str:
     """What a model of `pair` writes, for the Models dialog and the model menu: "Simplified, Traditional",
     "Simplified only"; "" for a target without variants."""
@@ -84,7 +90,7 @@ def scripts_text(pair: LanguagePair) -> str:
     names = [variant_name(pair, key) for key in written]
     if len(names) == 1 and len(script_choices(pair)) > 1:
         return _tr(QT_TRANSLATE_NOOP("PairText", "{variant} only")).format(variant=names[0])
-    return ", ".join(names)
+    return listing(names)
 
 
 def script_limit(model: str, pair: LanguagePair, wanted: str | None) -> str:

@@ -169,6 +169,8 @@ class DocumentsPanel(QDockWidget):
             if active
             else QCoreApplication.translate("DocumentsPanel", "Documents")
         )
+        # The View menu's entry: the dock gives it the title, which has no mnemonic for Alt+V, D
+        self.toggleViewAction().setText(QCoreApplication.translate("DocumentsPanel", "&Documents"))
 
     # ---- opening results ---------------------------------------------------------------------------------------
 

@@ -451,6 +451,10 @@
         <translation>文档</translation>
     </message>
     <message>
+        <source>&amp;Documents</source>
+        <translation>文档(&amp;D)</translation>
+    </message>
+    <message>
         <source>No application could open {name}. Open it yourself: {path}</source>
         <translation>没有应用程序能打开 {name}。请自行打开：{path}</translation>
     </message>
@@ -1784,6 +1788,10 @@
         <translation>繁体</translation>
     </message>
     <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
         <source>{variant} only</source>
         <translation>仅{variant}</translation>
     </message>
@@ -1825,6 +1833,10 @@
     <message>
         <source>Quick translate</source>
         <translation>快速翻译</translation>
+    </message>
+    <message>
+        <source>Translation</source>
+        <translation>译文</translation>
     </message>
     <message>
         <source>&amp;Copy</source>
@@ -2521,6 +2533,10 @@
     <message>
         <source>Edit the translation; your changes are kept when the source is translated again</source>
         <translation>可编辑译文；重新翻译原文时会保留您的修改</translation>
+    </message>
+    <message>
+        <source>The model was unsure of this word (Alt+Down lists alternatives).</source>
+        <translation>模型对这个词不确定（按 Alt+↓ 可列出其他译法）。</translation>
     </message>
     <message>
         <source>The translation is much longer or shorter than the source suggests.</source>

@@ -268,6 +268,9 @@ class ModelsDialog(QDialog):
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # Tab goes on to the buttons, Shift+Tab back (the arrows move between rows): with Qt's default Tab walked
+        # the cells, round and round, and a keyboard user never left the table
+        table.setTabKeyNavigation(False)
         table.verticalHeader().hide()
         table.setWordWrap(False)
 
@@ -316,7 +319,7 @@ class ModelsDialog(QDialog):
                 model_text.quality_text(m) if not m.problem else "",
                 model_text.speed_text(m) if not m.problem else "",
                 megabytes(m.size_bytes),
-                ", ".join(p.upper() for p in m.precisions),
+                pair_text.listing([p.upper() for p in m.precisions]),
                 m.license,
                 self.location_of(m),
                 self.status_of(m),

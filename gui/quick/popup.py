@@ -168,6 +168,12 @@ class QuickPopup(QWidget):
     def set_note(self, note: str) -> None:
         self.note.setText(note)
         self.note.setVisible(bool(note))
+        self._describe()
+
+    def _describe(self) -> None:
+        """The translation's description for screen readers: the state ("Translating…") and the note under it,
+        which a reader on the focused translation would otherwise never hear."""
+        self.result.setAccessibleDescription(" ".join(t for t in (self.status.text(), self.note.text()) if t))
 
     # -- actions ---------------------------------------------------------------------------------------------------
 
@@ -176,6 +182,7 @@ class QuickPopup(QWidget):
         if self.translation:
             copy_as_qiao(QGuiApplication.clipboard(), self.translation)
             self.status.setText(self.tr("Copied"))
+            self._describe()
 
     def _open_in_window(self) -> None:
         if self.source_text:
@@ -234,6 +241,7 @@ class QuickPopup(QWidget):
 
     def _retranslate(self) -> None:
         self.setWindowTitle(self.tr("Quick translate"))
+        self.result.setAccessibleName(self.tr("Translation"))
         self.copy_button.setText(self.tr("&Copy"))
         self.window_button.setText(self.tr("Open in &window"))
         self.pin_button.setText(self.tr("Pin"))
@@ -254,6 +262,7 @@ class QuickPopup(QWidget):
             "idle": "",
         }
         self.status.setText(texts[self.state])
+        self._describe()
 
     def _update_buttons(self) -> None:
         self.copy_button.setEnabled(self.state == "done" and bool(self.translation))

@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu
 
+from gui import pair_text
 from gui.documents.wording import FORMAT_LABELS
 from gui.settings import Key, Settings
 
@@ -165,8 +166,8 @@ class Menus(QObject):
         self.sync_scroll_action.setText(QCoreApplication.translate("MainWindow", "Scroll panes toge&ther"))
         self.open_document_action.setToolTip(
             QCoreApplication.translate("MainWindow", "Translate whole files: {formats}").format(
-                formats=", ".join(
-                    QCoreApplication.translate("DocumentsPanel", label) for label in FORMAT_LABELS.values()
+                formats=pair_text.listing(
+                    [QCoreApplication.translate("DocumentsPanel", label) for label in FORMAT_LABELS.values()]
                 )
             )
         )

@@ -86,6 +86,7 @@ class TargetPane(Pane):
         editor.about_to_replace.connect(self._about_to_replace)
         editor.text_replaced.connect(self._text_replaced)
         editor.document().contentsChange.connect(self._contents_change)
+        editor.cursorPositionChanged.connect(self._describe)
         self._set_editable(False)
 
     # ---- headings ------------------------------------------------------------------------------------------
@@ -109,12 +110,36 @@ class TargetPane(Pane):
         self._describe()
 
     def _describe(self) -> None:
+        """The editor's description for screen readers: what can be done with it, then what the margin marks and
+        the wavy underline show at the cursor only by shape and colour (the sentence's flags, a sentence kept from
+        other settings or made the user's own, an unsure word), in words; read again as the cursor moves."""
         if self.editor.isReadOnly():
-            self.editor.setAccessibleDescription(self.tr("Read-only; select and copy the translation"))
+            lines = [self.tr("Read-only; select and copy the translation")]
         else:
-            self.editor.setAccessibleDescription(
-                self.tr("Edit the translation; your changes are kept when the source is translated again")
-            )
+            lines = [self.tr("Edit the translation; your changes are kept when the source is translated again")]
+        lines += self.notes_at(self.editor.textCursor().position())
+        text = "\n".join(lines)
+        if text != self.editor.accessibleDescription():  # each change is an event the screen reader hears
+            self.editor.setAccessibleDescription(text)
+
+    def notes_at(self, pos: int) -> list[str]:
+        """What the marks beside the sentence at character `pos` and an underline under the word there say, one
+        line each (the margin's tooltip, which only a mouse reaches); nothing while the text streams in."""
+        if self._streaming or not len(self.ranges):
+            return []
+        i = self.sentence_at(pos)
+        if i is None:
+            return []
+        notes = list(self.flag_reasons(i))
+        if i in self._stale:
+            notes += self._stale[i].split("\n")
+        origin = self.ranges.origin(i)
+        if origin is not None:
+            notes.append(self.origin_text(origin))
+        start, end = self.ranges.span(i)
+        if any(a <= pos <= b for a, b in self.unsure_ranges(start, end)):
+            notes.append(self.tr("The model was unsure of this word (Alt+Down lists alternatives)."))
+        return notes
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -190,6 +215,7 @@ class TargetPane(Pane):
         self._refresh_underlines()
         self._refresh_owned()
         self.editor.update_margin()
+        self._describe()
         self.sentences_changed.emit()
 
     def _drop_sentences(self) -> None:
@@ -199,6 +225,7 @@ class TargetPane(Pane):
         self.editor.layers.set("underline", [])
         self.editor.layers.set("owned", [])
         self.editor.update_margin()
+        self._describe()
         if had:
             self.sentences_changed.emit()
 
@@ -285,6 +312,7 @@ class TargetPane(Pane):
         self._refresh_underlines()
         self._refresh_owned()
         self.editor.update_margin()
+        self._describe()
         self.sentence_replaced.emit(i)
         self.text_edited.emit()
 
@@ -343,6 +371,7 @@ class TargetPane(Pane):
         if touched:
             self._refresh_owned()
             self.editor.update_margin()
+            self._describe()
         for i in touched:
             self.sentence_edited.emit(i)
         if not self.editor.isReadOnly():
@@ -354,6 +383,7 @@ class TargetPane(Pane):
         """Key.CONFIDENCE_UNDERLINE and Key.CONFIDENCE_THRESHOLD (percent) as the settings have them."""
         self.underline, self.threshold = underline, threshold
         self._refresh_underlines()
+        self._describe()
 
     def unsure_ranges(self, first: int = 0, last: int | None = None) -> list[tuple[int, int]]:
         """The editor ranges of unsure words in the sentences that reach characters first..last (all by
@@ -405,6 +435,7 @@ class TargetPane(Pane):
         self._stale = {i: why for i, why in stale.items() if 0 <= i < len(self.ranges)}
         self._refresh_owned()
         self.editor.update_margin()
+        self._describe()
 
     def stale(self) -> dict[int, str]:
         """The kept sentences marked as contradicting the settings now, with why."""
