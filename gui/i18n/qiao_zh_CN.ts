@@ -922,7 +922,7 @@
     </message>
     <message>
         <source>Copy the translation (Ctrl+Shift+C)</source>
-        <translation>复制译文 (Ctrl+Shift+C)</translation>
+        <translation>复制译文（Ctrl+Shift+C）</translation>
     </message>
     <message>
         <source>Copy translation</source>
@@ -1046,7 +1046,7 @@
     </message>
     <message>
         <source>Swap the languages and the texts (Ctrl+Shift+S)</source>
-        <translation>交换语言和文本 (Ctrl+Shift+S)</translation>
+        <translation>交换语言和文本（Ctrl+Shift+S）</translation>
     </message>
     <message>
         <source>Swap languages</source>
@@ -1860,7 +1860,7 @@
     </message>
     <message>
         <source>Close (Esc)</source>
-        <translation>关闭 (Esc)</translation>
+        <translation>关闭（Esc）</translation>
     </message>
     <message>
         <source>Close</source>

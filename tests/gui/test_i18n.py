@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -111,3 +112,17 @@ def test_placeholders_survive_translation():
             "{rate}",
         ):
             assert (field in src) == (field in (text or "")), f"{ctx}: {src!r} -> {text!r} ({field})"
+
+
+def test_chinese_text_puts_shortcuts_and_notes_in_full_width_parentheses():
+    """After Chinese words a parenthesis is full-width, as in 翻译（Ctrl+Enter）; three tooltips had ASCII ones
+    (复制译文 (Ctrl+Shift+C), 交换语言和文本 (Ctrl+Shift+S), 关闭 (Esc)). File dialog filters keep Qt's own
+    "name (*.ext)" syntax, which needs ASCII parentheses around the patterns, and mnemonics their "(&S)"."""
+    ascii_after_chinese = re.compile(r"[\u4e00-\u9fff。，：；]\s?\((?!\*|\{patterns\}|&)")
+    wrong = [
+        (ctx, text)
+        for (ctx, _src), (translation, _) in messages(TS).items()
+        for text in (translation or "").split("|")
+        if ascii_after_chinese.search(text)
+    ]
+    assert wrong == []
