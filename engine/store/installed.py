@@ -11,6 +11,7 @@ import or removal cleans them (restoring an `.old-` bundle whose place is empty)
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import os
@@ -145,7 +146,9 @@ def _in_models_dir(path: Path) -> bool:
 
 
 def installed_models(explicit: str | None = None) -> list[InstalledModel]:
-    """Every bundle in every search root, in search order; a broken one is listed with its `problem`."""
+    """Every bundle in every search root, in search order; a broken one is listed with its `problem`. A bundle a
+    killed replace had moved aside, with nothing in its place, is put back first (restore_moved_aside)."""
+    restore_moved_aside()
     found: list[InstalledModel] = []
     seen: set[Path] = set()
     for root in search_roots(explicit):
@@ -410,6 +413,25 @@ def _stale(entry: Path, pid: int) -> bool:
         return time.time() - entry.stat().st_mtime > STALE_AFTER_S
     except OSError:
         return False
+
+
+def restore_moved_aside(root: Path | None = None) -> None:
+    """Put back each bundle a replace that was killed between its two renames had moved aside (`.old-<pid>-…-name`
+    of a process no longer running) when nothing took its place: without this the user's model would vanish from
+    every listing until the next import or removal. Nothing is deleted here; a folder that cannot be renamed stays."""
+    root = root or models_dir()
+    try:
+        entries = [e for e in root.iterdir() if e.name.startswith(".old-")]
+    except OSError:
+        return
+    for entry in entries:
+        match = _WORK.fullmatch(entry.name)
+        if match is None or not match.group(4) or not _stale(entry, int(match.group(2))):
+            continue
+        place = root / match.group(4)
+        if not os.path.lexists(place) and has_manifest(entry):
+            with contextlib.suppress(OSError):
+                os.rename(entry, place)
 
 
 def clean_leftovers(root: Path | None = None) -> None:

@@ -490,6 +490,28 @@ def test_leftovers_of_a_killed_import_are_cleaned_and_a_moved_aside_bundle_resto
     assert installed_models()[0].name == "opus-mt-en-zh"
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX process ids")
+def test_a_bergamot_bundle_moved_aside_by_a_killed_replace_is_listed_and_used_again_without_an_import(
+    store, bergamot_bundle_dir
+):
+    """`qiao model import --force` killed between renaming the old bundle aside and the new one in: the user's model
+    must not vanish from listings (and the window, the CLI) until some later import or removal cleans up."""
+    import subprocess
+
+    from engine.pipeline.translator import Translator
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    store.models.mkdir(parents=True)
+    aside = store.models / f".old-{int(dead.stdout)}-abc123-firefox-enzh"
+    shutil.copytree(bergamot_bundle_dir, aside)
+    busy = store.models / f".old-{os.getpid()}-abc123-firefox-busy"  # a replace still running: left alone
+    shutil.copytree(bergamot_bundle_dir, busy)
+    models = installed_models()
+    assert [(m.name, m.family, m.problem) for m in models] == [("firefox-enzh", "bergamot", None)]
+    assert find_for_pair("en-zh") == store.models / "firefox-enzh" and busy.is_dir() and not aside.exists()
+    assert Translator(find_for_pair("en-zh"), precision="int8").translate("Thank you very much.").text
+
+
 # -- remove -------------------------------------------------------------------------------------------------------
 
 
