@@ -12,6 +12,7 @@ import or removal cleans them (restoring an `.old-` bundle whose place is empty)
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import itertools
 import os
@@ -752,7 +753,10 @@ def import_bundle(
     except OSError as exc:
         raise ModelStoreError(f"cannot create the models folder {root}: {exc.strerror or exc}") from None
     clean_leftovers(root)
-    work = Path(tempfile.mkdtemp(prefix=_work_name("import") + "-", dir=root))
+    try:
+        work = Path(tempfile.mkdtemp(prefix=_work_name("import") + "-", dir=root))
+    except OSError as exc:
+        raise _write_failed(root, exc, source.name) from None
     try:
         if is_dir and _has_bundle(source):
             found = bundle_root(source)
@@ -816,12 +820,39 @@ def import_bundle(
         target = root / bundle_name(manifest.model_id)
         _place(bundle, target, replace)
     except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        raise ModelStoreError(f"import failed, nothing was changed: {where}{exc.strerror or exc}") from None
+        raise _write_failed(root, exc, source.name) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     _remember(target, digests)
     return describe(target, "user")
+
+
+def _in_root(root: Path, filename: object) -> bool:
+    if not isinstance(filename, str | os.PathLike):
+        return False
+    try:
+        return Path(filename).resolve().is_relative_to(root.resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def _write_failed(root: Path, exc: OSError, what: str) -> ModelStoreError:
+    """An import that failed on an OSError, worded for a person: a disk that filled up and a models folder that
+    cannot be written (read-only, no permission) say so and what to do; anything else names the file."""
+    if exc.errno == errno.ENOSPC or exc.errno == getattr(errno, "EDQUOT", None):
+        full = root if exc.filename is None or _in_root(root, exc.filename) else Path(str(exc.filename)).parent
+        room = "set QIAO_DATA_DIR to a folder on a disk with room" if full == root else f"free space in {full}"
+        return ModelStoreError(
+            f"not enough space in {full}: the disk filled up while importing {what} ({exc.strerror or exc}); nothing "
+            f"was changed. Free some space and import it again, or {room}"
+        )
+    if exc.errno == errno.EROFS or (isinstance(exc, PermissionError) and _in_root(root, exc.filename)):
+        return ModelStoreError(
+            f"cannot write to the models folder {root} ({exc.strerror or exc}): nothing was changed. Make it "
+            "writable, or set QIAO_DATA_DIR to a folder you can write to"
+        )
+    where = f"{exc.filename}: " if exc.filename else ""
+    return ModelStoreError(f"import failed, nothing was changed: {where}{exc.strerror or exc}")
 
 
 def _early_refusal(root: Path, manifest: Manifest, replace: bool, expect_pair: str | None) -> None:
@@ -858,7 +889,12 @@ def remove_bundle(model: InstalledModel) -> None:
     try:
         os.rename(model.path, trash)
     except OSError as exc:
-        raise ModelStoreError(
-            f"cannot remove {model.name}: {exc.strerror or exc} (is it open in Qiao? close the window using it)"
-        ) from None
+        # (on Windows a folder with a file open in it cannot be renamed: PermissionError there means that)
+        unwritable = exc.errno == errno.EROFS or (isinstance(exc, PermissionError) and sys.platform != "win32")
+        hint = (
+            f"the models folder {root} cannot be written: make it writable"
+            if unwritable
+            else "is it open in Qiao? close the window using it"
+        )
+        raise ModelStoreError(f"cannot remove {model.name}: {exc.strerror or exc} ({hint})") from None
     shutil.rmtree(trash, ignore_errors=True)  # what cannot be deleted now goes at the next clean_leftovers

@@ -4,6 +4,8 @@ nothing, and the progress bar rises through the conversion's steps and the hashi
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 import tempfile
 import threading
@@ -16,8 +18,10 @@ from engine.families.bergamot.converter import convert
 from engine.store.installed import (
     AlreadyInstalled,
     ModelStoreCancelled,
+    ModelStoreError,
     bundle_name,
     import_bundle,
+    remove_bundle,
     verify_installed,
 )
 from tests.engine import model_helpers
@@ -165,3 +169,66 @@ def test_progress_rises_through_the_conversion_and_the_hashing(store, tmp_path, 
     assert bool(unpacking) == packed
     if packed:
         assert unpacking[-1] < converting[len(converting) // 2], "unpacking is a small part of a conversion's bar"
+
+
+@pytest.mark.parametrize("installed", [False, True], ids=["new", "replacing"])
+def test_a_disk_that_fills_up_while_converting_says_so_and_changes_nothing(
+    store, tmp_path, firefox, monkeypatch, installed
+):
+    """The disk fills up as the converter writes the bundle (a small tmpfs in the QA run: `qiao model import` said
+    "import failed, nothing was changed: No space left on device", with no folder and nothing to do)."""
+    before = None
+    if installed:
+        import_bundle(firefox)
+        before = store.listing()
+    written = convert.write_manifest
+
+    def disk_full(bundle: Path, manifest: dict) -> None:
+        written(bundle, manifest)
+        with open(bundle / "manifest.json", "r+b") as fh:
+            fh.truncate(10)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as a short write raises it: no file named
+
+    monkeypatch.setattr(convert, "write_manifest", disk_full)
+    with pytest.raises(ModelStoreError) as failed:
+        import_bundle(firefox, replace=installed)
+    message = str(failed.value)
+    assert f"not enough space in {store.models}" in message and firefox.name in message
+    assert "Free some space" in message and "nothing was changed" in message
+    if installed:
+        assert store.listing() == before, "the installed bundle is untouched"
+    else:
+        assert [p.name for p in store.models.iterdir()] == [], "no work folder or partial bundle is left"
+
+
+def test_a_read_only_models_folder_is_said_with_what_to_do_on_import_and_removal(store, tmp_path, firefox, monkeypatch):
+    """A models folder on a read-only file system (a bind mount in the QA run): the import named its own work folder
+    ("qiao: …/.import-…: Read-only file system"), the removal asked whether the model was open in Qiao."""
+    model = import_bundle(firefox)
+    root = store.models.resolve()
+    real_mkdtemp, real_rename = tempfile.mkdtemp, os.rename
+
+    def read_only(path: object) -> None:
+        if Path(str(path)).resolve().is_relative_to(root):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    def mkdtemp(*args, **kwargs):
+        read_only(kwargs.get("dir") or tempfile.gettempdir())
+        return real_mkdtemp(*args, **kwargs)
+
+    def rename(src, dst, *args, **kwargs):
+        read_only(src)
+        return real_rename(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.setattr(os, "rename", rename)
+    before = store.listing()
+    with pytest.raises(ModelStoreError) as refused:
+        import_bundle(firefox, replace=True)
+    message = str(refused.value)
+    assert f"cannot write to the models folder {store.models}" in message and ".import-" not in message
+    assert "QIAO_DATA_DIR" in message and "nothing was changed" in message
+    with pytest.raises(ModelStoreError) as not_removed:
+        remove_bundle(model)
+    assert "cannot be written" in str(not_removed.value) and "open in Qiao" not in str(not_removed.value)
+    assert store.listing() == before and verify_installed(model) == []
