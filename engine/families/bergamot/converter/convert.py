@@ -293,6 +293,9 @@ def _source_files(folder: ModelFolder) -> dict[str, str]:
 
 
 def _attribution(model_id: str, source_name: str) -> str:
+    """Who made the model and what it was converted from: `source_name` is the model file's published name
+    (`model.enzh.intgemm.alphas.bin`); the folder holding it is a download or work folder's name ("enzh", a cache
+    hash) that says nothing to a reader of the About box or the licence file."""
     return (
         f"Firefox Translations model by Mozilla ({REPOSITORY}), converted by Qiao from {source_name}; "
         "licensed under the Mozilla Public License 2.0"
@@ -396,7 +399,7 @@ def build_bundle(
         model_id = model_id or _model_id(folder, metadata, relabelled)
         sources = _source_files(folder)
         revision = sources[folder.model.name][:12]
-        attribution = _attribution(model_id, folder.model.parent.name)
+        attribution = _attribution(model_id, folder.model.name)  # the file Mozilla publishes, not a work folder
         (staging / "MODEL_LICENSE.txt").write_text(
             _license_text(model_id, attribution, sources, revision), encoding="utf-8"
         )

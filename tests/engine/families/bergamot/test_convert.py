@@ -173,7 +173,8 @@ def test_manifest_is_format_5_of_family_bergamot_with_every_file_hashed(built) -
     assert set(manifest.precisions) == {"fp32", "int8"}
     assert "alphas" in manifest.precisions["int8"]["quantization"]
     assert raw["model"]["license"] == "MPL-2.0"
-    assert "Firefox Translations" in manifest.attribution and folder.model.parent.name in manifest.attribution
+    assert "Firefox Translations" in manifest.attribution
+    assert f"converted by Qiao from {folder.model.name};" in manifest.attribution  # the published file, no folder
     licence = (bundle / "MODEL_LICENSE.txt").read_text(encoding="utf-8")
     assert "Mozilla Public License" in licence and raw["source"]["files"][folder.model.name] in licence
     assert (manifest.pair.source.code, manifest.pair.target.code) == ("en", "zh")
