@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.config import MAX_BEAMS, EngineConfig
@@ -170,7 +171,25 @@ class Directions:
 
         args = self._args
         bundle = find_bundle(args.model, pair=key)
+        if key is not None:
+            self._note_fallback(key, bundle)
         return Translator(bundle, EngineConfig(precision=args.precision, threads=args.threads or None))
+
+    def _note_fallback(self, key: str, bundle: Path) -> None:
+        """The model chosen for `key` in the window is gone, moved or damaged and another one translates: said once
+        on stderr (engine.store.choice.pick falls back silently)."""
+        from engine.cli.io import say
+        from engine.cli.models import fallback_note
+        from engine.paths import model_dir_override
+        from engine.store.installed import installed_models
+
+        if self._args.model or model_dir_override() is not None:
+            return
+        models = installed_models()
+        used = next((m for m in models if m.path == bundle), None)
+        note = fallback_note(models, key, used)
+        if note is not None:
+            say(f"note: {note}")
 
 
 def _check_variant(pair: LanguagePair, variant: str | None) -> None:

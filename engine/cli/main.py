@@ -424,6 +424,9 @@ def _reported(body: Callable[[], int]) -> int:
         say(f"qiao: {exc}")
         if isinstance(exc, BundleError):
             say(repair_hint(exc.bundle_dir))
+            other = intact_precision_hint(exc.bundle_dir)
+            if other is not None:
+                say(other)
             return 1
         searched = getattr(exc, "searched", None)
         if searched:
@@ -448,6 +451,32 @@ def repair_hint(bundle_dir: str, verified: bool = False) -> str:
         f"{check}repair it by importing it again (qiao model import PATH --force) or downloading it again "
         "(qiao model download ID --force), or use another installed model (qiao model list; "
         "qiao translate --model NAME)"
+    )
+
+
+def intact_precision_hint(bundle_dir: str) -> str | None:
+    """When the damaged files belong to one precision and another precision's files all pass their check: that the
+    other one translates now (the window offers "Use FP32 instead"; the command line named the file and stopped).
+    None when every precision fails, or the bundle has only one."""
+    from engine.bundle.manifest import load_manifest, verify_bundle
+
+    try:
+        listed = list(load_manifest(bundle_dir).precisions)
+    except (QiaoError, OSError):
+        return None
+    intact, broken = [], []
+    for precision in listed:
+        try:
+            verify_bundle(bundle_dir, precision)
+        except (QiaoError, OSError):
+            broken.append(precision)
+        else:
+            intact.append(precision)
+    if not intact or not broken:
+        return None
+    works, fails = intact[0], "/".join(broken)
+    return (
+        f"the {works} files pass their check: translate with --precision {works} until the {fails} files are repaired"
     )
 
 

@@ -104,11 +104,45 @@ def used_paths(models: list) -> set:
     return used
 
 
+def fallback_note(models: list, key: str, used: object) -> str | None:
+    """When the model chosen for `key` (the window's choice, in the shared settings file) is not the one `used`
+    because it is gone, moved or damaged (engine.store.choice.pick falls back to the best other one): one line that
+    says so; None when the choice is used or there is none."""
+    from engine.store.choice import chosen_for
+
+    chosen = chosen_for(key)
+    if not chosen or used is None:
+        return None
+    used_name, used_id = getattr(used, "name", None), getattr(used, "model_id", None)
+    if chosen in (used_name, used_id):
+        return None
+    named = [m for m in models if chosen in (m.name, m.model_id)]
+    broken = next((m for m in named if m.problem is not None), None)
+    other = next((m for m in named if m.pair_key is not None and m.pair_key != key), None)
+    if any(m.problem is None and m.pair_key == key for m in named):
+        return None  # the choice is usable: `used` was asked for otherwise (--model)
+    if broken is not None:
+        why = f"cannot be used ({broken.problem}); check it with: qiao model verify {broken.name}"
+    elif other is not None:
+        why = f"translates {other.pair_key}, not {key}"
+    else:
+        why = "is not installed any more"
+    return (
+        f"the model chosen for {key} ({chosen}) {why}; using {used_name} "
+        "(choose another with the window's model indicator, or give --model NAME)"
+    )
+
+
 def _list(args: argparse.Namespace) -> int:
     from engine.store.installed import installed_models
 
     models = installed_models(args.model)
     used = used_paths(models)
+    if not args.model:
+        for m in models:
+            note = fallback_note(models, m.pair_key, m) if m.path in used and m.pair_key else None
+            if note is not None:
+                say(f"note: {note}")
     out = Output(sys.stdout)
     if args.json:
         out.write(json_line([_record(m, m.path in used) for m in models]))

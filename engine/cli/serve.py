@@ -19,7 +19,7 @@ from engine.api import guard
 from engine.api.keys import read_key
 from engine.cli.io import say
 from engine.config import EngineConfig
-from engine.errors import ModelNotFoundError
+from engine.errors import BundleError, ModelNotFoundError
 
 REQUEST_TIMEOUT_S = 60.0  # engine.api.app.REQUEST_TIMEOUT_S (not imported: the server's modules load only to serve)
 
@@ -117,6 +117,7 @@ def serve_command(args: argparse.Namespace) -> int:
         if not pairs:
             from engine.store.locate import bundle_search_paths
 
+            _raise_damaged(model, args.direction)
             raise ModelNotFoundError("no model bundle found", [str(p) for p in bundle_search_paths(model)])
         first = args.direction or ("en-zh" if "en-zh" in pairs else pairs[0])
         if first not in pairs:
@@ -130,6 +131,19 @@ def serve_command(args: argparse.Namespace) -> int:
         return _run(server, host, port, pairs, key is not None)
     finally:
         service.close()
+
+
+def _raise_damaged(model: str | None, direction: str | None) -> None:
+    """No usable model, but an installed bundle that fails its checks (a damaged manifest.json, a missing file):
+    that bundle and what is wrong with it, as a BundleError (the CLI adds how to repair it, as `qiao translate`
+    does), rather than "no model bundle found". Returns when no bundle is installed at all."""
+    from engine.store.installed import installed_models
+
+    broken = [m for m in installed_models(model) if m.problem is not None]
+    for fits in (lambda m: m.pair_key == direction, lambda m: m.pair_key is None, lambda m: True):
+        named = [m for m in broken if direction is None or fits(m)]
+        if named:
+            raise BundleError(str(named[0].path), [named[0].problem or "it cannot be used"])
 
 
 def _run(server, host: str, port: int, pairs: list[str], keyed: bool) -> int:

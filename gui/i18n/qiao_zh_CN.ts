@@ -1085,6 +1085,14 @@
         <translation>模型…</translation>
     </message>
     <message>
+        <source>The model chosen for {languages}, {name}, is damaged ({problem}); Qiao uses {other} instead. Repair it in Models…, or choose another with the model indicator in the status bar.</source>
+        <translation>为{languages}选择的模型 {name} 已损坏（{problem}）；Qiao 改用 {other}。可在“模型…”中修复，或在状态栏的模型指示器中选择其他模型。</translation>
+    </message>
+    <message>
+        <source>The model chosen for {languages}, {name}, is not installed any more; Qiao uses {other} instead. Import it again in Models…, or choose another with the model indicator in the status bar.</source>
+        <translation>为{languages}选择的模型 {name} 已不再安装；Qiao 改用 {other}。可在“模型…”中重新导入，或在状态栏的模型指示器中选择其他模型。</translation>
+    </message>
+    <message>
         <source>A better {languages} model is available: {name} ({score}, against {current_score} for {current}). Download it to use it for {languages}, or close this notice: it is not offered again.</source>
         <translation>有更好的{languages}模型可用：{name}（{score}；{current} 为 {current_score}）。下载后即用于{languages}；关闭此提示则不再提示。</translation>
     </message>

@@ -83,6 +83,7 @@ class ModelControl(QObject):
         self.model_panel.use_precision.connect(self.use_precision)
         self.model_panel.open_failed.connect(self._open_folder_failed)
         self.models: list[Any] = []  # the installed models, as last listed (engine.store.installed.InstalledModel)
+        self._fallback_said: set[tuple[str, str]] = set()  # (pair key, chosen name) said gone or damaged this start
         self._listing = InstalledList(model_store, model_dir, self)
         self._listing.listed.connect(self.models_listed)
         self.model_menu = QMenu(host)
@@ -215,8 +216,39 @@ class ModelControl(QObject):
         """A fresh list of the installed models: the indicator follows it, and a better model may be offered."""
         self.models = list(models)
         self.update_indicator()
+        self.say_fallback()
         self.offer_better()
         self.script_notice.check()
+
+    def say_fallback(self) -> None:
+        """Once per start and direction: the model chosen for a direction is gone (moved or deleted outside Qiao)
+        or damaged, so another one translates (engine.store.choice.pick falls back to it); the window says which,
+        with "Models…" to repair or choose. The choice itself is kept: the model may come back."""
+        if self.model_dir:
+            return
+        for key in MODEL_CHOICE:
+            chosen = self._choice(key)
+            if chosen is None or (key, chosen) in self._fallback_said:
+                continue
+            usable = usable_for(self.models, key)
+            if not usable or any(chosen in (m.name, m.model_id) for m in usable):
+                continue  # the choice is used, or nothing translates the direction (the model panel says that)
+            other = pick(self.models, key, chosen)
+            broken = next((m for m in self.models if chosen in (m.name, m.model_id) and m.problem), None)
+            if broken is not None:
+                text = QCoreApplication.translate(
+                    "MainWindow",
+                    "The model chosen for {languages}, {name}, is damaged ({problem}); Qiao uses {other} instead. "
+                    "Repair it in Models…, or choose another with the model indicator in the status bar.",
+                ).format(languages=pair_text.arrow(key), name=chosen, problem=broken.problem, other=other.name)
+            else:
+                text = QCoreApplication.translate(
+                    "MainWindow",
+                    "The model chosen for {languages}, {name}, is not installed any more; Qiao uses {other} instead. "
+                    "Import it again in Models…, or choose another with the model indicator in the status bar.",
+                ).format(languages=pair_text.arrow(key), name=chosen, other=other.name)
+            self._fallback_said.add((key, chosen))
+            self.notice.show_message(text, (QCoreApplication.translate("MainWindow", "Models…"), self.open_models))
 
     def refresh_models(self) -> None:
         """List the installed models again, off the UI thread (models_listed follows)."""

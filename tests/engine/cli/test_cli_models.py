@@ -378,3 +378,67 @@ def test_download_without_ids_takes_the_best_of_each_direction(store, monkeypatc
 
 
 _QUALITY = {"metric": "COMET-22", "test_set": "FLORES devtest", "score": 0.0, "source": "test"}
+
+
+def test_a_chosen_model_that_is_gone_or_damaged_is_said_once_not_replaced_silently(
+    monkeypatch, capsys, two_en_zh, tmp_path
+):
+    opus, better = two_en_zh
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "qiao.ini").write_text("[models]\nen-zh=opus-mt-en-zh\n", encoding="utf-8")
+    fake = install(monkeypatch, PairEcho)
+    code, out, err = run(monkeypatch, capsys, ["translate", "Hi"])
+    assert code == 0 and fake.instances[-1].bundle_dir == opus and "note:" not in err, "the choice is used"
+
+    shutil.move(str(opus), str(tmp_path / "moved-away"))  # the chosen folder moved out of the models folder
+    code, out, err = run(monkeypatch, capsys, ["translate", "--json"], stdin="Hi\nHello\n")
+    assert code == 0 and fake.instances[-1].bundle_dir == better
+    note = "the model chosen for en-zh (opus-mt-en-zh) is not installed any more; using tiny-better"
+    assert err.count(note) == 1, err
+    code, out, err = run(monkeypatch, capsys, ["model", "list"])
+    assert code == 0 and out.splitlines()[1].split()[:3] == ["*", "en-zh", "tiny-better"]
+    assert err.count(note) == 1, err
+    code, out, err = run(monkeypatch, capsys, ["translate", "--model", "tiny-better", "Hi"])
+    assert code == 0 and "note:" not in err, "a model given by name is what was asked for"
+
+    shutil.move(str(tmp_path / "moved-away"), str(opus))
+    (opus / "manifest.json").write_text("{ damaged", encoding="utf-8")
+    code, out, err = run(monkeypatch, capsys, ["translate", "Hi"])
+    assert code == 0 and fake.instances[-1].bundle_dir == better
+    assert "the model chosen for en-zh (opus-mt-en-zh) cannot be used (" in err
+    assert "qiao model verify opus-mt-en-zh" in err and "using tiny-better" in err
+
+
+@pytest.mark.parametrize("direction", [[], ["--direction", "en-zh"]])
+def test_serve_with_only_a_damaged_bundle_names_it_and_how_to_repair_it(store, monkeypatch, capsys, direction):
+    """`qiao serve` said "no model bundle found" for a bundle whose manifest.json is damaged (its languages list only
+    usable models); now it says what `qiao translate` says: the bundle, the file, and how to repair it."""
+    damaged = store.models / "opus-mt-en-zh"
+    shutil.copytree(BUNDLE, damaged)
+    (damaged / "manifest.json").write_text("{ damaged", encoding="utf-8")
+    code, out, err = run(monkeypatch, capsys, ["serve", "--port", "0", *direction])
+    assert code == 1 and out == ""
+    assert f"model bundle {damaged} failed verification" in err and "manifest.json is unreadable" in err, err
+    assert "qiao model verify opus-mt-en-zh" in err and "qiao model import PATH --force" in err
+    assert "no model bundle found" not in err
+    shutil.rmtree(damaged)
+    code, out, err = run(monkeypatch, capsys, ["serve", "--port", "0", *direction])
+    assert code == 1 and "no model bundle found" in err, "nothing installed at all: said as before"
+
+
+@pytest.mark.parametrize(("damaged", "hint"), [("int8/decoder.onnx", "fp32"), ("tokenizer.json", None)])
+def test_translate_with_one_precision_damaged_says_the_other_one_works(store, monkeypatch, capsys, damaged, hint):
+    """int8/decoder.onnx truncated, fp32 intact: `qiao translate` named the file but not that --precision fp32 would
+    translate (the window offers "Use FP32 instead"). A file every precision needs gets no such hint."""
+    bundle = store.models / "opus-mt-en-zh"
+    shutil.copytree(BUNDLE, bundle)
+    data = (bundle / damaged).read_bytes()
+    (bundle / damaged).write_bytes(data[: len(data) // 2])
+    code, out, err = run(monkeypatch, capsys, ["translate", "Hello."])
+    assert code == 1 and out == "" and damaged in err and "qiao model verify opus-mt-en-zh" in err
+    if hint is None:
+        assert "--precision" not in err, err
+        return
+    assert f"the {hint} files pass their check: translate with --precision {hint}" in err, err
+    code, out, err = run(monkeypatch, capsys, ["translate", "--precision", hint, "Hello."])
+    assert code == 0 and out.strip(), "the hint works"

@@ -332,3 +332,46 @@ def test_a_better_model_installed_is_used_at_once_and_said_unless_the_user_chose
         )
         assert window.settings.get(Key.MODEL_EN_ZH) == "", "still no choice: the best is used"
     dialog.reject()
+
+
+@pytest.mark.parametrize("how", ["moved", "damaged"])
+def test_a_chosen_model_gone_or_damaged_is_said_once_with_the_one_used_instead(
+    qtbot, real_window, installed, tmp_path, how
+):
+    """With en-zh chosen as opus-mt-en-zh, moving that folder out of the models folder (or damaging its manifest)
+    made the window quietly use the other en→zh model. Now a notice names both, once per start."""
+    import shutil
+
+    models = installed("opus-mt-en-zh", "tiny-better")
+    settings = Settings(tmp_path / "config" / "qiao.ini")
+    settings.set(Key.MODEL_EN_ZH, "opus-mt-en-zh")
+    settings.sync()
+    if how == "moved":
+        shutil.move(str(models["opus-mt-en-zh"]), str(tmp_path / "moved-away"))
+    else:
+        (models["opus-mt-en-zh"] / "manifest.json").write_text("{ damaged", encoding="utf-8")
+    window = real_window(settings)
+    assert loaded(window) == models["tiny-better"].resolve()
+    said = [m for m in window.notice.messages() if "opus-mt-en-zh" in m and "tiny-better" in m]
+    assert len(said) == 1, window.notice.messages()
+    assert "English → Chinese" in said[0]
+    assert ("not installed any more" in said[0]) == (how == "moved") and ("damaged" in said[0]) == (how == "damaged")
+    assert window.notice.action_button.text() == "Models…"
+    window.notice.dismiss()
+    translate(qtbot, window)
+    window.model_control.refresh_models()
+    qtbot.wait(300)
+    assert not window.notice.messages(), "said once per start, not at every listing or translation"
+    assert settings.get(Key.MODEL_EN_ZH) == "opus-mt-en-zh", "the choice is kept: the model may come back"
+    window.shutdown()
+
+
+def test_a_chosen_model_in_use_says_nothing(qtbot, real_window, installed, tmp_path):
+    installed("opus-mt-en-zh", "tiny-better")
+    settings = Settings(tmp_path / "config" / "qiao.ini")
+    settings.set(Key.MODEL_EN_ZH, "opus-mt-en-zh")
+    settings.sync()
+    window = real_window(settings)
+    assert loaded(window).name == "opus-mt-en-zh"
+    assert not any("opus-mt-en-zh" in m for m in window.notice.messages()), window.notice.messages()
+    window.shutdown()
