@@ -200,17 +200,22 @@ def test_download_speed_is_measured_from_the_first_report(open_dialog, monkeypat
     assert dialog.progress.value() * 80 // dialog.progress.maximum() == 50
 
 
-def test_the_installed_table_fits_a_1220_px_dialog_without_scrolling_sideways(qtbot, open_dialog):
-    """Twelve columns with a long Firefox name, a program location and a problem: the long cells are elided (their
-    full text in the tooltip), every column stays on screen, no horizontal scroll bar."""
-    firefox = FakeModel(
-        Path("/models/firefox-translations-enzh-base-memory"),
-        "firefox-translations-enzh-base-memory",
+def _firefox_model(name: str) -> FakeModel:
+    """An installed en→zh Firefox Translations (Bergamot-family) model called `name`."""
+    return FakeModel(
+        Path(f"/models/{name}"),
+        name,
         default_pair("en", "zh"),
-        model_id="mozilla/firefox-translations-enzh-base-memory",
+        model_id=f"mozilla/{name}",
         license="MPL-2.0",
         family="bergamot",
     )
+
+
+def test_the_installed_table_fits_a_1220_px_dialog_without_scrolling_sideways(qtbot, open_dialog):
+    """Twelve columns with a long Firefox name, a program location and a problem: the long cells are elided (their
+    full text in the tooltip), every column stays on screen, no horizontal scroll bar."""
+    firefox = _firefox_model("firefox-translations-enzh-base-memory")
     broken = FakeModel(
         Path("/opt/qiao/models/broken"),
         "opus-mt-zh-en (built in)",
@@ -238,14 +243,7 @@ def test_the_dialog_opens_wide_enough_to_show_which_model_is_in_use(qtbot, open_
     column is on screen, "In use" included (it opened at its 760 px minimum, "In use" and "Status" behind a
     horizontal scroll bar); on a screen narrower than that it still fits the screen."""
     monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1600, 1000))
-    firefox = FakeModel(
-        Path("/models/firefox-translations-enzh-full-shape-synthetic"),
-        "firefox-translations-enzh-full-shape-synthetic",
-        default_pair("en", "zh"),
-        model_id="mozilla/firefox-translations-enzh-full-shape-synthetic",
-        license="MPL-2.0",
-        family="bergamot",
-    )
+    firefox = _firefox_model("firefox-translations-enzh-full-shape-synthetic")
     dialog = open_dialog(FakeStore([firefox, EN_ZH_MODEL]))
     table = dialog.installed
     header = table.horizontalHeader()

@@ -219,7 +219,8 @@ def test_an_edit_made_in_traditional_is_not_marked_in_traditional(qtbot, make_wi
     assert stale_marks(window) == [] and window.notice.isHidden()
 
 
-def test_a_new_glossary_term_marks_the_kept_sentences_that_lack_it(qtbot, make_window, tmp_path):
+def _two_kept_edits_with_a_glossary(qtbot, make_window, tmp_path):
+    """A window with Tools → Glossary attached and SOURCE translated, both sentences edited by the user (kept)."""
     window = make_window()
     store = GlossaryStore(tmp_path / "glossary.tsv")
     attach_glossary(window, store)
@@ -228,6 +229,11 @@ def test_a_new_glossary_term_marks_the_kept_sentences_that_lack_it(qtbot, make_w
     finish(qtbot, window)
     type_in_sentence(qtbot, window, 1, "真")
     type_in_sentence(qtbot, window, 0, "常")
+    return window, store
+
+
+def test_a_new_glossary_term_marks_the_kept_sentences_that_lack_it(qtbot, make_window, tmp_path):
+    window, store = _two_kept_edits_with_a_glossary(qtbot, make_window, tmp_path)
 
     # Tools → Glossary…: "tea" must be "茶叶"; the redo keeps both edits, but only the tea sentence lacks the term
     finish(qtbot, window, lambda: store.save(Glossary((GlossaryEntry("tea", "茶叶"),))))
@@ -250,14 +256,7 @@ def test_a_document_uses_a_kept_sentence_only_where_it_matches_the_settings(qtbo
     no one to ask: it used the kept sentence silently (seen in the real app: a .docx and a .txt got the kept
     version of "The weather is nice today." without the glossary's 天气). Now the model translates that sentence
     under the glossary, and a kept sentence that matches the settings still comes back in the document."""
-    window = make_window()
-    store = GlossaryStore(tmp_path / "glossary.tsv")
-    attach_glossary(window, store)
-    store.changed.connect(window.requests.glossary_changed)
-    window.source.setPlainText(SOURCE)
-    finish(qtbot, window)
-    type_in_sentence(qtbot, window, 1, "真")
-    type_in_sentence(qtbot, window, 0, "常")
+    window, store = _two_kept_edits_with_a_glossary(qtbot, make_window, tmp_path)
     finish(qtbot, window, lambda: store.save(Glossary((GlossaryEntry("tea", "茶叶"),))))
     assert window.target.toPlainText() == "非常常感谢。我真喜欢绿茶。" and list(window.target_pane.stale()) == [1]
 

@@ -6,7 +6,6 @@ indicator and the Models dialog choose the other, which loads at once on the wor
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -16,11 +15,11 @@ from engine.store.choice import read_choices
 from gui.models.models_dialog import ModelsDialog
 from gui.settings import Key, Settings
 from gui.worker.scheduler import default_factory, default_locator, default_pair_lister
-from tests.engine import model_helpers  # at import: it keeps the real socket functions before tests patch them
 from tests.engine.model_helpers import catalogue_entry, write_catalogue, zip_bundle
 from tests.engine.store.direction_models import model_copy
+from tests.gui.models.test_models_dialog_engine import server
 
-_GETADDRINFO = socket.getaddrinfo  # before any test patches it
+__all__ = ["server"]  # the 127.0.0.1 catalogue server fixture, shared with the Models dialog's engine tests
 
 
 @pytest.fixture
@@ -157,20 +156,6 @@ def test_an_opus_mt_user_is_offered_the_better_model_once(qtbot, real_window, in
     qtbot.wait(200)
     assert again.notice.messages() == [], "offered once per model"
     assert again.settings.get(Key.MODEL_EN_ZH) == "", "declining chose nothing"
-
-
-@pytest.fixture
-def server(no_network, monkeypatch):
-    """A 127.0.0.1 server (tests/engine/model_helpers); every other lookup and connection still fails the test."""
-    real, refused = _GETADDRINFO, socket.getaddrinfo
-
-    def lookup(host, *args, **kwargs):
-        return real(host, *args, **kwargs) if host in model_helpers.LOOPBACK else refused(host, *args)
-
-    monkeypatch.setattr(socket, "getaddrinfo", lookup)
-    model_helpers.allow_loopback(monkeypatch)
-    with model_helpers.running_server() as state:
-        yield state
 
 
 def test_accepting_the_offer_downloads_the_better_model_off_the_ui_thread_and_switches_to_it(
