@@ -35,7 +35,6 @@ class NoticeBar(QFrame):
         self.action_button.setAutoDefault(False)
         self.action_button.clicked.connect(self._run_action)
         self.action_button.hide()
-        self._action: Callable[[], object] | None = None
         self.close_button = QToolButton(self)
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
@@ -74,23 +73,26 @@ class NoticeBar(QFrame):
     def _refresh(self) -> None:
         self.label.setText("\n".join(self._messages))
         self.setAccessibleDescription(self.label.text())
-        if self._actions:
-            label, self._action = next(reversed(self._actions.values()))
-            self.action_button.setText(label)
+        latest = self._latest()
+        if latest is not None:
+            self.action_button.setText(latest[0])
             self.action_button.show()
         else:
-            self._action = None
             self.action_button.hide()
+
+    def _latest(self) -> tuple[str, Callable[[], object]] | None:
+        """The action on the button: the latest message's that brought one (None: no button)."""
+        return next(reversed(self._actions.values()), None)
 
     def messages(self) -> list[str]:
         return list(self._messages)
 
     def _run_action(self) -> None:
-        if self._action is not None:
-            self._action()
+        latest = self._latest()
+        if latest is not None:
+            latest[1]()
 
     def dismiss(self) -> None:
-        self._action = None
         self.action_button.hide()
         self._messages.clear()
         self._actions.clear()
