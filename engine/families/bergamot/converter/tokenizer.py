@@ -39,7 +39,6 @@ TARGET_FILE = "target.spm.json"
 # SentencePiece's ModelProto.SentencePiece.Type and TrainerSpec.ModelType values
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 _UNIGRAM = 1
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ def read_model_bytes(path: str | Path) -> bytes:
                 f"over {marian_io.bound_text(marian_io.MAX_FILE_BYTES)}, more than any vocabulary"
             )
         data = path.read_bytes()
-        return marian_io.gunzip(data) if data[:2] == _GZIP_MAGIC else data
+        return marian_io.gunzip(data) if data[:2] == marian_io.GZIP_MAGIC else data
     except marian_io.ContainerError as exc:
         raise BuildError(f"{path.name}: {exc}") from None
 
