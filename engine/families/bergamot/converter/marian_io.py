@@ -177,7 +177,7 @@ def npz_items(blob: bytes) -> list[Item]:
         with np.load(io.BytesIO(blob), allow_pickle=False) as archive:
             for name in archive.files:
                 array = archive[name]
-                data = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False)
+                data = np.ascontiguousarray(array)  # little-endian: _npz_headers refused any other dtype
                 code = _NPZ_DTYPES[array.dtype]
                 items.append(Item(name, code, tuple(int(d) for d in array.shape), memoryview(data.tobytes())))
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
