@@ -171,7 +171,7 @@ class SessionStore(QObject):
                 flags=tuple(Flag(kind, detail) for kind, detail in places.flags.get(i, ())),
                 unmet=places.unmet.get(i, ()),
             )
-            for i, (a, b, c, d, key) in enumerate(saved.sentences.rows() if saved.sentences else ())
+            for i, (a, b, c, d, key) in enumerate(places.rows())
         ]
         if not spans_fit([r.source_span for r in results], len(source)):
             return
