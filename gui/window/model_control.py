@@ -230,10 +230,9 @@ class ModelControl(QObject):
             chosen = self._choice(key)
             if chosen is None or (key, chosen) in self._fallback_said:
                 continue
-            usable = usable_for(self.models, key)
-            if not usable or any(chosen in (m.name, m.model_id) for m in usable):
+            other = pick(self.models, key, chosen)  # the chosen one when it is usable, else the best
+            if other is None or chosen in (other.name, other.model_id):
                 continue  # the choice is used, or nothing translates the direction (the model panel says that)
-            other = pick(self.models, key, chosen)
             broken = next((m for m in self.models if chosen in (m.name, m.model_id) and m.problem), None)
             if broken is not None:
                 text = QCoreApplication.translate(
