@@ -48,6 +48,7 @@ from engine.api.errors import ApiError, TimedOut
 from engine.api.languages import AUTO, PairInfo, parse_code, resolve
 from engine.api.service import TranslationService, watching
 from engine.documents import registry
+from engine.documents.job import excerpt_of
 from engine.documents.model import DocumentError
 from engine.errors import InputError, QiaoError
 
@@ -564,18 +565,14 @@ def _kept_warnings(kept: Sequence[tuple[int | None, str | None]], texts: list[st
     for item, paragraph in sorted(kept, key=lambda k: -1 if k[0] is None else k[0])[:MAX_WARNINGS]:
         where = f"q[{item}]: " if batch and item is not None else ""
         if paragraph is None:
-            excerpt = _excerpt(texts[item] if item is not None else "")
+            excerpt = excerpt_of(texts[item] if item is not None else "")
             out.append(f"{where}the model's translation of “{excerpt}” was empty, so the text is returned as it was")
         else:
-            out.append(f"{where}the model's translation of “{_excerpt(paragraph)}” was empty, so it was kept as it was")
+            excerpt = excerpt_of(paragraph)
+            out.append(f"{where}the model's translation of “{excerpt}” was empty, so it was kept as it was")
     if len(kept) > MAX_WARNINGS:
         out.append(f"… and {len(kept) - MAX_WARNINGS} more texts were kept as they were")
     return out
-
-
-def _excerpt(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _required(fields: dict, name: str) -> str:

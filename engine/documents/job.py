@@ -480,7 +480,7 @@ class _Run:
             self.first_failure = reason
         self.failed.append(index)
         if len(self.failed) <= MAX_WARNINGS:
-            excerpt = _excerpt(self.units[index].source)
+            excerpt = excerpt_of(self.units[index].source)
             self.warnings.append(f"unit {index + 1} (“{excerpt}”) was left untranslated: {reason}")
 
     def _keep(self, index: int, kind: str, texts: list[str]) -> None:
@@ -489,7 +489,7 @@ class _Run:
         self.kept[index] = kind
         if len(self.kept) > MAX_WARNINGS or not texts:
             return
-        excerpts = ", ".join(f"“{_excerpt(text)}”" for text in texts[:3]) + (" …" if len(texts) > 3 else "")
+        excerpts = ", ".join(f"“{excerpt_of(text)}”" for text in texts[:3]) + (" …" if len(texts) > 3 else "")
         if kind == "unit":
             self.warnings.append(
                 f"unit {index + 1} ({excerpts}) was kept as it was: the model's translation of it was empty"
@@ -581,7 +581,7 @@ class _Run:
         )
 
 
-def _excerpt(text: str) -> str:
+def excerpt_of(text: str) -> str:
     """`text` on one line, cut to 40 characters, for a warning."""
     text = " ".join(text.split())
     return text if len(text) <= 40 else text[:39] + "…"
