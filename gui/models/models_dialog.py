@@ -655,15 +655,14 @@ class ModelsDialog(QDialog):
         self._end_job()
         self._removing = None
         self._wanted = ""
-        if kind == "download" and not error.startswith(ALREADY):
-            self._wanted_download = ""
+        wanted, self._wanted_download = self._wanted_download, ""  # kept only through a replace the user agrees to
         if error.startswith(ALREADY) and kind in ("import", "download") and self._last[0] == kind:
             args = self._last[1]
             if self.confirm_replace(error[len(ALREADY) :] or args[0]):  # the installed one's name, not the file's
                 self.message.setText(self.tr("Replacing the installed model…"))
+                self._wanted_download = wanted
                 self._start(kind, args[0], True)
             else:
-                self._wanted_download = ""
                 self.message.setText(self.tr("The model is installed already; nothing was changed."))
             return
         if error == OFFLINE:
