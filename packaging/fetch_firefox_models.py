@@ -54,6 +54,7 @@ sys.path.insert(0, str(HERE))
 from engine.bundle.manifest import MANIFEST, dumps, load_manifest, verify_bundle  # noqa: E402
 from engine.errors import QiaoError  # noqa: E402
 from engine.store.quality import published_for  # noqa: E402
+from engine.store.web import url_problem  # noqa: E402
 
 REPOSITORY = "mozilla/firefox-translations-models"
 COMMIT = "e7957fc407441a5e3e35bbcbf9d60d9b35764618"  # "Add deprecation notice", the last commit
@@ -207,16 +208,7 @@ def _matches(path: Path, expected: PublishedFile) -> bool:
     return digest.hexdigest() == expected.sha256
 
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MIN_PROGRESS = 64 << 10  # bytes that must arrive in every `timeout` seconds: a trickle is a stall, not a download
-
-
-def _fetchable(url: str) -> bool:
-    """https://, file:// (a local mirror), or plain http:// to this machine (a local mirror server), as the app's
-    downloader allows."""
-    parts = urllib.parse.urlsplit(url)
-    scheme = parts.scheme.lower()
-    return scheme in ("https", "file") or (scheme == "http" and (parts.hostname or "").lower() in LOOPBACK)
 
 
 def download(url: str, dest: Path, expected: PublishedFile, timeout: float = 60) -> None:
@@ -227,7 +219,7 @@ def download(url: str, dest: Path, expected: PublishedFile, timeout: float = 60)
     if _matches(dest, expected):
         return
     dest.unlink(missing_ok=True)
-    if not _fetchable(url):
+    if url_problem(url, allow_file=True) is not None:  # the app's downloader's policy, file:// for a local mirror
         raise FetchError(f"{url}: only https:// (or file:// or http://127.0.0.1 for a local mirror) is fetched")
     dest.parent.mkdir(parents=True, exist_ok=True)
     digest, size = hashlib.sha256(), 0
