@@ -24,7 +24,7 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -295,7 +295,7 @@ class _Members:
             at = raw.tell()
             if pending is not None:
                 member, began = pending
-                yield _Member(member.name, False, member.size, member.handle, max(0, at - began) + _READ_AHEAD)
+                yield replace(member, packed=max(0, at - began) + _READ_AHEAD)
                 pending = None
             self._limit(count)
             name, problem = plain_name(info.name)
@@ -322,7 +322,7 @@ class _Members:
             pending = (_Member(name, False, info.size, info), at)
         if pending is not None:
             member, began = pending
-            yield _Member(member.name, False, member.size, member.handle, max(0, raw.tell() - began) + _READ_AHEAD)
+            yield replace(member, packed=max(0, raw.tell() - began) + _READ_AHEAD)
 
     def read(self, member: _Member) -> BinaryIO:
         if self._zip is not None:
