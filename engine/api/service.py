@@ -29,6 +29,7 @@ from engine.config import EngineConfig
 from engine.errors import InputError, QiaoError
 from engine.options import TranslationOptions
 from engine.results import SentenceResult, StreamEvent, Translation
+from engine.text.punctuation import has_words
 
 log = logging.getLogger("qiao.api")
 
@@ -431,7 +432,7 @@ def _composed(text: str, rows: list[SentenceResult], k: int) -> str:
             continue
         parts.append(text[at:start])
         piece = s.alternatives[k].text if 0 <= k < len(s.alternatives) else text[start:end]
-        if not piece.strip() and any(ch.isalnum() for ch in s.source):
+        if not piece.strip() and has_words(s.source):
             piece = s.source.strip()
         parts.append(piece)
         at = end

@@ -34,6 +34,7 @@ from engine.documents.model import DocumentError, DocumentFormat, Extracted, Uni
 from engine.errors import QiaoError
 from engine.options import TranslationOptions
 from engine.results import SentenceResult, Translation
+from engine.text.punctuation import has_words
 
 STEP_UNITS = 64
 STEP_SENTENCES = 256
@@ -127,7 +128,7 @@ def keep_empty(source: str, translation: Translation) -> tuple[str, list[str]]:
     inserts: list[tuple[int, str]] = []
     for (start, end), parts in rows.items():
         piece = source[start:end].strip()
-        if not piece or not any(ch.isalnum() for ch in piece):
+        if not has_words(piece):
             continue  # punctuation alone: nothing to lose
         if any(text[a:b].strip() for a, b in (part.target_span for part in parts)):
             continue

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.results import FLAG_ARTEFACT, FLAG_CONSTRAINT, FLAG_LENGTH, FLAG_NUMBERS, FLAG_REPETITION, Flag
 from engine.text.protected import protected_matches
-from engine.text.punctuation import is_cjk
+from engine.text.punctuation import has_words, is_cjk
 
 # -- length -------------------------------------------------------------------------------------------------------
 # A text's length in "units": non-space characters, a CJK character counting CJK_WEIGHT, so English and Chinese
@@ -64,7 +64,7 @@ def length_units(text: str) -> int:
 def _length_flag(source: str, target: str, source_tokens: int, target_tokens: int) -> Flag | None:
     src = length_units(source)
     if src < MIN_UNITS or source_tokens < MIN_SOURCE_TOKENS:
-        if not target.strip() and any(ch.isalnum() for ch in source):  # too short to judge, but gone all the same
+        if not target.strip() and has_words(source):  # too short to judge, but gone all the same
             return Flag(FLAG_LENGTH, "The translation is empty although the source has words in it.")
         return None
     tgt = length_units(target)

@@ -49,6 +49,12 @@ def is_cjk(ch: str | None) -> bool:
     )
 
 
+def has_words(text: str) -> bool:
+    """A letter or digit anywhere in `text`: a sentence translated as nothing then lost something (punctuation alone
+    loses nothing). The one rule the guards, the document job and the API keep empty translations by."""
+    return any(ch.isalnum() for ch in text)
+
+
 def _next_char(text: str, i: int) -> str | None:
     """The first non-space character at or after `i` on the same line (None at a line end)."""
     n = len(text)
