@@ -181,10 +181,11 @@ class Directions:
         from engine.cli.io import say
         from engine.cli.models import fallback_note
         from engine.paths import model_dir_override
+        from engine.store.choice import chosen_for
         from engine.store.installed import installed_models
 
-        if self._args.model or model_dir_override() is not None:
-            return
+        if self._args.model or model_dir_override() is not None or not chosen_for(key):
+            return  # nothing chosen (the usual case): no second read of every manifest at start-up
         models = installed_models()
         used = next((m for m in models if m.path == bundle), None)
         note = fallback_note(models, key, used)
